@@ -1,0 +1,69 @@
+// Package llm is acu's provider-neutral model client: one Chat call over
+// OpenAI-compatible chat completions, Anthropic Messages and Google Gemini,
+// with per-call timeouts, retries with jittered backoff, a circuit breaker,
+// and usage and cost accounting. Adapters live in this package, one file per
+// provider; llmtest holds httptest servers speaking each provider's exact
+// wire format.
+package llm
+
+import (
+	"context"
+	"time"
+)
+
+// Provider names a wire format.
+type Provider string
+
+const (
+	OpenAI    Provider = "openai"    // OpenAI-compatible chat completions: OpenRouter, vLLM, Ollama, OpenAI
+	Anthropic Provider = "anthropic" // Anthropic Messages
+	Gemini    Provider = "gemini"    // Google Gemini generateContent
+)
+
+// Image is an encoded image sent with a message.
+type Image struct {
+	MIME string // "image/jpeg" or "image/png"
+	Data []byte
+}
+
+// Message is one turn of a conversation. Role is "user" or "assistant".
+type Message struct {
+	Role   string
+	Text   string
+	Images []Image
+}
+
+// Request is one provider-neutral chat call.
+type Request struct {
+	Model       string // empty: the client's default model
+	System      string
+	Messages    []Message
+	MaxTokens   int
+	Temperature float64
+	TopP        float64 // 0: not sent
+	JSON        bool    // ask for a JSON object reply where the provider supports it
+	RunID       string  // optional: cost is also accounted to this run
+}
+
+// Usage is what the provider reported for one call.
+type Usage struct {
+	InputTokens  int
+	OutputTokens int
+}
+
+// Response is a completed call.
+type Response struct {
+	Text      string // the reply text (empty when the provider sent null content)
+	Reasoning string // reasoning / reasoning_content / thinking, when present
+	Model     string // the model that answered, as reported
+	Usage     Usage
+	CostUSD   float64       // from the price table; 0 when the model is unpriced
+	Latency   time.Duration // wall time of the successful attempt
+	Attempts  int
+}
+
+// Chatter is the one call every consumer needs. Consumers declare their own
+// narrower interface; this one documents the shape *Client satisfies.
+type Chatter interface {
+	Chat(ctx context.Context, req Request) (Response, error)
+}
