@@ -1,0 +1,129 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) (func(string) string, []string) {
+	var environ []string
+	for k, v := range m {
+		environ = append(environ, k+"="+v)
+	}
+	return func(k string) string { return m[k] }, environ
+}
+
+func TestDefaults(t *testing.T) {
+	getenv, environ := env(map[string]string{"HOME": "/home/u"})
+	c, _, warnings, err := Load(getenv, environ, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr() != "127.0.0.1:18790" {
+		t.Errorf("Addr() = %q, want 127.0.0.1:18790", c.Addr())
+	}
+	if c.DataDir != "/home/u/.local/state/acu" || c.DB != "/home/u/.local/state/acu/acu.db" {
+		t.Errorf("DataDir, DB = %q, %q", c.DataDir, c.DB)
+	}
+	if c.FrameMaxDim != 960 || c.FrameQuality != 72 || c.OpenRouterModel != "google/gemini-2.0-flash-lite-001" || c.PollInterval != time.Second {
+		t.Errorf("seed defaults wrong: %+v", c)
+	}
+	if len(warnings) != 0 {
+		t.Errorf("warnings = %v", warnings)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "acu.env")
+	os.WriteFile(file, []byte("# comment\nACU_DAEMON_PORT=1111\nACU_FRAME_MAX_DIM=800\nexport ACU_POLL_INTERVAL=\"2s\"\n"), 0o600)
+	getenv, environ := env(map[string]string{"ACU_CONFIG": file, "ACU_DAEMON_PORT": "2222", "ACU_DATA_DIR": dir})
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	c, rest, _, err := Load(getenv, environ, fs, []string{"-port", "3333", "extra"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DaemonPort != 3333 || c.FrameMaxDim != 800 || c.PollInterval != 2*time.Second || c.DB != filepath.Join(dir, "acu.db") {
+		t.Errorf("got port %d maxdim %d poll %s db %s", c.DaemonPort, c.FrameMaxDim, c.PollInterval, c.DB)
+	}
+	if len(rest) != 1 || rest[0] != "extra" {
+		t.Errorf("rest = %v", rest)
+	}
+}
+
+func TestBadValuesNameTheVariable(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantEnv string
+		want    string
+	}{
+		{"port not a number", map[string]string{"ACU_DAEMON_PORT": "http"}, "ACU_DAEMON_PORT", "1 to 65535"},
+		{"port out of range", map[string]string{"ACU_DAEMON_PORT": "70000"}, "ACU_DAEMON_PORT", "out of range"},
+		{"unknown backend", map[string]string{"ACU_VISION_BACKEND": "gpt9"}, "ACU_VISION_BACKEND", "openrouter, ollama"},
+		{"bad duration", map[string]string{"ACU_POLL_INTERVAL": "soon"}, "ACU_POLL_INTERVAL", "duration"},
+		{"remote bind", map[string]string{"ACU_DAEMON_HOST": "0.0.0.0"}, "ACU_DAEMON_HOST", "ACU_ALLOW_REMOTE"},
+		{"bad notifier", map[string]string{"ACU_NOTIFIERS": "exec,pager"}, "ACU_NOTIFIERS", "exec, webhook"},
+		{"webhook without url", map[string]string{"ACU_NOTIFIERS": "webhook"}, "ACU_WEBHOOK_URL", "no URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv, environ := env(tt.env)
+			_, _, _, err := Load(getenv, environ, nil, nil)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Load() error = %v, want *config.Error", err)
+			}
+			if ce.Env != tt.wantEnv || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.wantEnv) {
+				t.Errorf("Load() error = %q, want it to name %s and say %q", err, tt.wantEnv, tt.want)
+			}
+		})
+	}
+}
+
+func TestRemoteBindWithOptIn(t *testing.T) {
+	getenv, environ := env(map[string]string{"ACU_DAEMON_HOST": "0.0.0.0", "ACU_ALLOW_REMOTE": "true"})
+	if _, _, _, err := Load(getenv, environ, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUnknownVariablesWarnAndFileRejects(t *testing.T) {
+	getenv, environ := env(map[string]string{"ACU_DAEMON_PROT": "1"})
+	_, _, warnings, err := Load(getenv, environ, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "did you mean ACU_DAEMON_PORT") {
+		t.Errorf("warnings = %v", warnings)
+	}
+	file := filepath.Join(t.TempDir(), "acu.env")
+	os.WriteFile(file, []byte("ACU_DAEMON_PROT=1\n"), 0o600)
+	getenv, environ = env(map[string]string{"ACU_CONFIG": file})
+	if _, _, _, err := Load(getenv, environ, nil, nil); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("Load() error = %v, want unknown setting at line 1", err)
+	}
+}
+
+func TestDumpRedactsSecrets(t *testing.T) {
+	getenv, environ := env(map[string]string{"OPENROUTER_API_KEY": "sk-or-secret", "ACU_TOKEN": "tok-secret"})
+	c, _, _, err := Load(getenv, environ, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	c.Dump(&b, true)
+	if strings.Contains(b.String(), "sk-or-secret") || strings.Contains(b.String(), "tok-secret") {
+		t.Errorf("Dump leaks a secret:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "OPENROUTER_API_KEY=REDACTED") {
+		t.Errorf("Dump does not show the key as REDACTED")
+	}
+	c.Dump(io.Discard, false)
+}

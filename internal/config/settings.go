@@ -1,0 +1,220 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/secret"
+)
+
+// settings is the one table of acu's configuration. Names and defaults of
+// the seeds' variables are kept as they are: they are a compatibility
+// contract with the systems acu replaces.
+var settings = []Setting{
+	// Daemon.
+	str("ACU_DAEMON_HOST", "host", "127.0.0.1", "a host name or IP address; beyond loopback needs ACU_ALLOW_REMOTE=true", "address the daemon listens on",
+		func(c *Config) *string { return &c.DaemonHost }),
+	integer("ACU_DAEMON_PORT", "port", "18790", 1, 65535, "port the daemon listens on", func(c *Config) *int { return &c.DaemonPort }),
+	boolean("ACU_ALLOW_REMOTE", "allow-remote", "false", "allow binding to a non-loopback address (the daemon can move the mouse: think first)",
+		func(c *Config) *bool { return &c.AllowRemote }),
+	list("ACU_ALLOWED_HOSTS", "allowed-hosts", "", "extra Host header names accepted besides loopback ones (DNS-rebinding defence)",
+		func(c *Config) *[]string { return &c.AllowHosts }),
+	str("ACU_DATA_DIR", "data-dir", "", "a directory path", "state directory: database, token, screenshots (default $XDG_STATE_HOME/acu or ~/.local/state/acu)",
+		func(c *Config) *string { return &c.DataDir }),
+	str("ACU_DB", "db", "", "a file path", "SQLite database path (default ACU_DATA_DIR/acu.db)", func(c *Config) *string { return &c.DB }),
+	secretStr("ACU_TOKEN", "", "bearer token for the API (overrides the generated ACU_DATA_DIR/token)", func(c *Config) *secret.String { return &c.Token }),
+	enum("ACU_LOG_FORMAT", "log-format", "text", []string{"text", "json"}, "log format", func(c *Config) *string { return &c.LogFormat }),
+	enum("ACU_LOG_LEVEL", "log-level", "info", []string{"debug", "info", "warn", "error"}, "log level", func(c *Config) *string { return &c.LogLevel }),
+	integer64("ACU_MAX_BODY_BYTES", "", "1048576", 1024, 64<<20, "largest accepted API request body", func(c *Config) *int64 { return &c.MaxBody }),
+
+	// Screen pipeline.
+	str("DISPLAY", "display", "", "an X display name such as :99", "default X display for captures and input", func(c *Config) *string { return &c.Display }),
+	integer("ACU_FRAME_MAX_DIM", "", "960", 64, 8192, "max pixel dimension of frames sent to the vision model", func(c *Config) *int { return &c.FrameMaxDim }),
+	integer("ACU_FRAME_JPEG_QUALITY", "", "72", 1, 100, "JPEG quality of frames sent to the vision model", func(c *Config) *int { return &c.FrameQuality }),
+	list("ACU_EXCLUDE_WINDOWS", "", "", "windows whose title or class contains one of these (comma-separated, case-insensitive) are blacked out in every frame",
+		func(c *Config) *[]string { return &c.ExcludeWindows }),
+
+	// Judges.
+	enum("ACU_VISION_BACKEND", "judge", "", []string{"", "openrouter", "ollama", "vllm", "claude", "gemini", "openai", "ocr"},
+		"vision judge backend; empty picks one (a remote backend with a key, else a local Ollama, else the built-in OCR judge)",
+		func(c *Config) *string { return &c.VisionBackend }),
+	str("ACU_VISION_BASE_URL", "", "", "a URL up to and including /v1", "override the judge backend's endpoint (any OpenAI-compatible server)", func(c *Config) *string { return &c.VisionBaseURL }),
+	str("ACU_VISION_MODEL", "", "", "a model name", "override the judge backend's model", func(c *Config) *string { return &c.VisionModel }),
+	str("ACU_OPENROUTER_VISION_MODEL", "", "google/gemini-2.0-flash-lite-001", "an OpenRouter model id", "model for the OpenRouter backend", func(c *Config) *string { return &c.OpenRouterModel }),
+	str("ACU_VISION_SYSTEM_INSTRUCTIONS", "", "", "text", "system prompt for the vision judge (empty: the built-in one)", func(c *Config) *string { return &c.VisionSystem }),
+	integer("ACU_VISION_MAX_TOKENS", "", "150", 1, 8192, "max_tokens of a judge call", func(c *Config) *int { return &c.VisionMaxTokens }),
+	float("ACU_VISION_TEMPERATURE", "", "0.1", 0, 2, "temperature of a judge call", func(c *Config) *float64 { return &c.VisionTemperature }),
+	duration("ACU_VISION_TIMEOUT", "", "30s", time.Second, 10*time.Minute, "timeout of one judge call attempt", func(c *Config) *time.Duration { return &c.VisionTimeout }),
+	str("ACU_OLLAMA_URL", "", "http://127.0.0.1:11434", "a URL", "local Ollama server probed when no backend is configured", func(c *Config) *string { return &c.OllamaURL }),
+	secretStr("OPENROUTER_API_KEY", "", "OpenRouter API key", func(c *Config) *secret.String { return &c.OpenRouterAPIKey }),
+	secretStr("ANTHROPIC_API_KEY", "", "Anthropic API key (claude backend)", func(c *Config) *secret.String { return &c.AnthropicAPIKey }),
+	secretStr("GEMINI_API_KEY", "", "Google Gemini API key (gemini backend)", func(c *Config) *secret.String { return &c.GeminiAPIKey }),
+	secretStr("OPENAI_API_KEY", "", "OpenAI API key (openai backend)", func(c *Config) *secret.String { return &c.OpenAIAPIKey }),
+	str("ACU_TESSERACT", "", "tesseract", "a program name or path", "Tesseract binary for the OCR judge", func(c *Config) *string { return &c.TesseractBinary }),
+
+	// Smart wait.
+	duration("ACU_POLL_INTERVAL", "", "1s", 50*time.Millisecond, time.Minute, "backstop interval between judgements when nothing changes (POLL_INTERVAL of the seed)",
+		func(c *Config) *time.Duration { return &c.PollInterval }),
+	duration("ACU_WAIT_DEFAULT_TIMEOUT", "", "300s", time.Second, 24*time.Hour, "timeout of a wait that names none", func(c *Config) *time.Duration { return &c.DefaultTimeout }),
+	duration("ACU_WAIT_MAX_TIMEOUT", "", "24h", time.Second, 7*24*time.Hour, "longest timeout a wait may ask for", func(c *Config) *time.Duration { return &c.MaxTimeout }),
+	str("ACU_TMUX_SOCKET", "", "", "a tmux socket name (-L)", "tmux server for pty:<session> targets (empty: the default server)", func(c *Config) *string { return &c.TmuxSocket }),
+
+	// Notifiers.
+	list("ACU_NOTIFIERS", "notifiers", "exec", "which notifiers wake the agent: exec, webhook (comma-separated; empty for none)",
+		func(c *Config) *[]string { return &c.Notifiers }),
+	str("ACU_OPENCLAW_CLI", "", "openclaw", "a program name or path", "OpenClaw CLI the default exec notifier runs as `<cli> system event --text <message> --mode now`",
+		func(c *Config) *string { return &c.OpenClawCLI }),
+	str("ACU_NOTIFY_COMMAND", "", "", "a command line with a {message} placeholder (no shell)", "replaces the exec notifier's whole command line",
+		func(c *Config) *string { return &c.NotifyCommand }),
+	str("ACU_WEBHOOK_URL", "", "", "an http(s) URL", "webhook notifier target (e.g. OpenClaw's /hooks/wake)", func(c *Config) *string { return &c.WebhookURL }),
+	secretStr("ACU_WEBHOOK_SECRET", "", "HMAC-SHA256 key for the webhook signature header", func(c *Config) *secret.String { return &c.WebhookSecret }),
+	secretStr("ACU_WEBHOOK_TOKEN", "", "bearer token sent to the webhook", func(c *Config) *secret.String { return &c.WebhookToken }),
+	str("ACU_WEBHOOK_BODY", "", "", "a Go text/template", "webhook body template (empty: {text, mode, runId, event})", func(c *Config) *string { return &c.WebhookBody }),
+}
+
+func str(env, flag, def, accepted, help string, p func(*Config) *string) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: accepted, Help: help,
+		set: func(c *Config, v string) error { *p(c) = v; return nil },
+		get: func(c *Config) string { return *p(c) }}
+}
+
+func secretStr(env, def, help string, p func(*Config) *secret.String) Setting {
+	return Setting{Env: env, Default: def, Accepted: "a secret string", Help: help, Secret: true,
+		set: func(c *Config, v string) error { *p(c) = secret.String(v); return nil },
+		get: func(c *Config) string { return p(c).Reveal() }}
+}
+
+func integer(env, flag, def string, lo, hi int, help string, p func(*Config) *int) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: fmt.Sprintf("a whole number from %d to %d", lo, hi), Help: help,
+		set: func(c *Config, v string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return fmt.Errorf("not a whole number")
+			}
+			if n < lo || n > hi {
+				return fmt.Errorf("out of range")
+			}
+			*p(c) = n
+			return nil
+		},
+		get: func(c *Config) string { return strconv.Itoa(*p(c)) }}
+}
+
+func integer64(env, flag, def string, lo, hi int64, help string, p func(*Config) *int64) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: fmt.Sprintf("a whole number from %d to %d", lo, hi), Help: help,
+		set: func(c *Config, v string) error {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("not a whole number")
+			}
+			if n < lo || n > hi {
+				return fmt.Errorf("out of range")
+			}
+			*p(c) = n
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatInt(*p(c), 10) }}
+}
+
+func float(env, flag, def string, lo, hi float64, help string, p func(*Config) *float64) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: fmt.Sprintf("a number from %g to %g", lo, hi), Help: help,
+		set: func(c *Config, v string) error {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				return fmt.Errorf("not a number")
+			}
+			if f < lo || f > hi {
+				return fmt.Errorf("out of range")
+			}
+			*p(c) = f
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatFloat(*p(c), 'g', -1, 64) }}
+}
+
+// duration accepts Go durations ("1.5s", "300ms") and bare numbers of seconds
+// ("300"), since the seeds give timeouts in seconds.
+func duration(env, flag, def string, lo, hi time.Duration, help string, p func(*Config) *time.Duration) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: fmt.Sprintf("a duration from %s to %s (\"1.5s\", \"300ms\", or seconds as a number)", lo, hi), Help: help,
+		set: func(c *Config, v string) error {
+			d, err := ParseDuration(v)
+			if err != nil {
+				return err
+			}
+			if d < lo || d > hi {
+				return fmt.Errorf("out of range")
+			}
+			*p(c) = d
+			return nil
+		},
+		get: func(c *Config) string { return p(c).String() }}
+}
+
+// ParseDuration parses a Go duration or a number of seconds.
+func ParseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		return time.Duration(f * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration")
+	}
+	return d, nil
+}
+
+func boolean(env, flag, def, help string, p func(*Config) *bool) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: "true or false (1/0, yes/no)", Help: help,
+		set: func(c *Config, v string) error {
+			switch strings.ToLower(strings.TrimSpace(v)) {
+			case "1", "true", "yes", "on":
+				*p(c) = true
+			case "0", "false", "no", "off":
+				*p(c) = false
+			default:
+				return fmt.Errorf("not a boolean")
+			}
+			return nil
+		},
+		get: func(c *Config) string { return strconv.FormatBool(*p(c)) }}
+}
+
+func enum(env, flag, def string, values []string, help string, p func(*Config) *string) Setting {
+	shown := make([]string, 0, len(values))
+	for _, v := range values {
+		if v == "" {
+			shown = append(shown, "(empty)")
+			continue
+		}
+		shown = append(shown, v)
+	}
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: "one of " + strings.Join(shown, ", "), Help: help,
+		set: func(c *Config, v string) error {
+			v = strings.ToLower(strings.TrimSpace(v))
+			for _, ok := range values {
+				if v == ok {
+					*p(c) = v
+					return nil
+				}
+			}
+			return fmt.Errorf("unknown value")
+		},
+		get: func(c *Config) string { return *p(c) }}
+}
+
+func list(env, flag, def, help string, p func(*Config) *[]string) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: "a comma-separated list", Help: help,
+		set: func(c *Config, v string) error {
+			var out []string
+			for _, part := range strings.Split(v, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					out = append(out, part)
+				}
+			}
+			*p(c) = out
+			return nil
+		},
+		get: func(c *Config) string { return strings.Join(*p(c), ",") }}
+}
