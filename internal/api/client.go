@@ -1,0 +1,338 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Client talks to a running acu daemon.
+type Client struct {
+	base  string
+	token string
+	hc    *http.Client
+}
+
+// NewClient returns a client for the daemon at baseURL ("http://127.0.0.1:18790").
+func NewClient(baseURL, token string) *Client {
+	return &Client{base: strings.TrimRight(baseURL, "/"), token: token, hc: &http.Client{}}
+}
+
+// BaseURL returns the daemon's base URL.
+func (c *Client) BaseURL() string { return c.base }
+
+// StatusError is a non-2xx answer from the daemon.
+type StatusError struct {
+	Status int
+	ErrorDetail
+}
+
+func (e *StatusError) Error() string {
+	if e.Field != "" {
+		return fmt.Sprintf("%s (%s, field %s)", e.Message, e.Code, e.Field)
+	}
+	return fmt.Sprintf("%s (%s)", e.Message, e.Code)
+}
+
+// IsCode reports whether err is a StatusError with the given code.
+func IsCode(err error, code string) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Code == code
+}
+
+func (c *Client) newRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s %s: %w", method, path, err)
+		}
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	req, err := c.newRequest(ctx, method, path, in)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w (is `acu serve` running?)", method, path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp)
+	}
+	if out == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("decode answer of %s %s: %w", method, path, err)
+	}
+	return nil
+}
+
+func decodeError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var eb ErrorBody
+	if json.Unmarshal(b, &eb) == nil && eb.Error.Code != "" {
+		return &StatusError{Status: resp.StatusCode, ErrorDetail: eb.Error}
+	}
+	return &StatusError{Status: resp.StatusCode, ErrorDetail: ErrorDetail{Code: "http_" + strconv.Itoa(resp.StatusCode), Message: strings.TrimSpace(string(b))}}
+}
+
+// Health calls GET /health.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	return h, c.do(ctx, http.MethodGet, "/health", nil, &h)
+}
+
+// RunQuery filters a run listing.
+type RunQuery struct {
+	Kind, Status, TaskID string
+	Live                 *bool
+	Limit                int
+	Before               string // paging cursor from RunList.Next
+}
+
+// Runs lists runs, newest first.
+func (c *Client) Runs(ctx context.Context, q RunQuery) (RunList, error) {
+	v := url.Values{}
+	set(v, "kind", q.Kind)
+	set(v, "status", q.Status)
+	set(v, "task_id", q.TaskID)
+	set(v, "before", q.Before)
+	if q.Live != nil {
+		v.Set("live", strconv.FormatBool(*q.Live))
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	var l RunList
+	return l, c.do(ctx, http.MethodGet, "/v1/runs"+query(v), nil, &l)
+}
+
+// Run gets one run.
+func (c *Client) Run(ctx context.Context, id string) (Run, error) {
+	var r Run
+	return r, c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id), nil, &r)
+}
+
+// CancelRun cancels a live run.
+func (c *Client) CancelRun(ctx context.Context, id, reason string) (Run, error) {
+	var r Run
+	return r, c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/cancel", CancelRequest{Reason: reason}, &r)
+}
+
+// WaitRun blocks until the run's lifecycle ends or timeout passes (an
+// error with code wait_timeout).
+func (c *Client) WaitRun(ctx context.Context, id string, timeout time.Duration) (WaitResult, error) {
+	var r WaitResult
+	p := "/v1/runs/" + url.PathEscape(id) + "/wait?timeout=" + strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)
+	return r, c.do(ctx, http.MethodPost, p, nil, &r)
+}
+
+// EventQuery filters the event stream.
+type EventQuery struct {
+	RunID   string
+	Streams []string
+	After   int64
+	Limit   int
+}
+
+func (q EventQuery) values() url.Values {
+	v := url.Values{}
+	set(v, "run", q.RunID)
+	if len(q.Streams) > 0 {
+		v.Set("stream", strings.Join(q.Streams, ","))
+	}
+	if q.After > 0 {
+		v.Set("after", strconv.FormatInt(q.After, 10))
+	}
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	return v
+}
+
+// EventsAfter is the catch-up path: the events after q.After, as JSON.
+func (c *Client) EventsAfter(ctx context.Context, q EventQuery) (EventList, error) {
+	var l EventList
+	return l, c.do(ctx, http.MethodGet, "/v1/events"+query(q.values()), nil, &l)
+}
+
+// Follow streams events over Server-Sent Events, calling fn for each until
+// ctx ends, fn returns an error, or the stream breaks. It resumes from
+// q.After (sent as Last-Event-ID).
+func (c *Client) Follow(ctx context.Context, q EventQuery, fn func(Event) error) error {
+	after := q.After
+	q.After = 0
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/events"+query(q.values()), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	if after > 0 {
+		req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("follow events: %w (is `acu serve` running?)", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return decodeError(resp)
+	}
+	return ReadSSE(resp.Body, func(id, event string, data []byte) error {
+		if event != "" && event != "message" && event != "event" {
+			return nil // hello, heartbeat and other control events
+		}
+		var e Event
+		if err := json.Unmarshal(data, &e); err != nil {
+			return fmt.Errorf("decode event %s: %w", id, err)
+		}
+		return fn(e)
+	})
+}
+
+// ReadSSE parses a Server-Sent Events stream, calling fn per dispatched event.
+func ReadSSE(r io.Reader, fn func(id, event string, data []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 8<<20)
+	var id, event string
+	var data []byte
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			if data != nil {
+				if err := fn(id, event, bytes.TrimSuffix(data, []byte("\n"))); err != nil {
+					return err
+				}
+			}
+			event, data = "", nil
+			continue
+		}
+		if strings.HasPrefix(line, ":") {
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "id":
+			id = value
+		case "event":
+			event = value
+		case "data":
+			data = append(append(data, value...), '\n')
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// CreateWait starts a smart wait and returns at once.
+func (c *Client) CreateWait(ctx context.Context, w CreateWait) (Wait, error) {
+	var out Wait
+	return out, c.do(ctx, http.MethodPost, "/v1/waits", w, &out)
+}
+
+// GetWait gets a wait job.
+func (c *Client) GetWait(ctx context.Context, id string) (Wait, error) {
+	var out Wait
+	return out, c.do(ctx, http.MethodGet, "/v1/waits/"+url.PathEscape(id), nil, &out)
+}
+
+// ListWaits lists wait jobs, optionally by state.
+func (c *Client) ListWaits(ctx context.Context, state string) (WaitList, error) {
+	v := url.Values{}
+	set(v, "state", state)
+	var out WaitList
+	return out, c.do(ctx, http.MethodGet, "/v1/waits"+query(v), nil, &out)
+}
+
+// UpdateWait replaces a live job's criteria or resets its clock.
+func (c *Client) UpdateWait(ctx context.Context, id string, u UpdateWait) (Wait, error) {
+	var out Wait
+	return out, c.do(ctx, http.MethodPatch, "/v1/waits/"+url.PathEscape(id), u, &out)
+}
+
+// CancelWait cancels a live job.
+func (c *Client) CancelWait(ctx context.Context, id, reason string) (Wait, error) {
+	v := url.Values{}
+	set(v, "reason", reason)
+	var out Wait
+	return out, c.do(ctx, http.MethodDelete, "/v1/waits/"+url.PathEscape(id)+query(v), nil, &out)
+}
+
+// Settle waits until a target stops changing.
+func (c *Client) Settle(ctx context.Context, s SettleRequest) (SettleResult, error) {
+	var out SettleResult
+	return out, c.do(ctx, http.MethodPost, "/v1/settle", s, &out)
+}
+
+// Screenshot returns the current frame of a target as PNG (format "png")
+// or as the judge's JPEG ("jpeg").
+func (c *Client) Screenshot(ctx context.Context, display, target, format string) ([]byte, error) {
+	v := url.Values{}
+	set(v, "display", display)
+	set(v, "target", target)
+	set(v, "format", format)
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/screenshot"+query(v), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w (is `acu serve` running?)", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, decodeError(resp)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// LoginLink asks for a one-time URL that opens the web pages.
+func (c *Client) LoginLink(ctx context.Context, next string) (LoginLink, error) {
+	v := url.Values{}
+	set(v, "next", next)
+	var out LoginLink
+	return out, c.do(ctx, http.MethodPost, "/v1/auth/link"+query(v), nil, &out)
+}
+
+func set(v url.Values, k, val string) {
+	if val != "" {
+		v.Set(k, val)
+	}
+}
+
+func query(v url.Values) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
+}
