@@ -1,0 +1,462 @@
+// Package xvfb starts and stops Xvfb virtual X servers, for the
+// `acu display` commands and for tests. A started server can be recorded in a
+// state directory so that later CLI invocations can list and stop it.
+//
+// It does not connect to the server beyond waiting for it to be ready; that is
+// internal/display's job.
+package xvfb
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options configures Start.
+type Options struct {
+	// Display is the display to start, ":99". Empty lets Xvfb pick a free
+	// number (-displayfd).
+	Display string
+	// Width, Height and Depth of screen 0; defaults 1280x720x24. Xvfb
+	// supports depths 8, 15, 16, 24 and 30 for the root window (not 32).
+	Width, Height, Depth int
+	// NoSHM disables the MIT-SHM extension, as on a remote X server.
+	NoSHM bool
+	// Args are extra Xvfb arguments.
+	Args []string
+	// WindowManager starts a light window manager when one is installed
+	// (see WindowManagers); none installed is not an error.
+	WindowManager bool
+	// StateDir, when set, records the started server there so that List and
+	// StopByName work across processes.
+	StateDir string
+	// Detach keeps the server running after this process exits (the CLI's
+	// `acu display start`). Otherwise the server is killed with its parent.
+	Detach bool
+	// Binary is the Xvfb executable; default "Xvfb" on PATH.
+	Binary string
+	// Logger receives lifecycle logs; nil discards.
+	Logger *slog.Logger
+}
+
+// WindowManagers are the light window managers tried, in order, when
+// Options.WindowManager is set.
+var WindowManagers = []string{"openbox", "fluxbox", "icewm", "xfwm4", "matchbox-window-manager", "twm"}
+
+// Server is a running Xvfb started by Start.
+type Server struct {
+	name   string
+	opts   Options
+	cmd    *exec.Cmd
+	wm     *exec.Cmd
+	done   chan struct{}
+	errMu  sync.Mutex
+	err    error
+	stderr *tailBuffer
+	once   sync.Once
+	log    *slog.Logger
+}
+
+// Record is what the state directory keeps about a started server.
+type Record struct {
+	Display string    `json:"display"`
+	Pid     int       `json:"pid"`
+	WMPid   int       `json:"wm_pid,omitempty"`
+	WM      string    `json:"wm,omitempty"`
+	Width   int       `json:"width"`
+	Height  int       `json:"height"`
+	Depth   int       `json:"depth"`
+	Started time.Time `json:"started"`
+}
+
+// ErrNotFound is returned by StopByName when no recorded server has the name.
+var ErrNotFound = errors.New("no such display recorded")
+
+// Start starts Xvfb and returns once the server accepts connections (or ctx
+// ends, or Xvfb exits, with its error output in the error).
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Width <= 0 {
+		opts.Width = 1280
+	}
+	if opts.Height <= 0 {
+		opts.Height = 720
+	}
+	if opts.Depth <= 0 {
+		opts.Depth = 24
+	}
+	if opts.Binary == "" {
+		opts.Binary = "Xvfb"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Display != "" {
+		if _, err := displayNumber(opts.Display); err != nil {
+			return nil, err
+		}
+	}
+	bin, err := exec.LookPath(opts.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("start Xvfb: %w (install the xvfb package)", err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	defer pr.Close()
+
+	var args []string
+	if opts.Display != "" {
+		args = append(args, opts.Display)
+	}
+	args = append(args, "-displayfd", "3",
+		"-screen", "0", fmt.Sprintf("%dx%dx%d", opts.Width, opts.Height, opts.Depth),
+		"-nolisten", "tcp")
+	if opts.NoSHM {
+		args = append(args, "-extension", "MIT-SHM")
+	}
+	args = append(args, opts.Args...)
+
+	cmd := exec.Command(bin, args...)
+	cmd.ExtraFiles = []*os.File{pw}
+	s := &Server{opts: opts, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}, log: log}
+	var logFile *os.File
+	if opts.Detach {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if opts.StateDir != "" {
+			if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {
+				pw.Close()
+				return nil, fmt.Errorf("start Xvfb: state dir: %w", err)
+			}
+			logFile, err = os.CreateTemp(opts.StateDir, "xvfb-*.log")
+			if err != nil {
+				pw.Close()
+				return nil, fmt.Errorf("start Xvfb: log file: %w", err)
+			}
+			cmd.Stdout, cmd.Stderr = logFile, logFile
+		}
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		cmd.Stderr = s.stderr
+		cmd.Stdout = s.stderr
+	}
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		if logFile != nil {
+			logFile.Close()
+			os.Remove(logFile.Name())
+		}
+		return nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	pw.Close()
+	if logFile != nil {
+		logFile.Close()
+	}
+	go func() {
+		err := cmd.Wait()
+		s.errMu.Lock()
+		s.err = err
+		s.errMu.Unlock()
+		close(s.done)
+	}()
+
+	type result struct {
+		line string
+		err  error
+	}
+	ready := make(chan result, 1)
+	go func() {
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		ready <- result{strings.TrimSpace(line), err}
+	}()
+	select {
+	case r := <-ready:
+		if r.err != nil || r.line == "" {
+			<-s.done
+			return nil, fmt.Errorf("start Xvfb %s: exited before accepting connections: %s", opts.Display, s.errorOutput())
+		}
+		if _, err := strconv.Atoi(r.line); err != nil {
+			s.kill()
+			return nil, fmt.Errorf("start Xvfb: unexpected display number %q", r.line)
+		}
+		s.name = ":" + r.line
+	case <-ctx.Done():
+		s.kill()
+		pr.Close()
+		return nil, fmt.Errorf("start Xvfb %s: %w", opts.Display, ctx.Err())
+	}
+	if logFile != nil {
+		final := filepath.Join(opts.StateDir, "display-"+strings.TrimPrefix(s.name, ":")+".log")
+		_ = os.Rename(logFile.Name(), final)
+	}
+	log.Info("xvfb started", "display", s.name, "pid", cmd.Process.Pid,
+		"size", fmt.Sprintf("%dx%dx%d", opts.Width, opts.Height, opts.Depth))
+
+	rec := Record{Display: s.name, Pid: cmd.Process.Pid, Width: opts.Width, Height: opts.Height, Depth: opts.Depth, Started: time.Now().UTC()}
+	if opts.WindowManager {
+		if wm, path := findWM(); path != "" {
+			w := exec.Command(path)
+			w.Env = append(os.Environ(), "DISPLAY="+s.name)
+			if opts.Detach {
+				w.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			} else {
+				w.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+			}
+			if err := w.Start(); err != nil {
+				log.Warn("window manager did not start", "display", s.name, "wm", wm, "err", err)
+			} else {
+				s.wm = w
+				rec.WM, rec.WMPid = wm, w.Process.Pid
+				go w.Wait() //nolint:errcheck // reaped only; its exit is not an error for the display
+				log.Info("window manager started", "display", s.name, "wm", wm)
+			}
+		} else {
+			log.Info("no window manager installed; display runs without one", "display", s.name)
+		}
+	}
+	if opts.StateDir != "" {
+		if err := writeRecord(opts.StateDir, rec); err != nil {
+			s.Stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Name returns the display name, ":N".
+func (s *Server) Name() string { return s.name }
+
+// Pid returns the Xvfb process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Done is closed when the Xvfb process has exited.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Wait blocks until the server exits and returns its exit error.
+func (s *Server) Wait() error {
+	<-s.done
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+// Kill kills the server at once with SIGKILL (tests simulating a crash) and
+// waits for it to exit. Its state record is left behind, as after a crash.
+func (s *Server) Kill() {
+	s.kill()
+	<-s.done
+}
+
+func (s *Server) kill() {
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+}
+
+// Stop terminates the server (SIGTERM, then SIGKILL after 5s), its window
+// manager, and removes its state record. Safe to call more than once.
+func (s *Server) Stop() error {
+	s.once.Do(func() {
+		if s.wm != nil {
+			_ = s.wm.Process.Signal(syscall.SIGTERM)
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.done:
+		case <-time.After(5 * time.Second):
+			s.kill()
+			<-s.done
+		}
+		if s.opts.StateDir != "" && s.name != "" {
+			removeRecord(s.opts.StateDir, s.name)
+		}
+		s.log.Info("xvfb stopped", "display", s.name)
+	})
+	return nil
+}
+
+func (s *Server) errorOutput() string {
+	out := strings.TrimSpace(s.stderr.String())
+	if out == "" {
+		return "no output"
+	}
+	return out
+}
+
+func findWM() (name, path string) {
+	for _, wm := range WindowManagers {
+		if p, err := exec.LookPath(wm); err == nil {
+			return wm, p
+		}
+	}
+	return "", ""
+}
+
+func displayNumber(name string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimPrefix(name, ":"))
+	if !strings.HasPrefix(name, ":") || err != nil || n < 0 {
+		return 0, fmt.Errorf("display %q: want a local display name like :99", name)
+	}
+	return n, nil
+}
+
+func recordPath(dir, name string) string {
+	return filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".json")
+}
+
+func writeRecord(dir string, r Record) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("record display %s: %w", r.Display, err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("record display %s: %w", r.Display, err)
+	}
+	tmp := recordPath(dir, r.Display) + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("record display %s: %w", r.Display, err)
+	}
+	if err := os.Rename(tmp, recordPath(dir, r.Display)); err != nil {
+		return fmt.Errorf("record display %s: %w", r.Display, err)
+	}
+	return nil
+}
+
+func removeRecord(dir, name string) {
+	_ = os.Remove(recordPath(dir, name))
+	_ = os.Remove(filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".log"))
+}
+
+// List returns the servers recorded in stateDir that are still running,
+// sorted by display number. Records of servers that are gone are removed.
+func List(stateDir string) ([]Record, error) {
+	paths, err := filepath.Glob(filepath.Join(stateDir, "display-*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list displays in %s: %w", stateDir, err)
+	}
+	var out []Record
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(b, &r); err != nil || r.Pid <= 0 {
+			_ = os.Remove(p)
+			continue
+		}
+		if !alive(r.Pid) {
+			removeRecord(stateDir, r.Display)
+			continue
+		}
+		out = append(out, r)
+	}
+	sortRecords(out)
+	return out, nil
+}
+
+func sortRecords(rs []Record) {
+	num := func(r Record) int { n, _ := displayNumber(r.Display); return n }
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && num(rs[j]) < num(rs[j-1]); j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// alive reports whether pid runs an Xvfb (guards against pid reuse).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		// A zombie is not running: field 3 after "(comm)".
+		if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) && st[i+2] == 'Z' {
+			return false
+		}
+	}
+	arg0, _, _ := bytes.Cut(b, []byte{0})
+	return strings.Contains(strings.ToLower(filepath.Base(string(arg0))), "xvfb")
+}
+
+// StopByName stops the recorded server named name (":99") in stateDir: SIGTERM,
+// then SIGKILL after 5s or when ctx ends, and removes its record.
+func StopByName(ctx context.Context, stateDir, name string) error {
+	if _, err := displayNumber(name); err != nil {
+		return err
+	}
+	b, err := os.ReadFile(recordPath(stateDir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("stop display %s: %w (see `acu display list`)", name, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("stop display %s: %w", name, err)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		removeRecord(stateDir, name)
+		return fmt.Errorf("stop display %s: corrupt record removed: %w", name, err)
+	}
+	if r.WMPid > 0 {
+		_ = syscall.Kill(r.WMPid, syscall.SIGTERM)
+	}
+	if alive(r.Pid) {
+		_ = syscall.Kill(r.Pid, syscall.SIGTERM)
+		deadline := time.NewTimer(5 * time.Second)
+		defer deadline.Stop()
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+	wait:
+		for alive(r.Pid) {
+			select {
+			case <-tick.C:
+			case <-deadline.C:
+				_ = syscall.Kill(r.Pid, syscall.SIGKILL)
+				break wait
+			case <-ctx.Done():
+				_ = syscall.Kill(r.Pid, syscall.SIGKILL)
+				break wait
+			}
+		}
+	}
+	removeRecord(stateDir, name)
+	return nil
+}
+
+// tailBuffer keeps the last max bytes written (Xvfb's error output).
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
