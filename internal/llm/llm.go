@@ -1,9 +1,3 @@
-// Package llm is acu's provider-neutral model client: one Chat call over
-// OpenAI-compatible chat completions, Anthropic Messages and Google Gemini,
-// with per-call timeouts, retries with jittered backoff, a circuit breaker,
-// and usage and cost accounting. Adapters live in this package, one file per
-// provider; llmtest holds httptest servers speaking each provider's exact
-// wire format.
 package llm
 
 import (
@@ -22,11 +16,12 @@ const (
 
 // Image is an encoded image sent with a message.
 type Image struct {
-	MIME string // "image/jpeg" or "image/png"
+	MIME string // "image/jpeg" or "image/png"; sniffed from Data when empty
 	Data []byte
 }
 
-// Message is one turn of a conversation. Role is "user" or "assistant".
+// Message is one turn of a conversation. Role is "user" or "assistant"
+// ("" means "user").
 type Message struct {
 	Role   string
 	Text   string
@@ -39,9 +34,9 @@ type Request struct {
 	System      string
 	Messages    []Message
 	MaxTokens   int
-	Temperature float64
+	Temperature float64 // always sent (0 is greedy); Anthropic drops it when TopP is set
 	TopP        float64 // 0: not sent
-	JSON        bool    // ask for a JSON object reply where the provider supports it
+	JSON        bool    // ask for a JSON object reply where the provider supports it (not Anthropic)
 	RunID       string  // optional: cost is also accounted to this run
 }
 
@@ -55,11 +50,15 @@ type Usage struct {
 type Response struct {
 	Text      string // the reply text (empty when the provider sent null content)
 	Reasoning string // reasoning / reasoning_content / thinking, when present
-	Model     string // the model that answered, as reported
-	Usage     Usage
-	CostUSD   float64       // from the price table; 0 when the model is unpriced
-	Latency   time.Duration // wall time of the successful attempt
-	Attempts  int
+	Refusal   string // the provider's refusal message, when it refused instead of answering
+	// FinishReason is the provider's own stop reason as sent ("stop",
+	// "length", "end_turn", "max_tokens", "STOP", "MAX_TOKENS", ...).
+	FinishReason string
+	Model        string // the model that answered, as reported
+	Usage        Usage
+	CostUSD      float64       // from the price table; 0 when the model is unpriced
+	Latency      time.Duration // wall time of the successful attempt
+	Attempts     int
 }
 
 // Chatter is the one call every consumer needs. Consumers declare their own
