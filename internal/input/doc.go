@@ -1,0 +1,24 @@
+// Package input is acu's hands: it moves and clicks the pointer and presses
+// keys on an X display through the XTEST extension.
+//
+// Where it sits: the agent loop, the orchestrator and `acu act` turn model or
+// user output into an Action and call (*Device).Do. Every coordinate they
+// pass is normalized, 0..1000 within the working area (CAPTURE_CROP of the
+// full screen, see AreaFromCrop); the Device maps it to screen pixels at the
+// last moment and clamps it into the area, so a crop sandboxes the agent's
+// pointer as well as its view.
+//
+// Keyboard: the core keyboard mapping is read once per Device
+// (GetKeyboardMapping) and indexed keysym -> (keycode, shift). Key chords are
+// parsed from strings like "ctrl+shift+t"; text is typed character by
+// character, with Shift where the keymap puts the character on level 2. A
+// character the keymap lacks (é, € on a US layout) is typed by remapping a
+// spare keycode (one with no keysym) with ChangeKeyboardMapping, tapping it,
+// and restoring it after RemapHold, since clients read the new mapping
+// lazily when they see MappingNotify.
+//
+// What it does not do: open or own the X connection (internal/display does;
+// its event loop must drain the MappingNotify events a remap produces), read
+// configuration (Options come from cmd/acu), capture the screen, or decide
+// what to do (the agent loop does).
+package input

@@ -1,0 +1,669 @@
+package input
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultDragSteps      = 20                     // DRAG_DURATION_STEPS
+	DefaultDragStepDelay  = 10 * time.Millisecond  // DRAG_STEP_DELAY
+	DefaultClickDelay     = 10 * time.Millisecond  // button held down in a click
+	DefaultDoubleClickGap = 60 * time.Millisecond  // between the clicks of a double click
+	DefaultRemapHold      = 150 * time.Millisecond // temporary keymap entries kept after typing
+	MaxScroll             = 100                    // wheel clicks per Scroll call
+)
+
+// Options configures a Device. Zero durations take the defaults above; a
+// negative duration means no delay at all.
+type Options struct {
+	// DragSteps is the number of interpolated pointer moves between press
+	// and release in a drag (DRAG_DURATION_STEPS).
+	DragSteps int
+	// DragStepDelay separates the moves of a drag (DRAG_STEP_DELAY).
+	DragStepDelay time.Duration
+	// ClickDelay is how long a button stays down in a click.
+	ClickDelay time.Duration
+	// DoubleClickGap separates the two clicks of a double click; keep it well
+	// under the toolkits' double-click time (about 250-400 ms).
+	DoubleClickGap time.Duration
+	// KeyDelay separates typed keys. Zero (the default) means none.
+	KeyDelay time.Duration
+	// RemapHold is how long a spare keycode remapped to type a character the
+	// keymap lacks keeps that mapping after the last key using it, so clients
+	// that read the keymap lazily still see it; then it is restored.
+	RemapHold time.Duration
+	// DryRun maps, validates and logs every action without sending any
+	// event (PHYSICAL_EXECUTION=false).
+	DryRun bool
+	// Logger receives per-action Debug records; nil discards them.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.DragSteps <= 0 {
+		o.DragSteps = DefaultDragSteps
+	}
+	o.DragStepDelay = orDefault(o.DragStepDelay, DefaultDragStepDelay)
+	o.ClickDelay = orDefault(o.ClickDelay, DefaultClickDelay)
+	o.DoubleClickGap = orDefault(o.DoubleClickGap, DefaultDoubleClickGap)
+	o.KeyDelay = orDefault(o.KeyDelay, 0)
+	o.RemapHold = orDefault(o.RemapHold, DefaultRemapHold)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	switch {
+	case d < 0:
+		return 0
+	case d == 0:
+		return def
+	}
+	return d
+}
+
+// Mouse buttons as X numbers them.
+const (
+	ButtonLeft       = 1
+	ButtonMiddle     = 2
+	ButtonRight      = 3
+	buttonWheelUp    = 4
+	buttonWheelDown  = 5
+	buttonWheelLeft  = 6
+	buttonWheelRight = 7
+)
+
+// X core event types that XTEST fakes.
+const (
+	evKeyPress      = 2
+	evKeyRelease    = 3
+	evButtonPress   = 4
+	evButtonRelease = 5
+	evMotion        = 6
+)
+
+// ErrNoXTest is returned by New when the X server lacks the XTEST extension.
+var ErrNoXTest = errors.New("X server has no XTEST extension: start Xvfb or Xorg with XTEST enabled (it is on by default; remove '-extension XTEST')")
+
+// Device sends pointer and keyboard input to one X display through XTEST.
+// Every method takes normalized 0..1000 coordinates within the working area
+// and maps them to pixels at the last moment, clamped into the area. Methods
+// are safe for concurrent use; actions run one at a time.
+type Device struct {
+	x    *xgb.Conn
+	root xproto.Window
+	opts Options
+	log  *slog.Logger
+
+	mu       sync.Mutex
+	area     Area
+	km       *keymap
+	remapped map[uint32]xproto.Keycode // keysym -> spare keycode mapped to it now
+	free     []xproto.Keycode          // spare keycodes not remapped
+	pending  []xproto.ChangeKeyboardMappingCookie
+	cookies  []xtest.FakeInputCookie
+	held     []heldInput // pressed and not yet released, released on failure
+}
+
+type heldInput struct {
+	release byte // evKeyRelease or evButtonRelease
+	detail  byte
+}
+
+// newDevice builds a Device on an open connection whose XTEST extension is
+// initialized, for the screen with the given root window.
+func newDevice(x *xgb.Conn, root xproto.Window, area Area, opts Options) (*Device, error) {
+	if area.Empty() {
+		return nil, fmt.Errorf("input working area %s is empty: give it a positive width and height", area)
+	}
+	km, err := loadKeymap(x)
+	if err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	d := &Device{
+		x:        x,
+		root:     root,
+		opts:     opts,
+		log:      opts.Logger,
+		area:     area,
+		km:       km,
+		remapped: make(map[uint32]xproto.Keycode),
+		free:     append([]xproto.Keycode(nil), km.spare...),
+	}
+	return d, nil
+}
+
+// initXTest makes sure the XTEST extension is present and registered on x.
+func initXTest(x *xgb.Conn) error {
+	x.ExtLock.RLock()
+	_, ok := x.Extensions["XTEST"]
+	x.ExtLock.RUnlock()
+	if ok {
+		return nil
+	}
+	reply, err := xproto.QueryExtension(x, 5, "XTEST").Reply()
+	if err != nil {
+		return fmt.Errorf("query XTEST extension: %w", err)
+	}
+	if !reply.Present {
+		return ErrNoXTest
+	}
+	if err := xtest.Init(x); err != nil {
+		return fmt.Errorf("init XTEST extension: %w", err)
+	}
+	return nil
+}
+
+// Area returns the current working area.
+func (d *Device) Area() Area {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.area
+}
+
+// SetArea changes the working area (after a crop change or a screen resize).
+func (d *Device) SetArea(a Area) error {
+	if a.Empty() {
+		return fmt.Errorf("input working area %s is empty: give it a positive width and height", a)
+	}
+	d.mu.Lock()
+	d.area = a
+	d.mu.Unlock()
+	return nil
+}
+
+// ReloadKeymap reads the server's keyboard mapping again, after the layout
+// changed (setxkbmap). Temporary remaps are restored first.
+func (d *Device) ReloadKeymap(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.restoreRemaps(ctx, false); err != nil {
+		return err
+	}
+	km, err := loadKeymap(d.x)
+	if err != nil {
+		return err
+	}
+	d.km = km
+	d.free = append(d.free[:0], km.spare...)
+	return nil
+}
+
+// Close restores any keycode still remapped. It does not close the X
+// connection, which belongs to the caller.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.restoreRemaps(context.Background(), false)
+}
+
+// Move moves the pointer to (x, y).
+func (d *Device) Move(ctx context.Context, x, y int) error {
+	return d.run(ctx, "move", func() error { return d.moveTo(ctx, x, y) })
+}
+
+// Click clicks the left button at (x, y).
+func (d *Device) Click(ctx context.Context, x, y int) error {
+	return d.run(ctx, "click", func() error { return d.click(ctx, x, y, ButtonLeft, 1) })
+}
+
+// RightClick clicks the right button at (x, y).
+func (d *Device) RightClick(ctx context.Context, x, y int) error {
+	return d.run(ctx, "right_click", func() error { return d.click(ctx, x, y, ButtonRight, 1) })
+}
+
+// MiddleClick clicks the middle button at (x, y).
+func (d *Device) MiddleClick(ctx context.Context, x, y int) error {
+	return d.run(ctx, "middle_click", func() error { return d.click(ctx, x, y, ButtonMiddle, 1) })
+}
+
+// DoubleClick clicks the left button twice at (x, y), DoubleClickGap apart.
+func (d *Device) DoubleClick(ctx context.Context, x, y int) error {
+	return d.run(ctx, "double_click", func() error { return d.click(ctx, x, y, ButtonLeft, 2) })
+}
+
+// Drag presses the left button at (x1, y1), moves to (x2, y2) in DragSteps
+// interpolated steps DragStepDelay apart, and releases it there.
+func (d *Device) Drag(ctx context.Context, x1, y1, x2, y2 int) error {
+	return d.run(ctx, "drag", func() error {
+		if err := d.moveTo(ctx, x1, y1); err != nil {
+			return err
+		}
+		px1, py1 := d.area.ToPixel(x1, y1)
+		px2, py2 := d.area.ToPixel(x2, y2)
+		if err := d.press(evButtonPress, ButtonLeft); err != nil {
+			return err
+		}
+		steps := d.opts.DragSteps
+		for i := 1; i <= steps; i++ {
+			if err := d.pause(ctx, d.opts.DragStepDelay); err != nil {
+				return err
+			}
+			px := px1 + (px2-px1)*i/steps
+			py := py1 + (py2-py1)*i/steps
+			if err := d.send(evMotion, 0, px, py); err != nil {
+				return err
+			}
+		}
+		if err := d.pause(ctx, d.opts.DragStepDelay); err != nil {
+			return err
+		}
+		return d.release(evButtonRelease, ButtonLeft)
+	})
+}
+
+// Scroll turns the wheel at (x, y) by dy clicks: positive scrolls down
+// (button 5), negative up (button 4).
+func (d *Device) Scroll(ctx context.Context, x, y, dy int) error {
+	return d.ScrollXY(ctx, x, y, 0, dy)
+}
+
+// ScrollXY turns the wheel at (x, y) by dx clicks horizontally (positive
+// right, button 7; negative left, button 6) then dy clicks vertically.
+func (d *Device) ScrollXY(ctx context.Context, x, y, dx, dy int) error {
+	if dx == 0 && dy == 0 {
+		return errors.New("scroll by 0: give dy (positive scrolls down) or dx (positive scrolls right)")
+	}
+	if abs(dx) > MaxScroll || abs(dy) > MaxScroll {
+		return fmt.Errorf("scroll by dx=%d dy=%d: at most %d wheel clicks each per action", dx, dy, MaxScroll)
+	}
+	return d.run(ctx, "scroll", func() error {
+		if err := d.moveTo(ctx, x, y); err != nil {
+			return err
+		}
+		if err := d.wheel(ctx, dx, buttonWheelLeft, buttonWheelRight); err != nil {
+			return err
+		}
+		return d.wheel(ctx, dy, buttonWheelUp, buttonWheelDown)
+	})
+}
+
+func (d *Device) wheel(ctx context.Context, n int, neg, pos byte) error {
+	button := pos
+	if n < 0 {
+		button, n = neg, -n
+	}
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := d.press(evButtonPress, button); err != nil {
+			return err
+		}
+		if err := d.release(evButtonRelease, button); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Key presses key chords: "ctrl+l", "shift+Tab", "Return", "alt+F4",
+// "ctrl+shift+t", several separated by spaces ("ctrl+a Delete"). Keys are X
+// keysym names or single characters; modifiers are ctrl/control, shift, alt,
+// super/win/meta, case-insensitive.
+func (d *Device) Key(ctx context.Context, keys string) error {
+	combos, err := parseKeys(keys)
+	if err != nil {
+		return err
+	}
+	return d.run(ctx, "key", func() error {
+		for i, c := range combos {
+			if i > 0 {
+				if err := d.pause(ctx, d.opts.KeyDelay); err != nil {
+					return err
+				}
+			}
+			if err := d.chord(ctx, c); err != nil {
+				return fmt.Errorf("press %q: %w", truncate(keys), err)
+			}
+		}
+		return d.finishRemaps(ctx)
+	})
+}
+
+// Type types text: letters, digits and punctuation (with Shift where the
+// keymap needs it), newline (Return) and tab, and any other character the
+// keymap lacks by remapping a spare keycode for the duration of the call.
+func (d *Device) Type(ctx context.Context, text string) error {
+	if text == "" {
+		return errors.New("type: empty text")
+	}
+	syms := make([]uint32, 0, len(text))
+	prev := rune(0)
+	for i, r := range text {
+		if r == '\n' && prev == '\r' {
+			prev = r
+			continue
+		}
+		prev = r
+		ks, ok := runeKeysym(r)
+		if !ok {
+			return fmt.Errorf("type: character %U at byte %d cannot be typed: remove control characters", r, i)
+		}
+		syms = append(syms, ks)
+	}
+	return d.run(ctx, "type", func() error {
+		for i, ks := range syms {
+			if i > 0 {
+				if err := d.pause(ctx, d.opts.KeyDelay); err != nil {
+					return err
+				}
+			}
+			if err := d.chord(ctx, combo{key: ks}); err != nil {
+				return fmt.Errorf("type character %d of %q: %w", i, truncate(text), err)
+			}
+		}
+		return d.finishRemaps(ctx)
+	})
+}
+
+// run executes one action under the device lock, releasing whatever stays
+// held when it fails (cancelled context, X error) so no key or button is
+// left down.
+func (d *Device) run(ctx context.Context, what string, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := fn()
+	if ferr := d.flush(); err == nil {
+		err = ferr
+	}
+	if len(d.held) > 0 {
+		for i := len(d.held) - 1; i >= 0; i-- {
+			h := d.held[i]
+			d.queue(h.release, h.detail, 0, 0)
+		}
+		d.held = d.held[:0]
+		if ferr := d.flush(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	d.log.Debug("input action", "action", what, "area", d.area.String(), "dry_run", d.opts.DryRun)
+	return nil
+}
+
+// moveTo moves the pointer to normalized (x, y) in the working area.
+func (d *Device) moveTo(ctx context.Context, x, y int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	px, py := d.area.ToPixel(x, y)
+	d.log.Debug("input move", "x", x, "y", y, "px", px, "py", py)
+	return d.send(evMotion, 0, px, py)
+}
+
+func (d *Device) click(ctx context.Context, x, y int, button byte, n int) error {
+	if err := d.moveTo(ctx, x, y); err != nil {
+		return err
+	}
+	for i := range n {
+		if i > 0 {
+			if err := d.pause(ctx, d.opts.DoubleClickGap); err != nil {
+				return err
+			}
+		}
+		if err := d.press(evButtonPress, button); err != nil {
+			return err
+		}
+		if err := d.pause(ctx, d.opts.ClickDelay); err != nil {
+			return err
+		}
+		if err := d.release(evButtonRelease, button); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chord taps c.key with c.mods held, adding Shift when the key's keysym sits
+// on the shifted level.
+func (d *Device) chord(ctx context.Context, c combo) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	pos, err := d.keyFor(ctx, c.key)
+	if err != nil {
+		return err
+	}
+	mods := c.mods
+	if pos.shift {
+		mods |= modShift
+	}
+	var down [len(modOrder)]xproto.Keycode
+	n := 0
+	for _, m := range modOrder {
+		if mods&m == 0 {
+			continue
+		}
+		code, err := d.modifierCode(m)
+		if err != nil {
+			return err
+		}
+		if code == pos.code {
+			continue // the key is the modifier itself ("shift+Shift_L")
+		}
+		if err := d.press(evKeyPress, byte(code)); err != nil {
+			return err
+		}
+		down[n] = code
+		n++
+	}
+	if err := d.press(evKeyPress, byte(pos.code)); err != nil {
+		return err
+	}
+	if err := d.release(evKeyRelease, byte(pos.code)); err != nil {
+		return err
+	}
+	for i := n - 1; i >= 0; i-- {
+		if err := d.release(evKeyRelease, byte(down[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// modifierCode returns the keycode that sets modifier m.
+func (d *Device) modifierCode(m modifier) (xproto.Keycode, error) {
+	var code xproto.Keycode
+	var ok bool
+	switch m {
+	case modShift:
+		code, ok = d.km.modifierKey(ksShiftL, ksShiftR)
+	case modCtrl:
+		code, ok = d.km.modifierKey(ksControlL, ksControlR)
+	case modAlt:
+		code, ok = d.km.modifierKey(ksAltL, ksAltR, ksMetaL)
+	case modSuper:
+		code, ok = d.km.modifierKey(ksSuperL, ksSuperR)
+	}
+	if !ok {
+		return 0, fmt.Errorf("keyboard mapping has no key for modifier %s: load a layout with one (setxkbmap us)", m)
+	}
+	return code, nil
+}
+
+func (m modifier) String() string {
+	switch m {
+	case modShift:
+		return "shift"
+	case modCtrl:
+		return "ctrl"
+	case modAlt:
+		return "alt"
+	case modSuper:
+		return "super"
+	}
+	return fmt.Sprintf("modifier(%d)", uint8(m))
+}
+
+// keyFor returns the key that types ks, remapping a spare keycode when the
+// keymap has none.
+func (d *Device) keyFor(ctx context.Context, ks uint32) (keyPos, error) {
+	if pos, ok := d.km.lookup(ks); ok {
+		return pos, nil
+	}
+	if code, ok := d.remapped[ks]; ok {
+		return keyPos{code: code}, nil
+	}
+	if len(d.free) == 0 {
+		if len(d.remapped) == 0 {
+			return keyPos{}, fmt.Errorf("keysym 0x%x is not in the keyboard mapping and no spare keycode is free to remap: load a layout that has it", ks)
+		}
+		// Every spare keycode is in use: let clients catch up on the
+		// temporary mappings, restore them and start over.
+		if err := d.restoreRemaps(ctx, true); err != nil {
+			return keyPos{}, err
+		}
+	}
+	code := d.free[len(d.free)-1]
+	d.free = d.free[:len(d.free)-1]
+	d.remapped[ks] = code
+	d.log.Debug("input remap keycode", "keycode", code, "keysym", fmt.Sprintf("0x%x", ks))
+	if !d.opts.DryRun {
+		d.pending = append(d.pending, xproto.ChangeKeyboardMappingChecked(d.x, 1, code, 2, []xproto.Keysym{xproto.Keysym(ks), xproto.Keysym(ks)}))
+		if err := d.flush(); err != nil {
+			return keyPos{}, fmt.Errorf("remap keycode %d to keysym 0x%x: %w", code, ks, err)
+		}
+	}
+	return keyPos{code: code}, nil
+}
+
+// finishRemaps restores temporary keycodes after an action that used them.
+func (d *Device) finishRemaps(ctx context.Context) error {
+	if len(d.remapped) == 0 {
+		return nil
+	}
+	if err := d.flush(); err != nil {
+		return err
+	}
+	return d.restoreRemaps(ctx, true)
+}
+
+// restoreRemaps maps every temporarily remapped keycode back to NoSymbol,
+// after RemapHold when hold is set (a cancelled ctx skips the wait, never
+// the restore).
+func (d *Device) restoreRemaps(ctx context.Context, hold bool) error {
+	if len(d.remapped) == 0 {
+		return nil
+	}
+	if hold && d.opts.RemapHold > 0 && !d.opts.DryRun {
+		t := time.NewTimer(d.opts.RemapHold)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	var err error
+	for ks, code := range d.remapped {
+		if !d.opts.DryRun {
+			e := xproto.ChangeKeyboardMappingChecked(d.x, 1, code, 2, []xproto.Keysym{ksNoSymbol, ksNoSymbol}).Check()
+			if e != nil && err == nil {
+				err = fmt.Errorf("restore keycode %d: %w", code, e)
+			}
+		}
+		delete(d.remapped, ks)
+		d.free = append(d.free, code)
+	}
+	return err
+}
+
+// press sends a key or button press and remembers it until released.
+func (d *Device) press(typ, detail byte) error {
+	release := byte(evKeyRelease)
+	if typ == evButtonPress {
+		release = evButtonRelease
+	}
+	d.held = append(d.held, heldInput{release: release, detail: detail})
+	return d.send(typ, detail, 0, 0)
+}
+
+// release sends a key or button release.
+func (d *Device) release(typ, detail byte) error {
+	for i := len(d.held) - 1; i >= 0; i-- {
+		if d.held[i].release == typ && d.held[i].detail == detail {
+			d.held = append(d.held[:i], d.held[i+1:]...)
+			break
+		}
+	}
+	return d.send(typ, detail, 0, 0)
+}
+
+// send queues one fake event. Events are checked in batches by flush, which
+// pause and run call, so a burst of keys costs one round trip.
+func (d *Device) send(typ, detail byte, x, y int) error {
+	d.queue(typ, detail, x, y)
+	if len(d.cookies) >= 64 {
+		return d.flush()
+	}
+	return nil
+}
+
+func (d *Device) queue(typ, detail byte, x, y int) {
+	if d.opts.DryRun {
+		return
+	}
+	d.cookies = append(d.cookies, xtest.FakeInputChecked(d.x, typ, detail, 0, d.root, int16(clamp(x, -32768, 32767)), int16(clamp(y, -32768, 32767)), 0))
+}
+
+// flush waits for the server to process every queued request and reports
+// the first error.
+func (d *Device) flush() error {
+	var err error
+	for _, c := range d.pending {
+		if e := c.Check(); e != nil && err == nil {
+			err = e
+		}
+	}
+	d.pending = d.pending[:0]
+	for _, c := range d.cookies {
+		if e := c.Check(); e != nil && err == nil {
+			err = fmt.Errorf("send input event: %w", e)
+		}
+	}
+	d.cookies = d.cookies[:0]
+	return err
+}
+
+// pause flushes queued events, then waits for dur or until ctx is done.
+func (d *Device) pause(ctx context.Context, dur time.Duration) error {
+	if err := d.flush(); err != nil {
+		return err
+	}
+	if dur <= 0 || d.opts.DryRun {
+		return ctx.Err()
+	}
+	t := time.NewTimer(dur)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
