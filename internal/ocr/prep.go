@@ -1,0 +1,312 @@
+package ocr
+
+import (
+	"image"
+	"image/color"
+	"strconv"
+
+	"github.com/acu-dev/acu/internal/frame"
+)
+
+// gray is an 8-bit grayscale image, one byte per pixel, no padding.
+type gray struct {
+	pix  []uint8
+	w, h int
+}
+
+// grayFromFrame converts BGRX pixels to luminance (BT.601 integer weights).
+func grayFromFrame(f *frame.Frame, dst []uint8) gray {
+	n := f.W * f.H
+	if cap(dst) < n {
+		dst = make([]uint8, n)
+	}
+	dst = dst[:n]
+	for y := 0; y < f.H; y++ {
+		row := f.Pix[y*f.Stride : y*f.Stride+f.W*4]
+		out := dst[y*f.W : (y+1)*f.W]
+		for x := range out {
+			p := row[x*4 : x*4+3 : x*4+3]
+			// B, G, R
+			out[x] = uint8((uint32(p[2])*299 + uint32(p[1])*587 + uint32(p[0])*114 + 500) / 1000)
+		}
+	}
+	return gray{pix: dst, w: f.W, h: f.H}
+}
+
+// grayFromImage converts any image to luminance, with fast paths for the
+// types acu produces.
+func grayFromImage(img image.Image) gray {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	g := gray{pix: make([]uint8, w*h), w: w, h: h}
+	switch m := img.(type) {
+	case *image.Gray:
+		for y := 0; y < h; y++ {
+			copy(g.pix[y*w:(y+1)*w], m.Pix[(y)*m.Stride:])
+		}
+	case *image.RGBA:
+		for y := 0; y < h; y++ {
+			row := m.Pix[y*m.Stride : y*m.Stride+w*4]
+			out := g.pix[y*w : (y+1)*w]
+			for x := range out {
+				p := row[x*4 : x*4+3 : x*4+3]
+				out[x] = uint8((uint32(p[0])*299 + uint32(p[1])*587 + uint32(p[2])*114 + 500) / 1000)
+			}
+		}
+	default:
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				g.pix[y*w+x] = color.GrayModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.Gray).Y
+			}
+		}
+	}
+	return g
+}
+
+// Invert modes: how dark themes are turned into dark text on a light ground,
+// which is what Tesseract reads best.
+const (
+	InvertRegions = "regions" // distance from the local background: any theme, mixed themes on one screen
+	InvertGlobal  = "global"  // the whole image, by its mean luminance
+	InvertNone    = "none"
+)
+
+// Threshold modes applied after upscaling.
+const (
+	ThresholdNone = "none" // leave anti-aliased gray to Tesseract's own binarization
+	ThresholdOtsu = "otsu" // global Otsu threshold computed in Go
+)
+
+const (
+	bgRun = 20 // flat run length (pixels at 1x) that marks background
+	bgTol = 6  // luminance distance still counted as the same flat colour
+)
+
+// invert makes text dark-on-light in place.
+func invert(g gray, mode string) {
+	switch mode {
+	case InvertNone:
+		return
+	case InvertGlobal:
+		var sum uint64
+		for _, v := range g.pix {
+			sum += uint64(v)
+		}
+		if len(g.pix) > 0 && sum/uint64(len(g.pix)) < 128 {
+			for i, v := range g.pix {
+				g.pix[i] = 255 - v
+			}
+		}
+		return
+	}
+	flatten(g)
+}
+
+// flatten replaces every pixel by its contrast with the local background,
+// drawn dark on white, so text of any colour on any background (dark themes,
+// light themes, both on one screen) comes out dark on light with its
+// anti-aliasing kept as gray.
+//
+// Screens are mostly flat colours. A pixel is background when it lies on a
+// flat run (within bgTol) at least bgRun long, across or down; text strokes
+// are shorter than that at screen sizes. Every other pixel is drawn by its
+// distance from the nearest background pixel on its row, to the left and to
+// the right, taking the larger, so text touching the edge of a window of
+// another colour still shows.
+func flatten(g gray) {
+	n := g.w * g.h
+	isBG := make([]bool, n)
+	// Horizontal runs.
+	for y := 0; y < g.h; y++ {
+		row := g.pix[y*g.w : (y+1)*g.w]
+		mark := isBG[y*g.w : (y+1)*g.w]
+		for x0 := 0; x0 < g.w; {
+			x1 := x0 + 1
+			for x1 < g.w && absDiff(row[x1], row[x0]) <= bgTol {
+				x1++
+			}
+			if x1-x0 >= bgRun {
+				for x := x0; x < x1; x++ {
+					mark[x] = true
+				}
+			}
+			x0 = x1
+		}
+	}
+	// Vertical runs.
+	for x := 0; x < g.w; x++ {
+		for y0 := 0; y0 < g.h; {
+			v := g.pix[y0*g.w+x]
+			y1 := y0 + 1
+			for y1 < g.h && absDiff(g.pix[y1*g.w+x], v) <= bgTol {
+				y1++
+			}
+			if y1-y0 >= bgRun {
+				for y := y0; y < y1; y++ {
+					isBG[y*g.w+x] = true
+				}
+			}
+			y0 = y1
+		}
+	}
+	var lut [256]uint8 // distance -> output
+	for d := range lut {
+		if d <= bgTol {
+			lut[d] = 255
+		} else {
+			lut[d] = uint8(max(0, 255-(d-bgTol)*3))
+		}
+	}
+	right := make([]int16, g.w) // nearest background value to the right, -1 none
+	for y := 0; y < g.h; y++ {
+		row := g.pix[y*g.w : (y+1)*g.w]
+		mark := isBG[y*g.w : (y+1)*g.w]
+		next := int16(-1)
+		for x := g.w - 1; x >= 0; x-- {
+			if mark[x] {
+				next = int16(row[x])
+			}
+			right[x] = next
+		}
+		left := int16(-1)
+		for x, v := range row {
+			if mark[x] {
+				left = int16(v)
+				row[x] = 255
+				continue
+			}
+			d := 0
+			if left >= 0 {
+				d = absDiff(v, uint8(left))
+			}
+			if right[x] >= 0 {
+				d = max(d, absDiff(v, uint8(right[x])))
+			}
+			if left < 0 && right[x] < 0 {
+				d = 255 - int(v) // no background on this row: assume light
+			}
+			row[x] = lut[d]
+		}
+	}
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
+}
+
+// otsu returns the threshold that best separates g's histogram in two.
+func otsu(g gray) uint8 {
+	var hist [256]int
+	for _, v := range g.pix {
+		hist[v]++
+	}
+	total := len(g.pix)
+	var sum float64
+	for i, c := range hist {
+		sum += float64(i * c)
+	}
+	var sumB, best float64
+	wB, t := 0, 127
+	for i, c := range hist {
+		wB += c
+		if wB == 0 {
+			continue
+		}
+		wF := total - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(i * c)
+		mB := sumB / float64(wB)
+		mF := (sum - sumB) / float64(wF)
+		between := float64(wB) * float64(wF) * (mB - mF) * (mB - mF)
+		if between > best {
+			best, t = between, i
+		}
+	}
+	return uint8(t)
+}
+
+// pgm upscales g by an integer factor with bilinear interpolation, applies
+// the threshold, and returns it as a binary PGM (P5) ready for Tesseract's
+// standard input. buf is reused when large enough.
+func pgm(g gray, scale int, threshold string, buf []byte) []byte {
+	w, h := g.w*scale, g.h*scale
+	header := "P5\n" + strconv.Itoa(w) + " " + strconv.Itoa(h) + "\n255\n"
+	n := len(header) + w*h
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	copy(buf, header)
+	out := buf[len(header):]
+
+	var lut [256]uint8
+	for i := range lut {
+		lut[i] = uint8(i)
+	}
+	if threshold == ThresholdOtsu {
+		t := otsu(g)
+		for i := range lut {
+			if i > int(t) {
+				lut[i] = 255
+			} else {
+				lut[i] = 0
+			}
+		}
+	}
+	if scale == 1 {
+		for i, v := range g.pix {
+			out[i] = lut[v]
+		}
+		return buf
+	}
+	// Source coordinate of output pixel X is (X+0.5)/s-0.5, in 8.8 fixed point.
+	x0 := make([]int32, w)
+	fx := make([]int32, w)
+	for X := 0; X < w; X++ {
+		sx := ((2*X+1)*256)/(2*scale) - 128
+		if sx < 0 {
+			sx = 0
+		}
+		i := sx >> 8
+		if i >= g.w-1 {
+			i, sx = g.w-1, (g.w-1)<<8
+		}
+		x0[X], fx[X] = int32(i), int32(sx&255)
+	}
+	for Y := 0; Y < h; Y++ {
+		sy := ((2*Y+1)*256)/(2*scale) - 128
+		if sy < 0 {
+			sy = 0
+		}
+		j := sy >> 8
+		if j >= g.h-1 {
+			j, sy = g.h-1, (g.h-1)<<8
+		}
+		wy := int32(sy & 255)
+		r0 := g.pix[j*g.w : (j+1)*g.w]
+		r1 := r0
+		if j+1 < g.h {
+			r1 = g.pix[(j+1)*g.w : (j+2)*g.w]
+		}
+		o := out[Y*w : (Y+1)*w]
+		for X := range o {
+			i := x0[X]
+			a := int32(r0[i])
+			c := int32(r1[i])
+			b, d := a, c
+			if int(i)+1 < g.w {
+				b, d = int32(r0[i+1]), int32(r1[i+1])
+			}
+			wx := fx[X]
+			top := a*(256-wx) + b*wx
+			bot := c*(256-wx) + d*wx
+			o[X] = lut[(top*(256-wy)+bot*wy+32768)>>16]
+		}
+	}
+	return buf
+}
