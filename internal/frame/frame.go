@@ -1,12 +1,7 @@
-// Package frame owns acu's in-memory screen frame and its conversions: crop,
-// downsize, content hash, JPEG and PNG encoding. It is pure: no X11, no I/O.
-//
-// Pixels stay in the X server's native BGRX layout (4 bytes per pixel, the
-// pad byte is garbage, never alpha) from capture to encoder: no full-frame
-// channel swap anywhere on the per-frame path.
 package frame
 
 import (
+	"fmt"
 	"image"
 	"time"
 )
@@ -23,33 +18,101 @@ type Frame struct {
 	At      time.Time // capture time
 	Hash    uint64    // content hash of the W*H visible pixels (pad bytes excluded)
 
+	// Resample is the resize mode JPEG uses when it downsizes: Exact (the
+	// zero value) or Fast. Sub views inherit it.
+	Resample Mode
+
 	enc encodings // memoized encodings, at most one per (size, quality)
+}
+
+// New returns a frame of w*h BGRX pixels in pix (stride bytes per row) with
+// its Hash computed. It panics if pix is too short, like an index out of
+// range would.
+func New(pix []byte, w, h, stride int, display, target string, at time.Time) *Frame {
+	checkBuf("frame.New", pix, w, h, stride)
+	return &Frame{Pix: pix, Stride: stride, W: w, H: h, Display: display, Target: target, At: at,
+		Hash: Hash(pix, w, h, stride)}
 }
 
 // Bounds returns the frame's rectangle, origin at (0,0).
 func (f *Frame) Bounds() image.Rectangle { return image.Rect(0, 0, f.W, f.H) }
 
-// encodings memoizes encoded forms of a frame. Filled in by encode.go.
-type encodings struct{}
-
-// JPEG returns the frame downsized so its long side is at most maxDim
-// (no upscaling) and encoded as JPEG at quality. The result is memoized per
-// (maxDim, quality): a frame shared by many consumers is encoded once.
-// Callers must not modify the returned slice.
-func (f *Frame) JPEG(maxDim, quality int) ([]byte, error) { panic("frame.JPEG: being written") }
-
-// PNG returns the full-resolution frame as PNG (for saved screenshots).
-func (f *Frame) PNG() ([]byte, error) { panic("frame.PNG: being written") }
-
 // Sub returns a view of r within f (intersected with its bounds) sharing the
 // same pixels, with Hash recomputed for the view and Target set to target.
-func (f *Frame) Sub(r image.Rectangle, target string) *Frame { panic("frame.Sub: being written") }
-
-// Hash returns the content hash of w*h BGRX pixels with the given stride,
-// ignoring pad bytes. Equal hashes mean equal visible pixels (64-bit, not
-// cryptographic).
-func Hash(pix []byte, w, h, stride int) uint64 { panic("frame.Hash: being written") }
+// An empty intersection gives a 0x0 frame.
+func (f *Frame) Sub(r image.Rectangle, target string) *Frame {
+	r = r.Intersect(f.Bounds())
+	s := &Frame{Stride: f.Stride, W: r.Dx(), H: r.Dy(), Display: f.Display, Target: target, At: f.At,
+		Resample: f.Resample}
+	if r.Empty() {
+		s.W, s.H = 0, 0
+		s.Hash = Hash(nil, 0, 0, 0)
+		return s
+	}
+	start := r.Min.Y*f.Stride + r.Min.X*4
+	end := (r.Max.Y-1)*f.Stride + r.Max.X*4
+	s.Pix = f.Pix[start:end:end]
+	s.Hash = Hash(s.Pix, s.W, s.H, s.Stride)
+	return s
+}
 
 // RGBA converts the frame into a new image.RGBA (a copy; for OCR, annotation
-// and tests, never on the judge's JPEG path).
-func (f *Frame) RGBA() *image.RGBA { panic("frame.RGBA: being written") }
+// and tests, never on the judge's JPEG path). Alpha is 255.
+func (f *Frame) RGBA() *image.RGBA {
+	m := image.NewRGBA(image.Rect(0, 0, f.W, f.H))
+	bgrxToRGBA(m.Pix, m.Stride, f.Pix, f.W, f.H, f.Stride)
+	return m
+}
+
+// BlackOut fills the rectangles (clipped to the frame) with black, pad bytes
+// included, in f's own buffer, and recomputes f.Hash when any pixel was
+// covered. It is for privacy masks applied by the capture package before the
+// frame is published: it writes to Pix (so to every Sub view sharing it) and
+// drops encodings memoized so far.
+func BlackOut(f *Frame, rects ...image.Rectangle) {
+	changed := false
+	for _, r := range rects {
+		r = r.Intersect(f.Bounds())
+		if r.Empty() {
+			continue
+		}
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			clear(f.Pix[y*f.Stride+r.Min.X*4 : y*f.Stride+r.Max.X*4])
+		}
+		changed = true
+	}
+	if changed {
+		f.Hash = Hash(f.Pix, f.W, f.H, f.Stride)
+		f.enc.reset()
+	}
+}
+
+// bgrxToRGBA writes w*h BGRX pixels from src as RGBA (alpha 255) into dst.
+func bgrxToRGBA(dst []byte, dstStride int, src []byte, w, h, srcStride int) {
+	for y := 0; y < h; y++ {
+		s := src[y*srcStride : y*srcStride+w*4]
+		d := dst[y*dstStride : y*dstStride+w*4]
+		for i := 0; i+3 < len(s) && i+3 < len(d); i += 4 {
+			d[i+0] = s[i+2]
+			d[i+1] = s[i+1]
+			d[i+2] = s[i+0]
+			d[i+3] = 0xff
+		}
+	}
+}
+
+// checkBuf panics with a clear message if buf cannot hold w*h pixels at stride.
+func checkBuf(op string, buf []byte, w, h, stride int) {
+	if w < 0 || h < 0 {
+		panic(fmt.Sprintf("%s: negative size %dx%d", op, w, h))
+	}
+	if w == 0 || h == 0 {
+		return
+	}
+	if stride < w*4 {
+		panic(fmt.Sprintf("%s: stride %d is less than 4*width %d", op, stride, w*4))
+	}
+	if need := (h-1)*stride + w*4; len(buf) < need {
+		panic(fmt.Sprintf("%s: buffer of %d bytes is too short for %dx%d at stride %d (need %d)", op, len(buf), w, h, stride, need))
+	}
+}
