@@ -221,4 +221,3 @@ func (b *tailBuffer) String() string {
 	}
 	return s
 }
-
