@@ -1,0 +1,198 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// OutboxItem is one notification to deliver through one notifier, at least
+// once. Key is the idempotency key: enqueueing an existing key is a no-op.
+type OutboxItem struct {
+	ID          int64
+	Key         string
+	Notifier    string
+	RunID       string
+	Message     string
+	Payload     json.RawMessage
+	CreatedAt   time.Time
+	NextAt      time.Time // when the next attempt is due
+	Attempts    int
+	DeliveredAt time.Time // zero until delivered
+	LastError   string
+}
+
+// Delivered reports whether the item has been delivered.
+func (o OutboxItem) Delivered() bool { return !o.DeliveredAt.IsZero() }
+
+// OutboxAttempt is one recorded delivery attempt.
+type OutboxAttempt struct {
+	OutboxID int64
+	At       time.Time
+	OK       bool
+	Error    string
+}
+
+const outboxCols = `id, key, notifier, run_id, message, payload, created_at, next_at, attempts, delivered_at, last_error`
+
+func scanOutbox(s scanner) (OutboxItem, error) {
+	var o OutboxItem
+	var payload sql.NullString
+	var created, next, delivered sql.NullInt64
+	if err := s.Scan(&o.ID, &o.Key, &o.Notifier, &o.RunID, &o.Message, &payload, &created, &next, &o.Attempts, &delivered, &o.LastError); err != nil {
+		return OutboxItem{}, err
+	}
+	o.Payload = fromJSON(payload)
+	o.CreatedAt, o.NextAt, o.DeliveredAt = fromMS(created), fromMS(next), fromMS(delivered)
+	return o, nil
+}
+
+// Enqueue adds an item to the outbox unless one with the same Key exists.
+// It returns the item's id (the existing one's on a duplicate) and whether
+// it was inserted. A zero NextAt means due now.
+func (db *DB) Enqueue(ctx context.Context, it OutboxItem) (id int64, inserted bool, err error) {
+	if it.Key == "" || it.Notifier == "" {
+		return 0, false, errors.New("enqueue notification: key and notifier are required")
+	}
+	payload, err := jsonArg("payload", it.Payload)
+	if err != nil {
+		return 0, false, fmt.Errorf("enqueue notification %q: %w", it.Key, err)
+	}
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		if it.CreatedAt.IsZero() {
+			it.CreatedAt = now
+		}
+		if it.NextAt.IsZero() {
+			it.NextAt = it.CreatedAt
+		}
+		err := tx.QueryRowContext(ctx, `INSERT INTO outbox (key, notifier, run_id, message, payload, created_at, next_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
+			it.Key, it.Notifier, it.RunID, it.Message, payload, it.CreatedAt.UnixMilli(), it.NextAt.UnixMilli()).Scan(&id)
+		if err == nil {
+			inserted = true
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT id FROM outbox WHERE key = ?`, it.Key).Scan(&id)
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("enqueue notification %q: %w", it.Key, err)
+	}
+	return id, inserted, nil
+}
+
+// DueOutbox returns up to limit undelivered items whose NextAt is not after
+// now, earliest due first (then oldest first).
+func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxItem, error) {
+	return db.queryOutbox(ctx, `SELECT `+outboxCols+` FROM outbox
+		WHERE delivered_at IS NULL AND next_at <= ? ORDER BY next_at, id LIMIT ?`,
+		now.UnixMilli(), clampLimit(limit, 100, 10000))
+}
+
+// NextDue returns when the earliest undelivered item is due; ok is false when
+// nothing is pending. A dispatcher sleeps until then.
+func (db *DB) NextDue(ctx context.Context) (at time.Time, ok bool, err error) {
+	var next sql.NullInt64
+	if err := db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM outbox WHERE delivered_at IS NULL`).Scan(&next); err != nil {
+		return time.Time{}, false, fmt.Errorf("read next due notification: %w", err)
+	}
+	return fromMS(next), next.Valid, nil
+}
+
+// RecordAttempt records one delivery attempt of item id. ok marks the item
+// delivered; otherwise errMsg becomes its LastError and next its NextAt.
+func (db *DB) RecordAttempt(ctx context.Context, id int64, ok bool, errMsg string, next time.Time) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now().UnixMilli()
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM outbox WHERE id = ?`, id).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		} else if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_attempts (outbox_id, at, ok, error) VALUES (?, ?, ?, ?)`,
+			id, now, ok, errMsg); err != nil {
+			return err
+		}
+		var err error
+		if ok {
+			_, err = tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, ?), last_error = '' WHERE id = ?`, now, id)
+		} else {
+			if next.IsZero() {
+				next = time.UnixMilli(now)
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_at = ? WHERE id = ?`, errMsg, next.UnixMilli(), id)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record delivery attempt of notification %d: %w", id, err)
+	}
+	return nil
+}
+
+// GetOutbox returns one outbox item, or ErrNotFound.
+func (db *DB) GetOutbox(ctx context.Context, id int64) (OutboxItem, error) {
+	o, err := scanOutbox(db.r.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return OutboxItem{}, fmt.Errorf("get notification %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return OutboxItem{}, fmt.Errorf("get notification %d: %w", id, err)
+	}
+	return o, nil
+}
+
+// Outbox returns a run's outbox items, oldest first.
+func (db *DB) Outbox(ctx context.Context, runID string) ([]OutboxItem, error) {
+	return db.queryOutbox(ctx, `SELECT `+outboxCols+` FROM outbox WHERE run_id = ? ORDER BY id`, runID)
+}
+
+// OutboxAttempts returns the recorded attempts of item id, oldest first.
+func (db *DB) OutboxAttempts(ctx context.Context, id int64) ([]OutboxAttempt, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT at, ok, error FROM outbox_attempts WHERE outbox_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read attempts of notification %d: %w", id, err)
+	}
+	defer rows.Close()
+	var out []OutboxAttempt
+	for rows.Next() {
+		a := OutboxAttempt{OutboxID: id}
+		var at int64
+		if err := rows.Scan(&at, &a.OK, &a.Error); err != nil {
+			return nil, fmt.Errorf("read attempts of notification %d: %w", id, err)
+		}
+		a.At = time.UnixMilli(at).UTC()
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read attempts of notification %d: %w", id, err)
+	}
+	return out, nil
+}
+
+func (db *DB) queryOutbox(ctx context.Context, q string, args ...any) ([]OutboxItem, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []OutboxItem
+	for rows.Next() {
+		o, err := scanOutbox(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read outbox: %w", err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	return out, nil
+}
