@@ -15,7 +15,7 @@ import (
 //     \ " $ ` and newline (a backslash before any other character stays);
 //   - outside quotes a backslash escapes the next character, and a
 //     backslash-newline joins lines;
-//   - "" and ” make an empty argument.
+//   - an empty pair of quotes makes an empty argument.
 //
 // There is no variable expansion, globbing, redirection or piping: the
 // characters | & ; < > and ` are rejected when unquoted, because acu runs the
