@@ -36,9 +36,9 @@ type Options struct {
 type Screen struct {
 	Root          xproto.Window
 	Width, Height int
-	Depth         int            // root depth: 24 or 30 on Xvfb, 24 on most desktops
-	BitsPerPixel  int            // of ZPixmap images at Depth: 32 for depth 24 on Xvfb
-	ScanlinePad   int            // bits
+	Depth         int // root depth: 24 or 30 on Xvfb, 24 on most desktops
+	BitsPerPixel  int // of ZPixmap images at Depth: 32 for depth 24 on Xvfb
+	ScanlinePad   int // bits
 	Visual        xproto.Visualid
 	RedMask       uint32
 	GreenMask     uint32

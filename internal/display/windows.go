@@ -95,7 +95,9 @@ func (c *Conn) clientList() ([]xproto.Window, error) {
 	return nil, nil
 }
 
-func le32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // walk finds client windows under the root where no window manager keeps
 // _NET_CLIENT_LIST.
