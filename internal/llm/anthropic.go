@@ -23,11 +23,10 @@ var anthropicWire = wire{
 		}
 		return base + "/v1/messages"
 	},
-	auth: func(h http.Header, key string) {
-		h.Set("x-api-key", key)
-	},
-	encode: encodeAnthropic,
-	decode: decodeAnthropic,
+	auth:    func(h http.Header, key string) { h.Set("x-api-key", key) },
+	headers: map[string]string{"anthropic-version": AnthropicVersion},
+	encode:  encodeAnthropic,
+	decode:  decodeAnthropic,
 }
 
 type antRequest struct {

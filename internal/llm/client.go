@@ -76,6 +76,7 @@ type wire struct {
 	defaultBase string
 	endpoint    func(base, model string) string
 	auth        func(h http.Header, key string)
+	headers     map[string]string // sent on every request
 	encode      func(req *Request, model string) ([]byte, error)
 	decode      func(body []byte) (Response, error)
 }
@@ -201,7 +202,9 @@ func (c *Client) Totals() Totals { return c.ledger.Totals() }
 // Ledger returns the ledger the client accounts to.
 func (c *Client) Ledger() *Ledger { return c.ledger }
 
-var errAttemptTimeout = errors.New("attempt timed out")
+// ErrAttemptTimeout is wrapped by the error of an attempt that got no
+// complete reply within Options.Timeout.
+var ErrAttemptTimeout = errors.New("model call attempt timed out")
 
 // Chat sends one request, retrying as configured, and returns the reply.
 // Errors wrap *APIError (status, provider message, whether retryable),
@@ -340,7 +343,7 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // attempt makes one HTTP exchange under its own timeout.
 func (c *Client) attempt(ctx context.Context, endpoint string, body []byte) (Response, error) {
-	actx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, errAttemptTimeout)
+	actx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrAttemptTimeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, bytes.NewReader(body))
 	if err != nil {
@@ -349,6 +352,9 @@ func (c *Client) attempt(ctx context.Context, endpoint string, body []byte) (Res
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
 	hreq.Header.Set("User-Agent", "acu")
+	for k, v := range c.wire.headers {
+		hreq.Header.Set(k, v)
+	}
 	if c.key != "" {
 		c.wire.auth(hreq.Header, c.key)
 	}
@@ -400,9 +406,9 @@ func (c *Client) attempt(ctx context.Context, endpoint string, body []byte) (Res
 
 func (c *Client) transportError(actx context.Context, err error) error {
 	msg := err.Error()
-	if errors.Is(context.Cause(actx), errAttemptTimeout) {
+	if errors.Is(context.Cause(actx), ErrAttemptTimeout) {
 		msg = fmt.Sprintf("no complete reply within the %s per-attempt timeout", c.opts.Timeout)
-		err = fmt.Errorf("%w: %w", errAttemptTimeout, err)
+		err = fmt.Errorf("%w: %w", ErrAttemptTimeout, err)
 	}
 	return &APIError{Provider: c.service, Message: c.scrub(msg), Retryable: true, Err: err}
 }
@@ -415,6 +421,11 @@ func (c *Client) statusError(hresp *http.Response, body []byte) error {
 		Message:   c.scrub(providerMessage(body, code)),
 		Retryable: retryableStatus(code),
 		Hint:      hintFor(code, c.opts.KeyEnv),
+	}
+	if code == http.StatusUnauthorized || code == http.StatusForbidden ||
+		(code == http.StatusBadRequest && strings.Contains(strings.ToLower(ae.Message), "api key")) {
+		ae.auth = true
+		ae.Hint = hintFor(http.StatusUnauthorized, c.opts.KeyEnv)
 	}
 	if d, ok := parseRetryAfter(hresp.Header.Get("Retry-After"), time.Now()); ok && ae.Retryable {
 		ae.RetryAfter = min(d, c.opts.RetryAfterCap)

@@ -27,6 +27,8 @@ type APIError struct {
 	Retryable  bool          // whether another attempt could succeed
 	RetryAfter time.Duration // from a Retry-After header, capped; 0 when absent
 	Err        error         // the underlying transport error, if any
+
+	auth bool // the key was refused (401, 403, or Gemini's 400 "API key not valid")
 }
 
 func (e *APIError) Error() string {
@@ -66,7 +68,7 @@ func breakerCounts(err error) bool {
 	if !errors.As(err, &ae) {
 		return true
 	}
-	if ae.Retryable {
+	if ae.Retryable || ae.auth {
 		return true
 	}
 	switch ae.Status {
