@@ -1,6 +1,13 @@
 package frame
 
-import "sync"
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"sync"
+)
 
 // encodings memoizes encoded forms of a frame.
 type encodings struct {
@@ -11,10 +18,10 @@ type encodings struct {
 
 // encoded is one memoized encoding; once makes concurrent callers encode once.
 type encoded struct {
-	maxDim, quality int
-	once            sync.Once
-	b               []byte
-	err             error
+	w, h, quality int
+	once          sync.Once
+	b             []byte
+	err           error
 }
 
 func (e *encodings) reset() {
@@ -23,9 +30,143 @@ func (e *encodings) reset() {
 	e.mu.Unlock()
 }
 
-// JPEG returns the frame downsized so its long side is at most maxDim
-// (no upscaling; maxDim < 1 means full size) and encoded as JPEG at quality.
-func (f *Frame) JPEG(maxDim, quality int) ([]byte, error) { panic("todo") }
+// entry returns the memo for a JPEG of w*h at quality, or for the PNG when
+// quality is 0.
+func (e *encodings) entry(w, h, quality int) *encoded {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if quality == 0 {
+		if e.png == nil {
+			e.png = &encoded{w: w, h: h}
+		}
+		return e.png
+	}
+	for _, j := range e.jpegs {
+		if j.w == w && j.h == h && j.quality == quality {
+			return j
+		}
+	}
+	j := &encoded{w: w, h: h, quality: quality}
+	e.jpegs = append(e.jpegs, j)
+	return j
+}
 
-// PNG returns the full-resolution frame as PNG (for saved screenshots).
-func (f *Frame) PNG() ([]byte, error) { panic("todo") }
+// JPEG returns the frame downsized so its long side is at most maxDim
+// (TargetSize; maxDim < 1 means full size, never upscaled) with f.Resample
+// and encoded as JPEG at quality (EncodeJPEG). The result is memoized per
+// output size and quality: a frame shared by many consumers is encoded
+// once, concurrent callers wait for that one encoding. Callers must not
+// modify the returned slice.
+func (f *Frame) JPEG(maxDim, quality int) ([]byte, error) {
+	if quality < 1 || quality > 100 {
+		return nil, fmt.Errorf("encode frame %s on %s as JPEG at quality %d: use 1..100", f.Target, f.Display, quality)
+	}
+	tw, th := f.W, f.H
+	if maxDim > 0 {
+		tw, th = TargetSize(f.W, f.H, maxDim)
+	}
+	e := f.enc.entry(tw, th, quality)
+	e.once.Do(func() {
+		e.b, e.err = f.encodeJPEG(tw, th, quality)
+		if e.err != nil {
+			e.err = fmt.Errorf("encode frame %s on %s at %dx%d as JPEG: %w", f.Target, f.Display, tw, th, e.err)
+		}
+	})
+	return e.b, e.err
+}
+
+// resizeBufs recycles the resized-frame buffers of JPEG.
+var resizeBufs sync.Pool // *[]byte
+
+func (f *Frame) encodeJPEG(tw, th, quality int) ([]byte, error) {
+	if tw == f.W && th == f.H {
+		return EncodeJPEG(nil, f.Pix, f.W, f.H, f.Stride, quality)
+	}
+	bp, _ := resizeBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	buf := grow(*bp, tw*th*4)
+	Resize(buf, tw, th, f.Pix, f.W, f.H, f.Stride, f.Resample)
+	b, err := EncodeJPEG(nil, buf, tw, th, tw*4, quality)
+	*bp = buf
+	resizeBufs.Put(bp)
+	return b, err
+}
+
+// PNG returns the full-resolution frame as PNG (for saved screenshots),
+// memoized like JPEG. Callers must not modify the returned slice.
+func (f *Frame) PNG() ([]byte, error) {
+	e := f.enc.entry(f.W, f.H, 0)
+	e.once.Do(func() {
+		e.b, e.err = EncodePNG(f.Pix, f.W, f.H, f.Stride)
+		if e.err != nil {
+			e.err = fmt.Errorf("encode frame %s on %s as PNG: %w", f.Target, f.Display, e.err)
+		}
+	})
+	return e.b, e.err
+}
+
+var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: new(pngBuffers)}
+
+type pngBuffers sync.Pool
+
+func (p *pngBuffers) Get() *png.EncoderBuffer {
+	b, _ := (*sync.Pool)(p).Get().(*png.EncoderBuffer)
+	return b
+}
+
+func (p *pngBuffers) Put(b *png.EncoderBuffer) { (*sync.Pool)(p).Put(b) }
+
+// EncodePNG encodes w*h BGRX pixels (stride bytes per row) as an opaque RGB
+// PNG with image/png at BestSpeed.
+func EncodePNG(pix []byte, w, h, stride int) ([]byte, error) {
+	if w <= 0 || h <= 0 {
+		return nil, fmt.Errorf("encode %dx%d PNG: empty image", w, h)
+	}
+	checkBuf("frame.EncodePNG", pix, w, h, stride)
+	m := image.NewRGBA(image.Rect(0, 0, w, h))
+	bgrxToRGBA(m.Pix, m.Stride, pix, w, h, stride)
+	var out bytes.Buffer
+	out.Grow(w * h) // text-heavy screens compress to about a byte per pixel at BestSpeed
+	if err := pngEncoder.Encode(&out, m); err != nil {
+		return nil, fmt.Errorf("encode %dx%d PNG: %w", w, h, err)
+	}
+	return out.Bytes(), nil
+}
+
+func checkEncode(pix []byte, w, h, stride, quality int) error {
+	if w <= 0 || h <= 0 {
+		return fmt.Errorf("encode %dx%d JPEG: empty image", w, h)
+	}
+	if quality < 1 || quality > 100 {
+		return fmt.Errorf("encode JPEG at quality %d: use 1..100", quality)
+	}
+	checkBuf("frame.EncodeJPEG", pix, w, h, stride)
+	return nil
+}
+
+// rgbaBufs recycles encodeStdJPEG's conversion buffers.
+var rgbaBufs sync.Pool // *[]byte
+
+// encodeStdJPEG is EncodeJPEG with image/jpeg (4:2:0): the build without
+// cgo uses it; the cgo build keeps it for benchmarks and tests.
+func encodeStdJPEG(dst []byte, pix []byte, w, h, stride, quality int) ([]byte, error) {
+	if err := checkEncode(pix, w, h, stride, quality); err != nil {
+		return nil, err
+	}
+	bp, _ := rgbaBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	*bp = grow(*bp, w*h*4)
+	m := &image.RGBA{Pix: *bp, Stride: w * 4, Rect: image.Rect(0, 0, w, h)}
+	bgrxToRGBA(m.Pix, m.Stride, pix, w, h, stride)
+	out := bytes.NewBuffer(dst[:0])
+	err := jpeg.Encode(out, m, &jpeg.Options{Quality: quality})
+	rgbaBufs.Put(bp)
+	if err != nil {
+		return nil, fmt.Errorf("encode %dx%d JPEG with image/jpeg: %w", w, h, err)
+	}
+	return out.Bytes(), nil
+}
