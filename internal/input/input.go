@@ -11,6 +11,8 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
+
+	"github.com/acu-dev/acu/internal/display"
 )
 
 // Defaults for zero Options fields.
@@ -102,10 +104,11 @@ var ErrNoXTest = errors.New("X server has no XTEST extension: start Xvfb or Xorg
 // and maps them to pixels at the last moment, clamped into the area. Methods
 // are safe for concurrent use; actions run one at a time.
 type Device struct {
-	x    *xgb.Conn
-	root xproto.Window
-	opts Options
-	log  *slog.Logger
+	x      *xgb.Conn
+	root   xproto.Window
+	screen Area // the whole screen
+	opts   Options
+	log    *slog.Logger
 
 	mu       sync.Mutex
 	area     Area
@@ -122,11 +125,29 @@ type heldInput struct {
 	detail  byte
 }
 
+// New returns a Device sending input to the display c through XTEST, with
+// normalized coordinates mapped into area (clipped to the screen). It reads
+// the keyboard mapping once. It fails with ErrNoXTest when the server lacks
+// XTEST. The Device does not own c.
+func New(c *display.Conn, area Area, opts Options) (*Device, error) {
+	if !c.Ext.XTest {
+		return nil, fmt.Errorf("input on display %s: %w", c.Name, ErrNoXTest)
+	}
+	d, err := newDevice(c.X, c.Screen.Root, c.Screen.Width, c.Screen.Height, area, opts)
+	if err != nil {
+		return nil, fmt.Errorf("input on display %s: %w", c.Name, err)
+	}
+	d.log = d.log.With("display", c.Name)
+	return d, nil
+}
+
 // newDevice builds a Device on an open connection whose XTEST extension is
-// initialized, for the screen with the given root window.
-func newDevice(x *xgb.Conn, root xproto.Window, area Area, opts Options) (*Device, error) {
-	if area.Empty() {
-		return nil, fmt.Errorf("input working area %s is empty: give it a positive width and height", area)
+// initialized, for the screen with the given root window and size.
+func newDevice(x *xgb.Conn, root xproto.Window, screenW, screenH int, area Area, opts Options) (*Device, error) {
+	screen := Area{0, 0, screenW, screenH}
+	clipped, err := clip(area, screen)
+	if err != nil {
+		return nil, err
 	}
 	km, err := loadKeymap(x)
 	if err != nil {
@@ -136,9 +157,10 @@ func newDevice(x *xgb.Conn, root xproto.Window, area Area, opts Options) (*Devic
 	d := &Device{
 		x:        x,
 		root:     root,
+		screen:   screen,
 		opts:     opts,
 		log:      opts.Logger,
-		area:     area,
+		area:     clipped,
 		km:       km,
 		remapped: make(map[uint32]xproto.Keycode),
 		free:     append([]xproto.Keycode(nil), km.spare...),
@@ -146,25 +168,17 @@ func newDevice(x *xgb.Conn, root xproto.Window, area Area, opts Options) (*Devic
 	return d, nil
 }
 
-// initXTest makes sure the XTEST extension is present and registered on x.
-func initXTest(x *xgb.Conn) error {
-	x.ExtLock.RLock()
-	_, ok := x.Extensions["XTEST"]
-	x.ExtLock.RUnlock()
-	if ok {
-		return nil
+// clip intersects a with the screen, failing when nothing is left.
+func clip(a, screen Area) (Area, error) {
+	if a.Empty() {
+		return Area{}, fmt.Errorf("working area %s is empty: give it a positive width and height", a)
 	}
-	reply, err := xproto.QueryExtension(x, 5, "XTEST").Reply()
-	if err != nil {
-		return fmt.Errorf("query XTEST extension: %w", err)
+	x1, y1 := max(a.X, screen.X), max(a.Y, screen.Y)
+	x2, y2 := min(a.X+a.W, screen.X+screen.W), min(a.Y+a.H, screen.Y+screen.H)
+	if x2 <= x1 || y2 <= y1 {
+		return Area{}, fmt.Errorf("working area %s lies outside the %dx%d screen: use AreaFromCrop to build it", a, screen.W, screen.H)
 	}
-	if !reply.Present {
-		return ErrNoXTest
-	}
-	if err := xtest.Init(x); err != nil {
-		return fmt.Errorf("init XTEST extension: %w", err)
-	}
-	return nil
+	return Area{x1, y1, x2 - x1, y2 - y1}, nil
 }
 
 // Area returns the current working area.
@@ -174,13 +188,15 @@ func (d *Device) Area() Area {
 	return d.area
 }
 
-// SetArea changes the working area (after a crop change or a screen resize).
+// SetArea changes the working area (after a crop change), clipped to the
+// screen.
 func (d *Device) SetArea(a Area) error {
-	if a.Empty() {
-		return fmt.Errorf("input working area %s is empty: give it a positive width and height", a)
+	clipped, err := clip(a, d.screen)
+	if err != nil {
+		return err
 	}
 	d.mu.Lock()
-	d.area = a
+	d.area = clipped
 	d.mu.Unlock()
 	return nil
 }
