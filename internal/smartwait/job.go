@@ -1,0 +1,603 @@
+package smartwait
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// Spec is a request to create a wait job.
+type Spec struct {
+	Criteria     string        // natural-language condition, e.g. `"Download complete" is visible`
+	Timeout      time.Duration // 0 = 300s; 1s..MaxTimeout
+	Target       string        // screen (default), window:<name|id>, crop:x1,y1,x2,y2, pty:<tmux session>
+	Display      string        // "" = Options.DefaultDisplay
+	TaskID       string        // optional: resolution is appended to this task's progress log
+	PollInterval time.Duration // 0 = Options.PollInterval; MinPoll..MaxPoll
+	SessionKey   string        // optional: passed to the run registry
+}
+
+// Update changes a live job. A nil field is left as it is.
+type Update struct {
+	Criteria *string
+	// Timeout resets the clock: the new deadline is now + Timeout.
+	Timeout *time.Duration
+}
+
+// Revision is one entry of a job's history: its criteria and clock at
+// creation and after each Update.
+type Revision struct {
+	At       time.Time     `json:"at"`
+	Criteria string        `json:"criteria"`
+	Timeout  time.Duration `json:"timeoutMs"` // milliseconds on the wire
+	Deadline time.Time     `json:"deadline"`
+}
+
+// Verdict is the last judgement of a job.
+type Verdict struct {
+	At        time.Time     `json:"at"`
+	Met       bool          `json:"met"`
+	Evidence  string        `json:"evidence"`
+	FrameHash string        `json:"frameHash"`
+	Latency   time.Duration `json:"latencyMs"`
+	CostUSD   float64       `json:"costUsd"`
+	Backend   string        `json:"backend"`
+	Model     string        `json:"model,omitempty"`
+	Deduped   bool          `json:"deduped,omitempty"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// Job is a wait job as callers see it.
+type Job struct {
+	ID           string        `json:"id"`
+	Status       string        `json:"status"` // watching, resolved, timeout, cancelled, error
+	Criteria     string        `json:"criteria"`
+	Target       string        `json:"target"`
+	Display      string        `json:"display"`
+	Source       string        `json:"source"` // what is watched: screen, window, crop, tmux (pty fallback: window or screen)
+	TaskID       string        `json:"task_id,omitempty"`
+	Timeout      time.Duration `json:"timeout"`
+	PollInterval time.Duration `json:"poll_interval"`
+	CreatedAt    time.Time     `json:"created_at"`
+	Deadline     time.Time     `json:"deadline"`
+	EndedAt      time.Time     `json:"ended_at,omitzero"`
+
+	Evaluations int      `json:"evaluations"` // judgements made or taken from the cache (skips excluded)
+	JudgeErrors int      `json:"judge_errors"`
+	Skipped     int      `json:"skipped"` // evaluations skipped: same content hash and criteria as the last judgement
+	LastVerdict *Verdict `json:"last_verdict,omitempty"`
+	LastError   string   `json:"last_error,omitempty"`
+
+	// Set when the job has ended.
+	Evidence   string `json:"evidence,omitempty"`
+	Screenshot string `json:"screenshot,omitempty"`
+	FrameHash  string `json:"frame_hash,omitempty"`
+	Message    string `json:"message,omitempty"` // the notification text
+	Reason     string `json:"reason,omitempty"`  // cancel reason or error
+
+	History []Revision `json:"history,omitempty"`
+}
+
+// spec is the run's persisted spec: everything needed to resume.
+type spec struct {
+	Criteria       string     `json:"criteria"`
+	Target         string     `json:"target"`
+	Display        string     `json:"display"`
+	Source         string     `json:"source"`
+	TaskID         string     `json:"taskId,omitempty"`
+	TimeoutMs      int64      `json:"timeoutMs"`
+	PollIntervalMs int64      `json:"pollIntervalMs"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	Deadline       time.Time  `json:"deadline"`
+	History        []Revision `json:"history,omitempty"`
+}
+
+// result is the run's persisted result.
+type result struct {
+	Evidence    string `json:"evidence,omitempty"`
+	Screenshot  string `json:"screenshot,omitempty"`
+	FrameHash   string `json:"frameHash,omitempty"`
+	Evaluations int    `json:"evaluations"`
+	JudgeErrors int    `json:"judgeErrors"`
+	Skipped     int    `json:"skipped"`
+	Message     string `json:"message,omitempty"`
+	Reason      string `json:"reason,omitempty"`
+	LastError   string `json:"lastError,omitempty"`
+}
+
+// Source values.
+const (
+	sourceScreen = "screen"
+	sourceWindow = "window"
+	sourceCrop   = "crop"
+	sourceTmux   = "tmux"
+)
+
+// job is a live wait job. Its goroutine (runJob) is the only writer of the
+// run's end; Update and Cancel signal it.
+type job struct {
+	id      string
+	target  capture.Target // visual target (unused for tmux)
+	session string         // tmux session for pty targets
+
+	mu          sync.Mutex
+	spec        spec
+	evaluations int
+	judgeErrors int
+	captureErrs int
+	skipped     int
+	judgedOK    int
+	lastVerdict *Verdict
+	lastErr     string
+	lastJudge   string // last judge error
+	lastCapErr  string // last capture error (events are emitted when it changes)
+	judgedHash  uint64
+	judgedCrit  string
+	judged      bool
+	evalCancel  context.CancelFunc
+	ended       *Job // set once the run has ended
+
+	updated  chan struct{} // buffered 1
+	cancelCh chan string   // buffered 1
+	done     chan struct{}
+}
+
+func newJob(id string, sp spec) *job {
+	return &job{
+		id:       id,
+		spec:     sp,
+		updated:  make(chan struct{}, 1),
+		cancelCh: make(chan string, 1),
+		done:     make(chan struct{}),
+	}
+}
+
+// view returns the caller-facing Job; j.mu must be held.
+func (j *job) view() Job {
+	if j.ended != nil {
+		return *j.ended
+	}
+	sp := j.spec
+	v := Job{
+		ID:           j.id,
+		Status:       StatusWatching,
+		Criteria:     sp.Criteria,
+		Target:       sp.Target,
+		Display:      sp.Display,
+		Source:       sp.Source,
+		TaskID:       sp.TaskID,
+		Timeout:      time.Duration(sp.TimeoutMs) * time.Millisecond,
+		PollInterval: time.Duration(sp.PollIntervalMs) * time.Millisecond,
+		CreatedAt:    sp.CreatedAt,
+		Deadline:     sp.Deadline,
+		Evaluations:  j.evaluations,
+		JudgeErrors:  j.judgeErrors,
+		Skipped:      j.skipped,
+		LastError:    j.lastErr,
+		History:      append([]Revision(nil), sp.History...),
+	}
+	if j.lastVerdict != nil {
+		lv := *j.lastVerdict
+		v.LastVerdict = &lv
+	}
+	return v
+}
+
+func (sp spec) timeout() time.Duration { return time.Duration(sp.TimeoutMs) * time.Millisecond }
+func (sp spec) poll() time.Duration    { return time.Duration(sp.PollIntervalMs) * time.Millisecond }
+
+// Create validates s, starts a run of kind "wait" and returns at once; the
+// job is watched by Run. Validation failures are *ValidationError.
+func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
+	criteria := strings.TrimSpace(s.Criteria)
+	if criteria == "" {
+		return Job{}, &ValidationError{Field: "criteria", Message: "must not be empty: describe what should be visible, e.g. '\"Download complete\" is visible'"}
+	}
+	if len(criteria) > maxCriteriaLen {
+		return Job{}, &ValidationError{Field: "criteria", Message: fmt.Sprintf("must be at most %d bytes", maxCriteriaLen)}
+	}
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if err := e.checkTimeout(timeout); err != nil {
+		return Job{}, err
+	}
+	poll := s.PollInterval
+	if poll == 0 {
+		poll = e.opts.PollInterval
+	}
+	if poll < e.opts.MinPoll || poll > e.opts.MaxPoll {
+		return Job{}, &ValidationError{Field: "poll_interval", Message: fmt.Sprintf("must be %s..%s", e.opts.MinPoll, e.opts.MaxPoll)}
+	}
+	display := s.Display
+	if display == "" {
+		display = e.opts.DefaultDisplay
+	}
+	targetStr := strings.TrimSpace(s.Target)
+	if targetStr == "" {
+		targetStr = "screen"
+	}
+	src, err := e.resolveSource(ctx, display, targetStr)
+	if err != nil {
+		return Job{}, err
+	}
+	if err := e.opts.Judge.Check(criteria); err != nil {
+		return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
+	}
+
+	now := e.now().UTC()
+	sp := spec{
+		Criteria:       criteria,
+		Target:         targetStr,
+		Display:        display,
+		Source:         src.source,
+		TaskID:         s.TaskID,
+		TimeoutMs:      timeout.Milliseconds(),
+		PollIntervalMs: poll.Milliseconds(),
+		CreatedAt:      now,
+		Deadline:       now.Add(timeout),
+	}
+	sp.History = []Revision{{At: now, Criteria: criteria, Timeout: timeout, Deadline: sp.Deadline}}
+	run, err := e.opts.Runs.Start(ctx, runs.StartOptions{Kind: KindWait, SessionKey: s.SessionKey, TaskID: s.TaskID, Spec: sp})
+	if err != nil {
+		return Job{}, fmt.Errorf("start wait run: %w", err)
+	}
+	j := newJob(run.ID, sp)
+	j.target, j.session = src.target, src.session
+	j.mu.Lock()
+	v := j.view()
+	j.mu.Unlock()
+	if err := e.enqueue(j); err != nil {
+		ectx, cancel := finalCtx(ctx)
+		defer cancel()
+		if _, endErr := e.opts.Runs.End(ectx, run.ID, StatusError, err.Error(), result{Reason: err.Error()}); endErr != nil {
+			e.log.Warn("end wait run of a stopped engine", "run_id", run.ID, "error", endErr)
+		}
+		return Job{}, err
+	}
+	e.log.Info("wait job created", "run_id", run.ID, "criteria", criteria, "target", targetStr, "display", display, "source", src.source, "timeout", timeout)
+	return v, nil
+}
+
+func (e *Engine) checkTimeout(d time.Duration) error {
+	if d < minTimeout || d > e.opts.MaxTimeout {
+		return &ValidationError{Field: "timeout", Message: fmt.Sprintf("must be %d..%d seconds", int64(minTimeout/time.Second), int64(e.opts.MaxTimeout/time.Second))}
+	}
+	return nil
+}
+
+type source struct {
+	source  string
+	target  capture.Target
+	session string
+}
+
+// resolveSource parses and validates a target string. pty:<session> reads a
+// tmux pane when the session exists, else falls back to a window whose title
+// contains the session name, else the screen.
+func (e *Engine) resolveSource(ctx context.Context, display, target string) (source, error) {
+	if sess, ok := strings.CutPrefix(target, "pty:"); ok {
+		if sess == "" || strings.ContainsAny(sess, ":.\n\x00") {
+			return source{}, &ValidationError{Field: "target", Message: "pty:<session> needs a tmux session name without ':' or '.'"}
+		}
+		if e.tmuxHasSession(ctx, sess) {
+			return source{source: sourceTmux, session: sess}, nil
+		}
+		if t, err := capture.ParseTarget("window:" + sess); err == nil {
+			if _, err := e.opts.Capture.Resolve(ctx, display, t); err == nil {
+				e.log.Info("pty target has no tmux session: watching its window", "session", sess, "display", display)
+				return source{source: sourceWindow, target: t, session: sess}, nil
+			}
+		}
+		t, err := capture.ParseTarget("screen")
+		if err != nil {
+			return source{}, fmt.Errorf("parse screen target: %w", err)
+		}
+		if _, err := e.opts.Capture.Resolve(ctx, display, t); err != nil {
+			return source{}, &ValidationError{Field: "display", Message: err.Error(), Err: err}
+		}
+		e.log.Info("pty target has no tmux session nor window: watching the screen", "session", sess, "display", display)
+		return source{source: sourceScreen, target: t, session: sess}, nil
+	}
+	t, err := capture.ParseTarget(target)
+	if err != nil {
+		return source{}, &ValidationError{Field: "target", Message: err.Error(), Err: err}
+	}
+	if _, err := e.opts.Capture.Resolve(ctx, display, t); err != nil {
+		if te, ok := errors.AsType[*capture.TargetError](err); ok {
+			return source{}, &ValidationError{Field: "target", Message: te.Error(), Err: err}
+		}
+		return source{}, &ValidationError{Field: "display", Message: err.Error(), Err: err}
+	}
+	kind, _, _ := strings.Cut(target, ":")
+	switch kind {
+	case "window":
+		return source{source: sourceWindow, target: t}, nil
+	case "crop":
+		return source{source: sourceCrop, target: t}, nil
+	}
+	return source{source: sourceScreen, target: t}, nil
+}
+
+// targetFor rebuilds a live job's source from its persisted spec (resume).
+func targetFor(sp spec) (capture.Target, string, error) {
+	session, isPty := strings.CutPrefix(sp.Target, "pty:")
+	if !isPty {
+		session = ""
+	}
+	switch {
+	case sp.Source == sourceTmux:
+		return capture.Target{}, session, nil
+	case isPty && sp.Source == sourceWindow:
+		t, err := capture.ParseTarget("window:" + session)
+		return t, session, err
+	case isPty:
+		t, err := capture.ParseTarget("screen")
+		return t, session, err
+	}
+	t, err := capture.ParseTarget(sp.Target)
+	return t, "", err
+}
+
+// Get returns a job, live or ended.
+func (e *Engine) Get(ctx context.Context, id string) (Job, error) {
+	if j := e.live(id); j != nil {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		return j.view(), nil
+	}
+	run, err := e.opts.Runs.Get(ctx, id)
+	if err != nil {
+		if errors.Is(err, runs.ErrNotFound) {
+			return Job{}, fmt.Errorf("get wait job %q: %w", id, ErrNotFound)
+		}
+		return Job{}, fmt.Errorf("get wait job %q: %w", id, err)
+	}
+	if run.Kind != KindWait {
+		return Job{}, fmt.Errorf("get wait job %q: run is a %q: %w", id, run.Kind, ErrNotFound)
+	}
+	return jobFromRun(run)
+}
+
+// jobFromRun builds a Job from a stored run (ended, or live in another
+// process's registry).
+func jobFromRun(run runs.Run) (Job, error) {
+	var sp spec
+	if err := json.Unmarshal(run.Spec, &sp); err != nil {
+		return Job{}, fmt.Errorf("decode wait job %q spec: %w", run.ID, err)
+	}
+	j := newJob(run.ID, sp)
+	v := j.view()
+	if run.EndedAt.IsZero() {
+		return v, nil
+	}
+	v.Status = run.Status
+	v.EndedAt = run.EndedAt
+	v.Reason = run.Error
+	if len(run.Result) > 0 {
+		var r result
+		if err := json.Unmarshal(run.Result, &r); err == nil {
+			v.Evidence, v.Screenshot, v.FrameHash = r.Evidence, r.Screenshot, r.FrameHash
+			v.Evaluations, v.JudgeErrors, v.Skipped = r.Evaluations, r.JudgeErrors, r.Skipped
+			v.Message, v.LastError = r.Message, r.LastError
+			if r.Reason != "" {
+				v.Reason = r.Reason
+			}
+		}
+	}
+	return v, nil
+}
+
+// List returns wait jobs by state: "" (all), "live" or "watching" (live
+// jobs), or an end status (resolved, timeout, cancelled, error). Newest
+// first as the registry orders them.
+func (e *Engine) List(ctx context.Context, state string) ([]Job, error) {
+	f := runs.ListFilter{Kind: KindWait}
+	switch state {
+	case "", "all":
+	case "live", StatusWatching:
+		live := true
+		f.Live = &live
+	case StatusResolved, StatusTimeout, StatusCancelled, StatusError:
+		f.Status = state
+	default:
+		return nil, &ValidationError{Field: "state", Message: "must be one of live, resolved, timeout, cancelled, error (or empty for all)"}
+	}
+	rs, err := e.opts.Runs.List(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("list wait jobs: %w", err)
+	}
+	out := make([]Job, 0, len(rs))
+	for _, r := range rs {
+		if j := e.live(r.ID); j != nil {
+			j.mu.Lock()
+			out = append(out, j.view())
+			j.mu.Unlock()
+			continue
+		}
+		v, err := jobFromRun(r)
+		if err != nil {
+			e.log.Warn("skip undecodable wait run", "run_id", r.ID, "error", err)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Update changes a live job's criteria and/or resets its clock; the change
+// is kept in the job's history, persisted to the run spec (so a restart
+// resumes the new state) and emitted as an "update" progress event.
+func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
+	j := e.live(id)
+	if j == nil {
+		if _, err := e.Get(ctx, id); err != nil {
+			return Job{}, err
+		}
+		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
+	}
+	var crit string
+	if u.Criteria != nil {
+		crit = strings.TrimSpace(*u.Criteria)
+		if crit == "" {
+			return Job{}, &ValidationError{Field: "criteria", Message: "must not be empty"}
+		}
+		if len(crit) > maxCriteriaLen {
+			return Job{}, &ValidationError{Field: "criteria", Message: fmt.Sprintf("must be at most %d bytes", maxCriteriaLen)}
+		}
+		if err := e.opts.Judge.Check(crit); err != nil {
+			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
+		}
+	}
+	if u.Timeout != nil {
+		if err := e.checkTimeout(*u.Timeout); err != nil {
+			return Job{}, err
+		}
+	}
+	if u.Criteria == nil && u.Timeout == nil {
+		return Job{}, &ValidationError{Field: "update", Message: "give criteria and/or timeout"}
+	}
+
+	j.mu.Lock()
+	if j.ended != nil {
+		j.mu.Unlock()
+		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
+	}
+	prev := j.spec
+	sp := j.spec
+	sp.History = append([]Revision(nil), sp.History...)
+	now := e.now().UTC()
+	if u.Criteria != nil {
+		sp.Criteria = crit
+	}
+	if u.Timeout != nil {
+		sp.TimeoutMs = u.Timeout.Milliseconds()
+		sp.Deadline = now.Add(*u.Timeout)
+	}
+	sp.History = append(sp.History, Revision{At: now, Criteria: sp.Criteria, Timeout: sp.timeout(), Deadline: sp.Deadline})
+	if err := e.opts.Runs.UpdateSpec(ctx, id, sp); err != nil {
+		j.mu.Unlock()
+		return Job{}, fmt.Errorf("persist update of wait job %q: %w", id, err)
+	}
+	j.spec = sp
+	if j.evalCancel != nil && sp.Criteria != prev.Criteria {
+		j.evalCancel() // the verdict in flight answers the old criteria
+	}
+	v := j.view()
+	j.mu.Unlock()
+
+	select {
+	case j.updated <- struct{}{}:
+	default:
+	}
+	ev := map[string]any{
+		"criteria": sp.Criteria, "timeoutMs": sp.TimeoutMs, "deadline": sp.Deadline,
+		"previous": map[string]any{"criteria": prev.Criteria, "timeoutMs": prev.TimeoutMs, "deadline": prev.Deadline},
+	}
+	if _, err := e.opts.Runs.Emit(ctx, id, StreamUpdate, ev); err != nil && !errors.Is(err, runs.ErrEnded) {
+		e.log.Warn("emit update event", "run_id", id, "error", err)
+	}
+	e.log.Info("wait job updated", "run_id", id, "criteria", sp.Criteria, "deadline", sp.Deadline)
+	return v, nil
+}
+
+// Cancel ends a live job as cancelled with reason. The agent is notified
+// like for the other outcomes (a wake must never be lost: the canceller may
+// not be the agent that waits). It returns the ended job.
+func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
+	j := e.live(id)
+	if j == nil {
+		if _, err := e.Get(ctx, id); err != nil {
+			return Job{}, err
+		}
+		return Job{}, fmt.Errorf("cancel wait job %q: %w", id, ErrNotLive)
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		reason = "cancelled by request"
+	}
+	select {
+	case j.cancelCh <- reason:
+	default: // a cancel is already pending
+	}
+	j.mu.Lock()
+	if j.evalCancel != nil {
+		j.evalCancel()
+	}
+	j.mu.Unlock()
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return Job{}, fmt.Errorf("cancel wait job %q: %w", id, ctx.Err())
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.ended == nil {
+		// The engine stopped before the job goroutine saw the cancel: the job
+		// stays live in the store and resumes at the next start.
+		return Job{}, fmt.Errorf("cancel wait job %q: %w", id, ErrStopped)
+	}
+	if j.ended.Status != StatusCancelled {
+		return *j.ended, fmt.Errorf("cancel wait job %q: it ended %s first: %w", id, j.ended.Status, ErrNotLive)
+	}
+	return *j.ended, nil
+}
+
+// Claim takes back a wait run left live by a previous process; give it to
+// runs.Recover (or call Resume). It returns false for other kinds and for
+// runs whose spec cannot be decoded (Recover then ends them as errors).
+// Resumed jobs keep their original deadline; one already past ends as timed
+// out, and is notified, as soon as Run starts it.
+func (e *Engine) Claim(run runs.Run) bool {
+	if run.Kind != KindWait {
+		return false
+	}
+	var sp spec
+	if err := json.Unmarshal(run.Spec, &sp); err != nil || sp.Criteria == "" {
+		e.log.Warn("cannot resume wait run: bad spec", "run_id", run.ID, "error", err)
+		return false
+	}
+	t, session, err := targetFor(sp)
+	if err != nil {
+		e.log.Warn("cannot resume wait run: bad target", "run_id", run.ID, "target", sp.Target, "error", err)
+		return false
+	}
+	if sp.PollIntervalMs <= 0 {
+		sp.PollIntervalMs = e.opts.PollInterval.Milliseconds()
+	}
+	j := newJob(run.ID, sp)
+	j.target, j.session = t, session
+	if err := e.enqueue(j); err != nil {
+		return false
+	}
+	e.log.Info("wait job resumed", "run_id", run.ID, "criteria", sp.Criteria, "deadline", sp.Deadline)
+	return true
+}
+
+// recoverer is runs.Registry's start-up recovery.
+type recoverer interface {
+	Recover(ctx context.Context, claim func(runs.Run) bool) error
+}
+
+// Resume offers every run left live by a previous process to Claim, through
+// the registry's Recover (which ends unclaimed runs of any kind). Call it
+// once at start-up; use Claim directly when several engines share one
+// Recover call.
+func (e *Engine) Resume(ctx context.Context) error {
+	r, ok := e.opts.Runs.(recoverer)
+	if !ok {
+		return errors.New("resume wait jobs: the run registry has no Recover")
+	}
+	if err := r.Recover(ctx, e.Claim); err != nil {
+		return fmt.Errorf("resume wait jobs: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,404 @@
+package smartwait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// observation is what one evaluation looked at: a frame, or a pane's text.
+type observation struct {
+	frame *frame.Frame
+	text  string
+	hash  uint64
+	at    time.Time // when the evaluation was triggered (change or poll)
+}
+
+// runJob watches one job until it ends or ctx (Run's) ends. It is the only
+// goroutine that ends the job's run.
+func (e *Engine) runJob(ctx context.Context, j *job) {
+	defer e.wg.Done()
+	defer close(j.done)
+
+	j.mu.Lock()
+	sp := j.spec
+	j.mu.Unlock()
+	if !e.now().Before(sp.Deadline) {
+		e.finish(ctx, j, StatusTimeout, "", nil)
+		return
+	}
+
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	var changes <-chan struct{}
+	watch := func() {
+		if sp.Source == sourceTmux {
+			return // tmux has no damage: polled
+		}
+		ch, err := e.opts.Capture.Watch(wctx, sp.Display, j.target)
+		if err != nil {
+			e.log.Debug("watch target: falling back to polling", "run_id", j.id, "display", sp.Display, "error", err)
+			return
+		}
+		changes = ch
+	}
+	watch()
+
+	poll := time.NewTimer(0) // first evaluation at once
+	defer poll.Stop()
+	deadline := time.NewTimer(sp.Deadline.Sub(e.now()))
+	defer deadline.Stop()
+
+	for {
+		trigger := time.Now()
+		select {
+		case <-ctx.Done():
+			return // leave the run live: the next start resumes it
+		case reason := <-j.cancelCh:
+			e.finish(ctx, j, StatusCancelled, reason, nil)
+			return
+		case <-deadline.C:
+			e.finish(ctx, j, StatusTimeout, "", nil)
+			return
+		case <-j.updated:
+			j.mu.Lock()
+			sp = j.spec
+			j.mu.Unlock()
+			deadline.Reset(sp.Deadline.Sub(e.now()))
+		case _, ok := <-changes:
+			if !ok {
+				changes = nil // the watch ended; polling carries on, re-watched at the next poll
+				continue
+			}
+		case <-poll.C:
+			if changes == nil {
+				watch()
+			}
+		}
+
+		// A cancel or a passed deadline wins over an evaluation.
+		select {
+		case reason := <-j.cancelCh:
+			e.finish(ctx, j, StatusCancelled, reason, nil)
+			return
+		default:
+		}
+		j.mu.Lock()
+		sp = j.spec
+		j.mu.Unlock()
+		if !e.now().Before(sp.Deadline) {
+			e.finish(ctx, j, StatusTimeout, "", nil)
+			return
+		}
+
+		obs, v, met := e.evaluate(ctx, j, sp, trigger)
+		if met {
+			e.metrics.detection.Observe(time.Since(trigger).Seconds())
+			e.finish(ctx, j, StatusResolved, "", &resolution{obs: obs, verdict: v})
+			return
+		}
+		interval := sp.poll()
+		if sp.Source == sourceTmux {
+			interval = min(interval, e.opts.PtyPoll)
+		}
+		if !poll.Stop() {
+			select {
+			case <-poll.C:
+			default:
+			}
+		}
+		poll.Reset(interval)
+	}
+}
+
+// evaluate observes the job's target once and judges it unless its content
+// hash and criteria equal the job's last judgement. It reports whether the
+// condition is met.
+func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Time) (observation, judge.Verdict, bool) {
+	ectx, cancel := context.WithDeadline(ctx, sp.Deadline)
+	defer cancel()
+	j.mu.Lock()
+	j.evalCancel = cancel
+	j.mu.Unlock()
+	defer func() {
+		j.mu.Lock()
+		j.evalCancel = nil
+		j.mu.Unlock()
+	}()
+
+	obs, err := e.observe(ectx, j, sp)
+	obs.at = trigger
+	if err != nil {
+		if ectx.Err() != nil {
+			return obs, judge.Verdict{}, false
+		}
+		e.metrics.captureErrors.Inc()
+		msg := "capture: " + err.Error()
+		j.mu.Lock()
+		j.captureErrs++
+		j.lastErr = msg
+		changed := msg != j.lastCapErr
+		j.lastCapErr = msg
+		j.mu.Unlock()
+		if changed { // one event per distinct capture error, not one per poll
+			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "error": msg, "backend": e.opts.Judge.Name()})
+		}
+		e.log.Debug("capture for wait job", "run_id", j.id, "error", err)
+		return obs, judge.Verdict{}, false
+	}
+
+	j.mu.Lock()
+	j.lastCapErr = ""
+	if j.judged && j.judgedHash == obs.hash && j.judgedCrit == sp.Criteria {
+		j.skipped++
+		j.mu.Unlock()
+		e.metrics.skipped.Inc()
+		return obs, judge.Verdict{}, false
+	}
+	j.mu.Unlock()
+
+	q := judge.Question{Condition: sp.Criteria, Elapsed: e.now().Sub(sp.CreatedAt), Frame: obs.frame, Text: obs.text, RunID: j.id}
+	if obs.frame != nil && q.Text != "" {
+		q.Text = ""
+	}
+	start := time.Now()
+	v, deduped, err := e.judgeShared(ctx, ectx, q, obs.hash)
+	latency := time.Since(start)
+	if ectx.Err() != nil {
+		// Cancelled (Cancel, Update), cut by the deadline, or shutting down:
+		// the caller decides what happens next; this is no judge failure.
+		return obs, judge.Verdict{}, false
+	}
+	rec := Verdict{
+		At:        e.now().UTC(),
+		FrameHash: fmtHash(obs.hash),
+		Latency:   latency,
+		Backend:   e.opts.Judge.Name(),
+		Deduped:   deduped,
+	}
+	data := map[string]any{
+		"frameHash": rec.FrameHash,
+		"latencyMs": latency.Milliseconds(),
+		"backend":   rec.Backend,
+	}
+	j.mu.Lock()
+	j.evaluations++
+	if err != nil {
+		j.judgeErrors++
+		j.lastJudge = err.Error()
+		j.lastErr = "judge: " + err.Error()
+		rec.Error = err.Error()
+		j.lastVerdict = &rec
+		j.mu.Unlock()
+		data["met"] = false
+		data["error"] = rec.Error
+		e.emitVerdict(ctx, j.id, data)
+		e.log.Debug("judge wait job", "run_id", j.id, "error", err)
+		return obs, judge.Verdict{}, false
+	}
+	stale := j.spec.Criteria != sp.Criteria
+	if stale { // criteria changed while judging: the verdict answers the old ones
+		j.evaluations--
+		j.mu.Unlock()
+		return obs, judge.Verdict{}, false
+	}
+	j.judgedOK++
+	j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
+	j.lastErr = ""
+	rec.Met, rec.Evidence, rec.Model = v.Met, v.Evidence, v.Model
+	if !deduped {
+		rec.CostUSD = v.CostUSD
+	}
+	j.lastVerdict = &rec
+	j.mu.Unlock()
+	data["met"] = v.Met
+	data["evidence"] = v.Evidence
+	data["costUsd"] = rec.CostUSD
+	data["model"] = v.Model
+	if deduped {
+		data["deduped"] = true
+	}
+	if v.Unparsed {
+		data["unparsed"] = true
+	}
+	e.emitVerdict(ctx, j.id, data)
+	e.log.Debug("judged wait job", "run_id", j.id, "met", v.Met, "frame_hash", rec.FrameHash, "deduped", deduped, "latency", latency)
+	return obs, v, v.Met
+}
+
+// observe captures the job's target: a tmux pane's text or a frame.
+func (e *Engine) observe(ctx context.Context, j *job, sp spec) (observation, error) {
+	if sp.Source == sourceTmux {
+		text, err := e.tmuxCapture(ctx, j.session)
+		if err != nil {
+			return observation{}, err
+		}
+		return observation{text: text, hash: textHash(text)}, nil
+	}
+	f, err := e.opts.Capture.Capture(ctx, sp.Display, j.target)
+	if err != nil {
+		return observation{}, err
+	}
+	return observation{frame: f, hash: f.Hash}, nil
+}
+
+func (e *Engine) emitVerdict(ctx context.Context, id string, data map[string]any) {
+	if _, err := e.opts.Runs.Emit(ctx, id, StreamVerdict, data); err != nil && !errors.Is(err, runs.ErrEnded) && ctx.Err() == nil {
+		e.log.Warn("emit verdict event", "run_id", id, "error", err)
+	}
+}
+
+// resolution is what a met condition was seen on.
+type resolution struct {
+	obs     observation
+	verdict judge.Verdict
+}
+
+// finish ends a job: screenshot (resolved), task log, notification enqueued
+// (idempotency key <id>:<outcome>, before the run ends, so a crash between
+// the two re-enqueues nothing new), then the run's end.
+func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res *resolution) {
+	fctx, cancel := finalCtx(ctx)
+	defer cancel()
+
+	j.mu.Lock()
+	sp := j.spec
+	r := result{
+		Evaluations: j.evaluations,
+		JudgeErrors: j.judgeErrors,
+		Skipped:     j.skipped,
+		LastError:   j.lastErr,
+		Reason:      reason,
+	}
+	judgeFailedAll := j.judgeErrors > 0 && j.judgedOK == 0
+	lastJudge := j.lastJudge
+	captureFailedAll := j.evaluations == 0 && j.captureErrs > 0
+	lastCap := strings.TrimPrefix(j.lastCapErr, "capture: ")
+	j.mu.Unlock()
+
+	var msg string
+	switch status {
+	case StatusResolved:
+		r.Evidence = res.verdict.Evidence
+		r.FrameHash = fmtHash(res.obs.hash)
+		path, err := e.saveScreenshot(j.id, res.obs)
+		if err != nil {
+			e.log.Warn("save wait screenshot", "run_id", j.id, "error", err)
+		}
+		r.Screenshot = path
+		msg = ResolvedMessage(j.id, sp.Criteria, r.Evidence)
+	case StatusTimeout:
+		msg = TimeoutMessage(j.id, sp.Criteria, sp.timeout())
+		switch {
+		case judgeFailedAll:
+			msg += " The judge failed on every evaluation: " + trimDot(lastJudge) + "."
+		case captureFailedAll:
+			msg += " Capture failed on every attempt: " + trimDot(lastCap) + "."
+		}
+	case StatusCancelled:
+		msg = CancelledMessage(j.id, sp.Criteria, reason)
+	default:
+		msg = fmt.Sprintf("[smart_wait error] Job %s: %s — %s.", j.id, sp.Criteria, trimDot(reason))
+	}
+	r.Message = msg
+
+	if sp.TaskID != "" && e.opts.Store != nil {
+		if err := e.opts.Store.AppendTaskProgress(fctx, sp.TaskID, j.id, msg); err != nil {
+			e.log.Warn("append wait outcome to task log", "run_id", j.id, "task_id", sp.TaskID, "error", err)
+		}
+	}
+	if err := e.notify(fctx, j.id, status, msg); err != nil {
+		// The run is ended anyway: its lifecycle end still wakes stream
+		// subscribers and blocked waiters.
+		e.log.Error("enqueue wait notification", "run_id", j.id, "status", status, "error", err)
+	}
+	errMsg := ""
+	if status == StatusCancelled || status == StatusError {
+		errMsg = reason
+	}
+	run, err := e.opts.Runs.End(fctx, j.id, status, errMsg, r)
+	if err != nil && !errors.Is(err, runs.ErrEnded) {
+		e.log.Error("end wait run", "run_id", j.id, "status", status, "error", err)
+	}
+	e.metrics.resolved(status)
+
+	j.mu.Lock()
+	v := j.view()
+	v.Status = status
+	v.EndedAt = run.EndedAt
+	if v.EndedAt.IsZero() {
+		v.EndedAt = e.now().UTC()
+	}
+	v.Evidence, v.Screenshot, v.FrameHash, v.Message, v.Reason = r.Evidence, r.Screenshot, r.FrameHash, msg, reason
+	j.ended = &v
+	j.mu.Unlock()
+	e.forget(j.id)
+	e.log.Info("wait job ended", "run_id", j.id, "status", status, "evaluations", r.Evaluations, "judge_errors", r.JudgeErrors)
+}
+
+// saveScreenshot writes the judged frame (PNG) or pane text (.txt) under
+// ScreenshotDir and returns its path.
+func (e *Engine) saveScreenshot(id string, obs observation) (string, error) {
+	if e.opts.ScreenshotDir == "" {
+		return "", nil
+	}
+	if err := os.MkdirAll(e.opts.ScreenshotDir, 0o700); err != nil {
+		return "", fmt.Errorf("create screenshot dir %s: %w", e.opts.ScreenshotDir, err)
+	}
+	var (
+		data []byte
+		name string
+	)
+	if obs.frame != nil {
+		png, err := obs.frame.PNG()
+		if err != nil {
+			return "", fmt.Errorf("encode screenshot of %s: %w", id, err)
+		}
+		data, name = png, safeName(id)+".png"
+	} else {
+		data, name = []byte(obs.text), safeName(id)+".txt"
+	}
+	path := filepath.Join(e.opts.ScreenshotDir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("write screenshot %s: %w", path, err)
+	}
+	return path, nil
+}
+
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 || r == '.' {
+			return '_'
+		}
+		return r
+	}, id)
+}
+
+// ResolvedMessage is the notification text of a resolved job.
+func ResolvedMessage(id, criteria, evidence string) string {
+	return fmt.Sprintf("[smart_wait resolved] Job %s: %s → %s", id, criteria, evidence)
+}
+
+// TimeoutMessage is the notification text of a timed-out job; timeout is
+// printed in whole seconds.
+func TimeoutMessage(id, criteria string, timeout time.Duration) string {
+	return fmt.Sprintf("[smart_wait timeout] Job %s: %s — Timeout after %ds.", id, criteria, int64(timeout/time.Second))
+}
+
+// CancelledMessage is the notification text of a cancelled job.
+func CancelledMessage(id, criteria, reason string) string {
+	if reason == "" {
+		return fmt.Sprintf("[smart_wait cancelled] Job %s: %s — Cancelled.", id, criteria)
+	}
+	return fmt.Sprintf("[smart_wait cancelled] Job %s: %s — Cancelled: %s.", id, criteria, trimDot(reason))
+}
+
+func trimDot(s string) string { return strings.TrimRight(strings.TrimSpace(s), ".") }

@@ -1,0 +1,282 @@
+package smartwait
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// Run kinds and statuses owned by this package.
+const (
+	KindWait   = "wait"
+	KindSettle = "settle"
+
+	StatusWatching  = "watching" // a live wait job
+	StatusResolved  = "resolved"
+	StatusTimeout   = "timeout"
+	StatusCancelled = "cancelled"
+	StatusError     = "error"
+	StatusSettled   = "settled"
+
+	// StreamVerdict carries one event per judgement; StreamUpdate one per Update.
+	StreamVerdict = "verdict"
+	StreamUpdate  = "update"
+)
+
+// Defaults and bounds.
+const (
+	DefaultTimeout      = 300 * time.Second
+	DefaultMaxTimeout   = 86400 * time.Second
+	DefaultPollInterval = time.Second
+	DefaultMinPoll      = 250 * time.Millisecond
+	DefaultMaxPoll      = 60 * time.Second
+	DefaultPtyPoll      = 250 * time.Millisecond
+	DefaultJudgeTimeout = 60 * time.Second
+	DefaultSettleQuiet  = time.Second
+	DefaultSettleLimit  = 30 * time.Second
+	minTimeout          = time.Second
+	maxCriteriaLen      = 4000
+	verdictCacheSize    = 1024
+)
+
+var (
+	// ErrNotFound: no wait job has that id.
+	ErrNotFound = errors.New("no such wait job")
+	// ErrNotLive: the job has already ended (resolved, timed out, cancelled).
+	ErrNotLive = errors.New("wait job has already ended")
+	// ErrStopped: the engine's Run has returned; start a new engine.
+	ErrStopped = errors.New("wait engine stopped")
+)
+
+// ValidationError is a bad field in a Create, Update or Settle request.
+// Err, when set, is the underlying cause (a *capture.TargetError listing the
+// candidate windows, or the judge's Check error).
+type ValidationError struct {
+	Field   string
+	Message string
+	Err     error
+}
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// Registry is what the engine needs from the run registry (*runs.Registry).
+type Registry interface {
+	Start(ctx context.Context, o runs.StartOptions) (runs.Run, error)
+	Emit(ctx context.Context, runID, stream string, data any) (runs.Event, error)
+	End(ctx context.Context, runID, status, errMsg string, result any) (runs.Run, error)
+	Get(ctx context.Context, id string) (runs.Run, error)
+	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
+	UpdateSpec(ctx context.Context, runID string, spec any) error
+}
+
+// Capturer is what the engine needs from the capture hub (*capture.Hub).
+type Capturer interface {
+	Resolve(ctx context.Context, display string, t capture.Target) (capture.Resolved, error)
+	Capture(ctx context.Context, display string, t capture.Target) (*frame.Frame, error)
+	Watch(ctx context.Context, display string, t capture.Target) (<-chan struct{}, error)
+}
+
+// Store is what the engine needs from the database (*store.DB): the task
+// progress log.
+type Store interface {
+	AppendTaskProgress(ctx context.Context, taskID, runID, message string) error
+}
+
+// Clock returns the current time; nil means time.Now.
+type Clock func() time.Time
+
+// Options configure an Engine. Runs, Capture and Judge are required; Store
+// is needed for jobs linked to a task.
+type Options struct {
+	Runs    Registry
+	Capture Capturer
+	Judge   judge.Backend
+	Store   Store
+	// Notify enqueues wake-up notifications (*notify.Dispatcher); nil
+	// sends none (run events still wake stream subscribers and waiters).
+	Notify Notifier
+
+	// ScreenshotDir receives <job id>.png when a job resolves ("" = no file).
+	ScreenshotDir string
+
+	PollInterval time.Duration // backstop interval; default 1s
+	MinPoll      time.Duration // lower bound of a job's poll interval; default 250ms
+	MaxPoll      time.Duration // upper bound; default 60s
+	PtyPoll      time.Duration // tmux capture-pane interval; default 250ms
+	MaxTimeout   time.Duration // default 86400s
+	JudgeTimeout time.Duration // per judgement; default 60s
+
+	DefaultDisplay string // display used when a request names none, e.g. ":99"
+
+	TmuxBinary string // default "tmux"
+	TmuxSocket string // tmux -L name (or -S path when it contains a slash); "" = tmux's default server
+
+	Logger     *slog.Logger
+	Clock      Clock
+	Registerer prometheus.Registerer // nil: metrics are kept but not registered
+}
+
+// Engine runs wait jobs. Create it with New, start Run in a goroutine, and
+// give Claim to runs.Recover (or call Resume) at start-up.
+type Engine struct {
+	opts    Options
+	log     *slog.Logger
+	now     Clock
+	metrics *metrics
+	cache   *verdictCache
+
+	mu      sync.Mutex
+	jobs    map[string]*job // live jobs
+	queue   []*job          // created or claimed, not yet started by Run
+	running bool
+	stopped bool
+	kick    chan struct{}
+	wg      sync.WaitGroup // job goroutines
+}
+
+// New returns an engine; nothing runs until Run.
+func New(opts Options) *Engine {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.MinPoll <= 0 {
+		opts.MinPoll = DefaultMinPoll
+	}
+	if opts.MaxPoll <= 0 {
+		opts.MaxPoll = DefaultMaxPoll
+	}
+	if opts.MinPoll > opts.MaxPoll {
+		opts.MinPoll, opts.MaxPoll = opts.MaxPoll, opts.MinPoll
+	}
+	opts.PollInterval = min(max(opts.PollInterval, opts.MinPoll), opts.MaxPoll)
+	if opts.PtyPoll <= 0 {
+		opts.PtyPoll = DefaultPtyPoll
+	}
+	if opts.MaxTimeout <= 0 {
+		opts.MaxTimeout = DefaultMaxTimeout
+	}
+	if opts.JudgeTimeout <= 0 {
+		opts.JudgeTimeout = DefaultJudgeTimeout
+	}
+	if opts.TmuxBinary == "" {
+		opts.TmuxBinary = "tmux"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Clock
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{
+		opts:    opts,
+		log:     log,
+		now:     now,
+		metrics: newMetrics(opts.Registerer),
+		cache:   newVerdictCache(verdictCacheSize),
+		jobs:    make(map[string]*job),
+		kick:    make(chan struct{}, 1),
+	}
+}
+
+// Run starts and supervises job goroutines until ctx ends, then waits for
+// them. Jobs still live stay live in the store, so the next engine on the same
+// database resumes them. Run may be called once.
+func (e *Engine) Run(ctx context.Context) error {
+	e.mu.Lock()
+	if e.running || e.stopped {
+		e.mu.Unlock()
+		return errors.New("smartwait: Run called twice")
+	}
+	e.running = true
+	e.mu.Unlock()
+
+	defer func() {
+		e.mu.Lock()
+		e.stopped = true
+		e.queue = nil
+		e.mu.Unlock()
+		e.wg.Wait()
+		e.mu.Lock()
+		clear(e.jobs)
+		e.mu.Unlock()
+		e.metrics.liveJobs.Store(0)
+	}()
+	for {
+		e.mu.Lock()
+		queued := e.queue
+		e.queue = nil
+		for _, j := range queued {
+			e.wg.Add(1)
+			go e.runJob(ctx, j)
+		}
+		e.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-e.kick:
+		}
+	}
+}
+
+// enqueue registers a live job and hands it to Run.
+func (e *Engine) enqueue(j *job) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stopped {
+		return ErrStopped
+	}
+	e.jobs[j.id] = j
+	e.queue = append(e.queue, j)
+	e.metrics.liveJobs.Store(int64(len(e.jobs)))
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+func (e *Engine) forget(id string) {
+	e.mu.Lock()
+	delete(e.jobs, id)
+	e.metrics.liveJobs.Store(int64(len(e.jobs)))
+	e.mu.Unlock()
+}
+
+func (e *Engine) live(id string) *job {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.jobs[id]
+}
+
+// Stats are the engine's counters since start (also exported as metrics).
+type Stats struct {
+	JudgeCalls    uint64 // judge backend calls made
+	JudgeErrors   uint64
+	SkippedByHash uint64 // evaluations skipped: same frame hash and criteria as the job's last judgement
+	Deduped       uint64 // verdicts taken from another job's judgement of the same (criteria, hash)
+	Resolutions   map[string]uint64
+}
+
+// Stats returns a snapshot of the engine's counters.
+func (e *Engine) Stats() Stats { return e.metrics.snapshot() }
+
+// finalCtx detaches finalisation writes from a cancelled parent so a
+// shutdown in the middle of resolving does not leave half a resolution.
+func finalCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+}
+
+func fmtHash(h uint64) string { return fmt.Sprintf("%016x", h) }
