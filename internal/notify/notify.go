@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -65,3 +66,49 @@ func (e *RetryAfterError) Unwrap() error { return e.Err }
 // errAttemptTimeout is the cause of a context that hit a notifier's own
 // per-attempt timeout.
 var errAttemptTimeout = errors.New("attempt timed out")
+
+// Build returns the notifiers named in names ("exec", "webhook"), in order,
+// configured from the given options. Each name appears at most once.
+func Build(names []string, ex ExecOptions, wh WebhookOptions) ([]Notifier, error) {
+	var out []Notifier
+	seen := map[string]bool{}
+	for _, name := range names {
+		if seen[name] {
+			return nil, fmt.Errorf("notifier %q listed twice: list each once", name)
+		}
+		seen[name] = true
+		switch name {
+		case "exec":
+			ex.Name = name
+			n, err := NewExec(ex)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		case "webhook":
+			wh.Name = name
+			n, err := NewWebhook(wh)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, n)
+		default:
+			return nil, fmt.Errorf("unknown notifier %q: the notifiers are exec and webhook", name)
+		}
+	}
+	return out, nil
+}
+
+// Check runs Check on every notifier that has one and joins the problems,
+// for `acu doctor` and start-up.
+func Check(notifiers []Notifier) error {
+	var errs []error
+	for _, n := range notifiers {
+		if c, ok := n.(Checker); ok {
+			if err := c.Check(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
