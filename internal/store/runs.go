@@ -69,7 +69,8 @@ func scanRun(s scanner) (Run, error) {
 	return r, nil
 }
 
-// CreateRun inserts a new run. ErrExists when the id is taken.
+// CreateRun inserts a new run. ErrExists when the id is taken. Zero
+// StartedAt and UpdatedAt default to the clock's now.
 func (db *DB) CreateRun(ctx context.Context, r Run) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := db.insertRun(ctx, tx, &r)
@@ -101,7 +102,9 @@ func (db *DB) insertRun(ctx context.Context, tx *sql.Tx, r *Run) (Run, error) {
 	if r.StartedAt.IsZero() {
 		r.StartedAt = now
 	}
-	r.UpdatedAt = now
+	if r.UpdatedAt.IsZero() {
+		r.UpdatedAt = now
+	}
 	spec, err := jsonArg("spec", r.Spec)
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
@@ -112,7 +115,7 @@ func (db *DB) insertRun(ctx context.Context, tx *sql.Tx, r *Run) (Run, error) {
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
-		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, now.UnixMilli())
+		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli())
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}

@@ -1,0 +1,589 @@
+package runs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/acu-dev/acu/internal/store"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Run statuses. A live run is StatusRunning; the others are final.
+const (
+	StatusRunning   = "running"
+	StatusResolved  = "resolved"
+	StatusCompleted = "completed"
+	StatusTimeout   = "timeout"
+	StatusCancelled = "cancelled"
+	StatusError     = "error" // ends with lifecycle phase "error"
+)
+
+// StreamLifecycle is the stream carrying each run's start and end. Only the
+// registry writes to it.
+const StreamLifecycle = "lifecycle"
+
+// Lifecycle phases.
+const (
+	PhaseStart = "start"
+	PhaseEnd   = "end"
+	PhaseError = "error"
+)
+
+// RestartMessage is the error of a run that Recover ended because no owner
+// claimed it after a restart.
+const RestartMessage = "daemon restarted while the run was live"
+
+// Errors callers branch on. ErrNotFound and ErrEnded are the store's, so
+// errors.Is works whichever layer returned them.
+var (
+	ErrNotFound    = store.ErrNotFound
+	ErrEnded       = store.ErrEnded
+	ErrExists      = store.ErrExists
+	ErrWaitTimeout = errors.New("wait timed out before the run ended")
+)
+
+// Run is one unit of work. It is live while EndedAt is zero.
+type Run struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	SessionKey string          `json:"sessionKey,omitempty"`
+	TaskID     string          `json:"taskId,omitempty"`
+	Status     string          `json:"status"`
+	StartedAt  time.Time       `json:"startedAt"`
+	EndedAt    time.Time       `json:"endedAt,omitzero"`
+	Error      string          `json:"error,omitempty"`
+	Spec       json.RawMessage `json:"spec,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+}
+
+// Live reports whether the run has not ended.
+func (r Run) Live() bool { return r.EndedAt.IsZero() }
+
+// Event is one entry of the event stream.
+type Event struct {
+	Cursor int64           `json:"cursor"`
+	RunID  string          `json:"runId"`
+	Seq    int64           `json:"seq"`
+	Stream string          `json:"stream"`
+	At     time.Time       `json:"at"`
+	Data   json.RawMessage `json:"data,omitempty"`
+}
+
+// Lifecycle is the data of a lifecycle event.
+type Lifecycle struct {
+	Phase     string    `json:"phase"`
+	StartedAt time.Time `json:"startedAt"`
+	EndedAt   time.Time `json:"endedAt,omitzero"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// Result is what Wait returns: how the run ended.
+type Result struct {
+	RunID     string    `json:"runId"`
+	Status    string    `json:"status"`
+	StartedAt time.Time `json:"startedAt"`
+	EndedAt   time.Time `json:"endedAt"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// Store is what the registry needs from storage; *store.DB satisfies it.
+type Store interface {
+	CreateRunEvent(ctx context.Context, r store.Run, ev store.Event) (store.Event, error)
+	AppendEvent(ctx context.Context, ev store.Event) (store.Event, error)
+	EndRunEvent(ctx context.Context, end store.RunEnd, ev store.Event) (store.Run, store.Event, error)
+	UpdateRunSpec(ctx context.Context, id string, spec json.RawMessage) error
+	GetRun(ctx context.Context, id string) (store.Run, error)
+	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
+	LiveRuns(ctx context.Context) ([]store.Run, error)
+	EventsAfter(ctx context.Context, cursor int64, f store.EventFilter) ([]store.Event, error)
+	LastCursor(ctx context.Context) (int64, error)
+}
+
+// Options configures a Registry. The zero value is usable.
+type Options struct {
+	Logger *slog.Logger     // discarded when nil
+	Clock  func() time.Time // time.Now when nil
+	// Epoch identifies this process's registry to clients, so they notice a
+	// restart; random when empty.
+	Epoch string
+	// Registerer receives the registry's metrics; none are registered when nil.
+	Registerer prometheus.Registerer
+	// SubscriberBuffer is each subscriber's live queue length (default 256).
+	// A subscriber that falls further behind catches up from the store.
+	SubscriberBuffer int
+}
+
+// Registry owns the live runs of this process and their event stream.
+type Registry struct {
+	st     Store
+	log    *slog.Logger
+	clock  func() time.Time
+	epoch  string
+	subBuf int
+	m      *metrics
+
+	// wmu is held across each store write and the publication of its event,
+	// so events reach subscribers in cursor order.
+	wmu sync.Mutex
+
+	mu      sync.Mutex // guards the maps below
+	live    map[string]Run
+	waiters map[string]*waiter
+	subs    map[*sub]struct{}
+
+	dropped atomic.Uint64
+}
+
+type waiter struct {
+	done chan struct{} // closed on the run's end
+	run  Run           // the ended run, set before done is closed
+}
+
+// New returns a registry over st.
+func New(st Store, opts Options) *Registry {
+	r := &Registry{
+		st:      st,
+		log:     opts.Logger,
+		clock:   opts.Clock,
+		epoch:   opts.Epoch,
+		subBuf:  opts.SubscriberBuffer,
+		live:    map[string]Run{},
+		waiters: map[string]*waiter{},
+		subs:    map[*sub]struct{}{},
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	if r.clock == nil {
+		r.clock = time.Now
+	}
+	if r.epoch == "" {
+		r.epoch = randomID(12)
+	}
+	if r.subBuf <= 0 {
+		r.subBuf = 256
+	}
+	r.m = newMetrics(r)
+	if opts.Registerer != nil {
+		if err := r.m.register(opts.Registerer); err != nil {
+			r.log.Warn("run metrics not registered", slog.Any("error", err))
+		}
+	}
+	return r
+}
+
+// Epoch identifies this process's registry.
+func (r *Registry) Epoch() string { return r.epoch }
+
+// Dropped returns how many events arrived after their run's end and were
+// dropped.
+func (r *Registry) Dropped() uint64 { return r.dropped.Load() }
+
+func (r *Registry) now() time.Time { return r.clock().UTC().Truncate(time.Millisecond) }
+
+// StartOptions describes a new run.
+type StartOptions struct {
+	ID         string // generated when empty; letters, digits, '_', '-', '.', at most 64
+	Kind       string // required: "wait", "agent", "task", ...
+	SessionKey string
+	TaskID     string
+	Spec       any // marshalled to JSON; json.RawMessage is stored as is
+}
+
+var (
+	idRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	kindRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
+	b32    = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+)
+
+func randomID(n int) string {
+	var b [10]byte
+	rand.Read(b[:])
+	return b32.EncodeToString(b[:])[:n]
+}
+
+// NewID returns a fresh run id for kind.
+func NewID(kind string) string {
+	prefix := "run"
+	if kindRE.MatchString(kind) {
+		prefix = kind
+	}
+	return prefix + "_" + randomID(12)
+}
+
+// Start persists a new live run with its lifecycle start event (seq 1) and
+// registers it.
+func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
+	if o.Kind == "" {
+		return Run{}, errors.New("start run: kind is required")
+	}
+	if o.ID != "" && !idRE.MatchString(o.ID) {
+		return Run{}, fmt.Errorf("start run %q: id must be 1-64 letters, digits, '_', '-' or '.'", o.ID)
+	}
+	spec, err := marshal(o.Spec)
+	if err != nil {
+		return Run{}, fmt.Errorf("start %s run: spec: %w", o.Kind, err)
+	}
+	for attempt := 0; ; attempt++ {
+		id := o.ID
+		if id == "" {
+			id = NewID(o.Kind)
+		}
+		now := r.now()
+		run := Run{ID: id, Kind: o.Kind, SessionKey: o.SessionKey, TaskID: o.TaskID, Status: StatusRunning,
+			StartedAt: now, Spec: spec, UpdatedAt: now}
+		data, _ := json.Marshal(Lifecycle{Phase: PhaseStart, StartedAt: now, Status: StatusRunning})
+
+		r.wmu.Lock()
+		ev, err := r.st.CreateRunEvent(ctx, store.Run(run), store.Event{Stream: StreamLifecycle, At: now, Data: data})
+		if err != nil {
+			r.wmu.Unlock()
+			if errors.Is(err, ErrExists) && o.ID == "" && attempt < 3 {
+				continue // a random id collided
+			}
+			return Run{}, fmt.Errorf("start %s run: %w", o.Kind, err)
+		}
+		r.mu.Lock()
+		r.live[id] = run
+		r.publish(Event(ev))
+		r.mu.Unlock()
+		r.wmu.Unlock()
+
+		r.m.started.WithLabelValues(run.Kind).Inc()
+		r.log.LogAttrs(ctx, slog.LevelInfo, "run started", slog.String(keyRunID, id), slog.String(keyKind, run.Kind))
+		return run, nil
+	}
+}
+
+// Emit appends a progress event to a live run's stream and delivers it to
+// subscribers once it is persisted. After the run's end the event is
+// dropped, counted, and ErrEnded returned; callers may ignore that error.
+func (r *Registry) Emit(ctx context.Context, runID, stream string, data any) (Event, error) {
+	if stream == "" || stream == StreamLifecycle {
+		return Event{}, fmt.Errorf("emit to run %q: stream must be set and not %q", runID, StreamLifecycle)
+	}
+	raw, err := marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("emit %s event to run %q: %w", stream, runID, err)
+	}
+	r.mu.Lock()
+	_, live := r.live[runID]
+	r.mu.Unlock()
+	if !live {
+		// Not live here: unknown, ended, or left live by a previous process
+		// and not yet recovered. Read before taking the write lock so a
+		// stream of late events costs no write.
+		run, err := r.st.GetRun(ctx, runID)
+		if err != nil {
+			return Event{}, fmt.Errorf("emit %s event to run %q: %w", stream, runID, err)
+		}
+		if !run.Live() {
+			return Event{}, r.drop(ctx, runID, stream)
+		}
+	}
+
+	r.wmu.Lock()
+	sev, err := r.st.AppendEvent(ctx, store.Event{RunID: runID, Stream: stream, At: r.now(), Data: raw})
+	if err != nil {
+		r.wmu.Unlock()
+		if errors.Is(err, ErrEnded) {
+			return Event{}, r.drop(ctx, runID, stream)
+		}
+		return Event{}, err
+	}
+	ev := Event(sev)
+	r.mu.Lock()
+	r.publish(ev)
+	r.mu.Unlock()
+	r.wmu.Unlock()
+	r.m.events.Inc()
+	return ev, nil
+}
+
+func (r *Registry) drop(ctx context.Context, runID, stream string) error {
+	r.dropped.Add(1)
+	r.m.dropped.Inc()
+	r.log.LogAttrs(ctx, slog.LevelDebug, "late event dropped", slog.String(keyRunID, runID), slog.String(keyStream, stream))
+	return fmt.Errorf("emit %s event to run %q: %w", stream, runID, ErrEnded)
+}
+
+// End ends a live run with status (resolved, timeout, cancelled, completed,
+// or error) and appends its final lifecycle event (phase "error" when status
+// is "error", else "end") in the same transaction. It then clears the run
+// from the registry and wakes its waiters and subscribers. Ending a run
+// twice returns ErrEnded and emits nothing.
+func (r *Registry) End(ctx context.Context, runID, status, errMsg string, result any) (Run, error) {
+	if status == "" || status == StatusRunning {
+		return Run{}, fmt.Errorf("end run %q: status must be a final status, not %q", runID, status)
+	}
+	raw, err := marshal(result)
+	if err != nil {
+		return Run{}, fmt.Errorf("end run %q: result: %w", runID, err)
+	}
+	r.mu.Lock()
+	cur, live := r.live[runID]
+	r.mu.Unlock()
+	if !live {
+		sr, err := r.st.GetRun(ctx, runID)
+		if err != nil {
+			return Run{}, fmt.Errorf("end run %q: %w", runID, err)
+		}
+		if cur = Run(sr); !cur.Live() {
+			return Run{}, fmt.Errorf("end run %q: %w", runID, ErrEnded)
+		}
+	}
+	now := r.now()
+	phase := PhaseEnd
+	if status == StatusError {
+		phase = PhaseError
+	}
+	data, _ := json.Marshal(Lifecycle{Phase: phase, StartedAt: cur.StartedAt, EndedAt: now, Status: status, Error: errMsg})
+
+	r.wmu.Lock()
+	sr, sev, err := r.st.EndRunEvent(ctx, store.RunEnd{ID: runID, Status: status, Error: errMsg, Result: raw, EndedAt: now},
+		store.Event{Stream: StreamLifecycle, At: now, Data: data})
+	if err != nil {
+		r.wmu.Unlock()
+		return Run{}, fmt.Errorf("end run %q: %w", runID, err)
+	}
+	run := Run(sr)
+	r.mu.Lock()
+	delete(r.live, runID)
+	r.publish(Event(sev))
+	if w := r.waiters[runID]; w != nil {
+		w.run = run
+		close(w.done)
+		delete(r.waiters, runID)
+	}
+	r.mu.Unlock()
+	r.wmu.Unlock()
+
+	r.m.ended.WithLabelValues(run.Kind, status).Inc()
+	lvl := slog.LevelInfo
+	if status == StatusError {
+		lvl = slog.LevelWarn
+	}
+	r.log.LogAttrs(ctx, lvl, "run ended", slog.String(keyRunID, runID), slog.String(keyKind, run.Kind),
+		slog.String(keyStatus, status), slog.String(keyError, errMsg))
+	return run, nil
+}
+
+// Wait blocks until the run ends and returns how it ended. An ended run
+// returns at once (from the store); an unknown run returns ErrNotFound. A
+// positive timeout bounds the wait with ErrWaitTimeout, which says nothing
+// about the run itself; ctx's end returns ctx's error.
+func (r *Registry) Wait(ctx context.Context, runID string, timeout time.Duration) (Result, error) {
+	r.mu.Lock()
+	_, live := r.live[runID]
+	var w *waiter
+	if live {
+		w = r.waiterLocked(runID)
+	}
+	r.mu.Unlock()
+	if w == nil {
+		run, err := r.st.GetRun(ctx, runID)
+		if err != nil {
+			return Result{}, fmt.Errorf("wait for run %q: %w", runID, err)
+		}
+		if !run.Live() {
+			return resultOf(Run(run)), nil
+		}
+		// Live in the store but not registered here (a previous process's
+		// run before Recover): wait for whoever ends it. Re-read after
+		// registering, because End may have run in between.
+		r.mu.Lock()
+		w = r.waiterLocked(runID)
+		r.mu.Unlock()
+		if run, err = r.st.GetRun(ctx, runID); err != nil {
+			return Result{}, fmt.Errorf("wait for run %q: %w", runID, err)
+		}
+		if !run.Live() {
+			return resultOf(Run(run)), nil
+		}
+	}
+
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-w.done:
+		return resultOf(w.run), nil
+	case <-expired:
+		return Result{}, fmt.Errorf("wait for run %q: no end after %s: %w", runID, timeout, ErrWaitTimeout)
+	case <-ctx.Done():
+		return Result{}, fmt.Errorf("wait for run %q: %w", runID, ctx.Err())
+	}
+}
+
+func (r *Registry) waiterLocked(runID string) *waiter {
+	w := r.waiters[runID]
+	if w == nil {
+		w = &waiter{done: make(chan struct{})}
+		r.waiters[runID] = w
+	}
+	return w
+}
+
+func resultOf(run Run) Result {
+	return Result{RunID: run.ID, Status: run.Status, StartedAt: run.StartedAt, EndedAt: run.EndedAt, Error: run.Error}
+}
+
+// Recover runs once at start-up, before new work starts. Each run a previous
+// process left live is offered to claim (the wait engine claims its own kind
+// and resumes it; claimed runs become live here, their seq continuing); the
+// rest are ended with phase "error" and RestartMessage. claim may be nil.
+func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
+	left, err := r.st.LiveRuns(ctx)
+	if err != nil {
+		return fmt.Errorf("recover runs: %w", err)
+	}
+	var errs []error
+	for _, sr := range left {
+		run := Run(sr)
+		r.mu.Lock()
+		_, owned := r.live[run.ID]
+		r.mu.Unlock()
+		if owned {
+			continue
+		}
+		if claim != nil && claim(run) {
+			r.mu.Lock()
+			r.live[run.ID] = run
+			r.mu.Unlock()
+			r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed after restart", slog.String(keyRunID, run.ID), slog.String(keyKind, run.Kind))
+			continue
+		}
+		if _, err := r.End(ctx, run.ID, StatusError, RestartMessage, nil); err != nil && !errors.Is(err, ErrEnded) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("recover runs: %w", err)
+	}
+	return nil
+}
+
+// Live returns the runs live in this process, oldest first.
+func (r *Registry) Live() []Run {
+	r.mu.Lock()
+	out := make([]Run, 0, len(r.live))
+	for _, run := range r.live {
+		out = append(out, run)
+	}
+	r.mu.Unlock()
+	slices.SortFunc(out, func(a, b Run) int {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// Get returns a run from the store; ErrNotFound when unknown.
+func (r *Registry) Get(ctx context.Context, runID string) (Run, error) {
+	run, err := r.st.GetRun(ctx, runID)
+	if err != nil {
+		return Run{}, err
+	}
+	return Run(run), nil
+}
+
+// ListFilter selects runs for List; see store.RunFilter.
+type ListFilter struct {
+	Kind   string
+	Status string
+	TaskID string
+	Live   *bool
+	Limit  int    // default 100, at most 1000
+	Before string // a run id: the page after it (runs are listed newest first)
+}
+
+// List returns runs from the store, newest first.
+func (r *Registry) List(ctx context.Context, f ListFilter) ([]Run, error) {
+	srs, err := r.st.ListRuns(ctx, store.RunFilter(f))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Run, len(srs))
+	for i, sr := range srs {
+		out[i] = Run(sr)
+	}
+	return out, nil
+}
+
+// UpdateSpec replaces a live run's spec (for example a wait job's new
+// criteria or deadline), so a resume after restart sees it.
+func (r *Registry) UpdateSpec(ctx context.Context, runID string, spec any) error {
+	raw, err := marshal(spec)
+	if err != nil {
+		return fmt.Errorf("update spec of run %q: %w", runID, err)
+	}
+	if err := r.st.UpdateRunSpec(ctx, runID, raw); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	if run, ok := r.live[runID]; ok {
+		run.Spec, run.UpdatedAt = raw, r.now()
+		r.live[runID] = run
+	}
+	r.mu.Unlock()
+	return nil
+}
+
+// Events returns up to limit persisted events after cursor matching f, for
+// non-streaming catch-up.
+func (r *Registry) Events(ctx context.Context, after int64, f Filter, limit int) ([]Event, error) {
+	sevs, err := r.st.EventsAfter(ctx, after, store.EventFilter{RunID: f.RunID, Streams: f.Streams, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, len(sevs))
+	for i, sev := range sevs {
+		out[i] = Event(sev)
+	}
+	return out, nil
+}
+
+// LastCursor returns the newest event's cursor.
+func (r *Registry) LastCursor(ctx context.Context) (int64, error) { return r.st.LastCursor(ctx) }
+
+// marshal encodes v as JSON; nil is no data and json.RawMessage is checked
+// and kept as is.
+func marshal(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		if len(v) > 0 && !json.Valid(v) {
+			return nil, errors.New("invalid JSON")
+		}
+		return v, nil
+	}
+	return json.Marshal(v)
+}
+
+// slog keys.
+const (
+	keyRunID  = "run_id"
+	keyKind   = "kind"
+	keyStatus = "status"
+	keyStream = "stream"
+	keyError  = "error"
+)

@@ -1,0 +1,811 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/store"
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if err := checkNoLeaks(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// checkNoLeaks fails when a goroutine started by this package outlives the
+// tests. Goroutines exit asynchronously, so it looks again for a while
+// before failing; passing never waits.
+func checkNoLeaks() error {
+	var stacks string
+	for range 200 {
+		buf := make([]byte, 1<<20)
+		stacks = string(buf[:runtime.Stack(buf, true)])
+		leaked := false
+		for _, g := range strings.Split(stacks, "\n\n") {
+			if strings.Contains(g, "internal/runs.(*Registry)") && !strings.Contains(g, "checkNoLeaks") {
+				leaked = true
+			}
+		}
+		if !leaked {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("leaked goroutines:\n%s", stacks)
+}
+
+type env struct {
+	path string
+	db   *store.DB
+	reg  *Registry
+	prom *prometheus.Registry
+}
+
+func newEnv(t testing.TB, opts Options) *env {
+	t.Helper()
+	e := &env{path: filepath.Join(t.TempDir(), "acu.db")}
+	e.open(t, opts)
+	return e
+}
+
+// open opens a fresh store handle and registry on e's file, as a restarted
+// daemon would.
+func (e *env) open(t testing.TB, opts Options) {
+	t.Helper()
+	db, err := store.Open(context.Background(), e.path, store.Options{})
+	if err != nil {
+		t.Fatalf("store.Open() = %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e.db = db
+	e.prom = prometheus.NewRegistry()
+	opts.Registerer = e.prom
+	e.reg = New(db, opts)
+}
+
+func (e *env) start(t testing.TB, kind string) Run {
+	t.Helper()
+	run, err := e.reg.Start(t.Context(), StartOptions{Kind: kind, Spec: map[string]any{"criteria": "x"}})
+	if err != nil {
+		t.Fatalf("Start(%s) = %v", kind, err)
+	}
+	return run
+}
+
+func (e *env) events(t testing.TB, f Filter) []Event {
+	t.Helper()
+	evs, err := e.reg.Events(t.Context(), 0, f, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
+func lifecycleOf(t testing.TB, ev Event) Lifecycle {
+	t.Helper()
+	if ev.Stream != StreamLifecycle {
+		t.Fatalf("event %+v is not a lifecycle event", ev)
+	}
+	var lc Lifecycle
+	if err := json.Unmarshal(ev.Data, &lc); err != nil {
+		t.Fatalf("lifecycle data %s: %v", ev.Data, err)
+	}
+	return lc
+}
+
+// metric returns the value of a counter or gauge in e's registry.
+func (e *env) metric(t testing.TB, name string, labels ...string) float64 {
+	t.Helper()
+	mfs, err := e.prom.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			for i := 0; i+1 < len(labels); i += 2 {
+				found := false
+				for _, lp := range m.GetLabel() {
+					if lp.GetName() == labels[i] && lp.GetValue() == labels[i+1] {
+						found = true
+					}
+				}
+				if !found {
+					continue next
+				}
+			}
+			if m.Counter != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
+}
+
+// waitUntil polls cond until it holds or the test's context ends.
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("gave up waiting until %s", what)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+func (r *Registry) hasWaiter(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.waiters[id] != nil
+}
+
+func TestStartAndEnd(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	run := e.start(t, "wait")
+	if !regexp.MustCompile(`^wait_[a-z2-7]{12}$`).MatchString(run.ID) {
+		t.Errorf("run id %q, want wait_ and 12 base32 characters", run.ID)
+	}
+	if run.Status != StatusRunning || !run.Live() || string(run.Spec) != `{"criteria":"x"}` {
+		t.Errorf("Start() = %+v", run)
+	}
+	if got, err := e.reg.Get(ctx, run.ID); err != nil || !cmp.Equal(got, run) {
+		t.Errorf("Get() = %+v, %v, want %+v", got, err, run)
+	}
+	if live := e.reg.Live(); len(live) != 1 || live[0].ID != run.ID {
+		t.Errorf("Live() = %+v", live)
+	}
+	evs := e.events(t, Filter{RunID: run.ID})
+	if len(evs) != 1 || evs[0].Seq != 1 {
+		t.Fatalf("events after Start = %+v, want one with seq 1", evs)
+	}
+	if lc := lifecycleOf(t, evs[0]); lc.Phase != PhaseStart || !lc.StartedAt.Equal(run.StartedAt) {
+		t.Errorf("start lifecycle = %+v", lc)
+	}
+
+	ended, err := e.reg.End(ctx, run.ID, StatusResolved, "", map[string]string{"evidence": "seen"})
+	if err != nil {
+		t.Fatalf("End() = %v", err)
+	}
+	if ended.Status != StatusResolved || ended.Live() || string(ended.Result) != `{"evidence":"seen"}` {
+		t.Errorf("End() = %+v", ended)
+	}
+	if live := e.reg.Live(); len(live) != 0 {
+		t.Errorf("Live() after End = %+v, want none", live)
+	}
+	if _, err := e.reg.End(ctx, run.ID, StatusTimeout, "", nil); !errors.Is(err, ErrEnded) {
+		t.Errorf("second End() = %v, want ErrEnded", err)
+	}
+	evs = e.events(t, Filter{RunID: run.ID})
+	if len(evs) != 2 {
+		t.Fatalf("events after End = %d, want 2 (ending twice emits nothing)", len(evs))
+	}
+	lc := lifecycleOf(t, evs[1])
+	want := Lifecycle{Phase: PhaseEnd, StartedAt: run.StartedAt, EndedAt: ended.EndedAt, Status: StatusResolved}
+	if diff := cmp.Diff(want, lc); diff != "" {
+		t.Errorf("end lifecycle (-want +got):\n%s", diff)
+	}
+
+	// Status "error" ends with phase "error".
+	run2 := e.start(t, "agent")
+	if _, err := e.reg.End(ctx, run2.ID, StatusError, "model unreachable", nil); err != nil {
+		t.Fatal(err)
+	}
+	evs = e.events(t, Filter{RunID: run2.ID, Streams: []string{StreamLifecycle}})
+	if lc := lifecycleOf(t, evs[len(evs)-1]); lc.Phase != PhaseError || lc.Error != "model unreachable" || lc.Status != StatusError {
+		t.Errorf("error lifecycle = %+v", lc)
+	}
+
+	if got := e.metric(t, "acu_runs_started_total", "kind", "wait"); got != 1 {
+		t.Errorf("acu_runs_started_total{kind=wait} = %v, want 1", got)
+	}
+	if got := e.metric(t, "acu_runs_ended_total", "kind", "agent", "status", "error"); got != 1 {
+		t.Errorf("acu_runs_ended_total{agent,error} = %v, want 1", got)
+	}
+	if got := e.metric(t, "acu_runs_live"); got != 0 {
+		t.Errorf("acu_runs_live = %v, want 0", got)
+	}
+}
+
+func TestStartValidation(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	for _, tc := range []struct {
+		name string
+		o    StartOptions
+		want error
+	}{
+		{"no kind", StartOptions{}, nil},
+		{"bad id", StartOptions{Kind: "wait", ID: "a b"}, nil},
+		{"bad spec", StartOptions{Kind: "wait", Spec: json.RawMessage(`{`)}, nil},
+		{"unmarshalable spec", StartOptions{Kind: "wait", Spec: func() {}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := e.reg.Start(ctx, tc.o); err == nil {
+				t.Errorf("Start(%+v) = nil error, want one", tc.o)
+			}
+		})
+	}
+	if _, err := e.reg.Start(ctx, StartOptions{Kind: "wait", ID: "job-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.reg.Start(ctx, StartOptions{Kind: "wait", ID: "job-1"}); !errors.Is(err, ErrExists) {
+		t.Errorf("Start(duplicate id) = %v, want ErrExists", err)
+	}
+	if id := NewID("Weird Kind"); !strings.HasPrefix(id, "run_") {
+		t.Errorf("NewID(Weird Kind) = %q, want run_ prefix", id)
+	}
+	if _, err := e.reg.End(ctx, "job-1", StatusRunning, "", nil); err == nil {
+		t.Error("End(status running) = nil error, want one")
+	}
+	if _, err := e.reg.End(ctx, "nope", StatusResolved, "", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("End(unknown) = %v, want ErrNotFound", err)
+	}
+	if _, err := e.reg.Emit(ctx, "nope", "verdict", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Emit(unknown) = %v, want ErrNotFound", err)
+	}
+	if _, err := e.reg.Emit(ctx, "job-1", StreamLifecycle, nil); err == nil {
+		t.Error("Emit(lifecycle) = nil error, want one")
+	}
+}
+
+// Wait resolves on the lifecycle end and not before, while progress events
+// keep arriving; events after the end are dropped and counted.
+func TestWaitResolvesOnlyOnEnd(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	run := e.start(t, "wait")
+
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := e.reg.Wait(ctx, run.ID, 0)
+		done <- outcome{res, err}
+	}()
+	waitUntil(t, "the waiter is registered", func() bool { return e.reg.hasWaiter(run.ID) })
+
+	// A writer keeps emitting until the run has ended.
+	var wg sync.WaitGroup
+	var emitted, late int
+	wg.Go(func() {
+		for i := 0; ; i++ {
+			_, err := e.reg.Emit(ctx, run.ID, "verdict", map[string]int{"i": i})
+			if errors.Is(err, ErrEnded) {
+				late++
+				if late == 5 {
+					return
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("Emit() = %v", err)
+				return
+			}
+			emitted++
+		}
+	})
+	waitUntil(t, "progress events flow", func() bool {
+		evs, _ := e.reg.Events(ctx, 0, Filter{RunID: run.ID}, 100)
+		return len(evs) > 50
+	})
+	select {
+	case o := <-done:
+		t.Fatalf("Wait returned before the run ended: %+v", o)
+	default:
+	}
+	ended, err := e.reg.End(ctx, run.ID, StatusResolved, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := <-done
+	want := Result{RunID: run.ID, Status: StatusResolved, StartedAt: run.StartedAt, EndedAt: ended.EndedAt}
+	if o.err != nil || !cmp.Equal(o.res, want) {
+		t.Errorf("Wait() = %+v, %v, want %+v", o.res, o.err, want)
+	}
+	wg.Wait()
+
+	if got := e.reg.Dropped(); got != 5 {
+		t.Errorf("Dropped() = %d, want 5", got)
+	}
+	if got := e.metric(t, "acu_run_events_dropped_total"); got != 5 {
+		t.Errorf("acu_run_events_dropped_total = %v, want 5", got)
+	}
+	// Nothing after the final event: start, every acknowledged event, end.
+	evs := e.events(t, Filter{RunID: run.ID})
+	if len(evs) != emitted+2 {
+		t.Fatalf("stored %d events, want %d (start + %d progress + end)", len(evs), emitted+2, emitted)
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d seq = %d, want %d", i, ev.Seq, i+1)
+		}
+	}
+	if lc := lifecycleOf(t, evs[len(evs)-1]); lc.Phase != PhaseEnd {
+		t.Errorf("last event phase = %q, want end", lc.Phase)
+	}
+}
+
+func TestWaitEdges(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+
+	t.Run("own timeout", func(t *testing.T) {
+		run := e.start(t, "wait")
+		_, err := e.reg.Wait(ctx, run.ID, 20*time.Millisecond)
+		if !errors.Is(err, ErrWaitTimeout) {
+			t.Fatalf("Wait(20ms) = %v, want ErrWaitTimeout", err)
+		}
+		if got, _ := e.reg.Get(ctx, run.ID); !got.Live() {
+			t.Errorf("run after the wait's timeout = %+v, want still live", got)
+		}
+	})
+	t.Run("context", func(t *testing.T) {
+		run := e.start(t, "wait")
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := e.reg.Wait(cctx, run.ID, 0); !errors.Is(err, context.Canceled) || errors.Is(err, ErrWaitTimeout) {
+			t.Errorf("Wait(cancelled ctx) = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("unknown run", func(t *testing.T) {
+		if _, err := e.reg.Wait(ctx, "wait_nope", time.Minute); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Wait(unknown) = %v, want ErrNotFound", err)
+		}
+	})
+	t.Run("ended run returns at once", func(t *testing.T) {
+		run := e.start(t, "wait")
+		ended, err := e.reg.End(ctx, run.ID, StatusTimeout, "Timeout after 300s", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Result{RunID: run.ID, Status: StatusTimeout, StartedAt: run.StartedAt, EndedAt: ended.EndedAt, Error: "Timeout after 300s"}
+		// No timeout and an uncancelled context: only an immediate answer passes.
+		if got, err := e.reg.Wait(ctx, run.ID, 0); err != nil || !cmp.Equal(got, want) {
+			t.Errorf("Wait(ended) = %+v, %v, want %+v", got, err, want)
+		}
+		// A restarted daemon answers from the store.
+		e2 := &env{path: e.path}
+		e2.open(t, Options{})
+		if got, err := e2.reg.Wait(ctx, run.ID, 0); err != nil || !cmp.Equal(got, want) {
+			t.Errorf("Wait(ended) after reopen = %+v, %v, want %+v", got, err, want)
+		}
+	})
+	t.Run("many waiters", func(t *testing.T) {
+		run := e.start(t, "wait")
+		var wg sync.WaitGroup
+		errs := make(chan error, 10)
+		for range 10 {
+			wg.Go(func() {
+				res, err := e.reg.Wait(ctx, run.ID, 0)
+				if err == nil && res.Status != StatusCancelled {
+					err = fmt.Errorf("status %q", res.Status)
+				}
+				errs <- err
+			})
+		}
+		waitUntil(t, "a waiter is registered", func() bool { return e.reg.hasWaiter(run.ID) })
+		if _, err := e.reg.End(ctx, run.ID, StatusCancelled, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("Wait() = %v", err)
+			}
+		}
+	})
+}
+
+func TestSeqStrictlyIncreasingUnderConcurrentWriters(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	runs := []Run{e.start(t, "wait"), e.start(t, "agent"), e.start(t, "task")}
+	sub, err := e.reg.Subscribe(ctx, Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+
+	const writers, each = 8, 40
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := e.reg.Emit(ctx, runs[(w+i)%len(runs)].ID, "step", map[string]int{"w": w, "i": i}); err != nil {
+					t.Errorf("Emit() = %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, run := range runs {
+		if _, err := e.reg.End(ctx, run.ID, StatusCompleted, "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := len(runs)*2 + writers*each
+	var got []Event
+	for len(got) < total {
+		ev, ok := <-sub.Events()
+		if !ok {
+			t.Fatalf("subscription closed after %d events: %v", len(got), sub.Err())
+		}
+		got = append(got, ev)
+	}
+	lastSeq := map[string]int64{}
+	var lastCursor int64
+	for _, ev := range got {
+		if ev.Cursor <= lastCursor {
+			t.Fatalf("cursor %d delivered after %d", ev.Cursor, lastCursor)
+		}
+		lastCursor = ev.Cursor
+		if ev.Seq != lastSeq[ev.RunID]+1 {
+			t.Fatalf("run %s: seq %d after %d", ev.RunID, ev.Seq, lastSeq[ev.RunID])
+		}
+		lastSeq[ev.RunID] = ev.Seq
+	}
+	if diff := cmp.Diff(e.events(t, Filter{}), got); diff != "" {
+		t.Errorf("delivered events differ from stored ones (-stored +delivered):\n%s", diff)
+	}
+}
+
+// A subscriber that disconnects and resumes from the cursor of the last
+// event it saw gets exactly the events it missed, while writers continue.
+func TestSubscribeResumeNoGapNoDup(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	runs := []Run{e.start(t, "wait"), e.start(t, "wait")}
+
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := e.reg.Emit(ctx, runs[w%2].ID, "verdict", map[string]int{"i": i}); err != nil {
+					t.Errorf("Emit() = %v", err)
+					return
+				}
+			}
+		})
+	}
+
+	var got []Event
+	var last int64
+	for round := range 4 {
+		sub, err := e.reg.Subscribe(ctx, Filter{}, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 40 + round*7 {
+			ev := <-sub.Events()
+			got = append(got, ev)
+			last = ev.Cursor
+		}
+		sub.Close()
+		if err := sub.Err(); !errors.Is(err, context.Canceled) {
+			t.Errorf("Err() after Close = %v, want context.Canceled", err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for _, run := range runs {
+		if _, err := e.reg.End(ctx, run.ID, StatusResolved, "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The final resume drains to the end of the stream.
+	final, err := e.reg.LastCursor(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := e.reg.Subscribe(ctx, Filter{}, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for last < final {
+		ev := <-sub.Events()
+		got = append(got, ev)
+		last = ev.Cursor
+	}
+	sub.Close()
+	if diff := cmp.Diff(e.events(t, Filter{}), got); diff != "" {
+		t.Errorf("resumed stream differs from the stored one (-stored +delivered):\n%s", diff)
+	}
+}
+
+// A consumer that does not read never blocks writers; when it reads again
+// it gets every event, in order, from the store.
+func TestSlowSubscriberLosesNothing(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{SubscriberBuffer: 4})
+	run := e.start(t, "agent")
+	sub, err := e.reg.Subscribe(ctx, Filter{RunID: run.ID}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	for i := range 300 { // far past the buffer, nobody reading
+		if _, err := e.reg.Emit(ctx, run.ID, "turn", map[string]int{"i": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.reg.End(ctx, run.ID, StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	want := e.events(t, Filter{RunID: run.ID})
+	var got []Event
+	for len(got) < len(want) {
+		got = append(got, <-sub.Events())
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("slow subscriber's stream (-stored +delivered):\n%s", diff)
+	}
+	if n := e.metric(t, "acu_run_subscriber_lagged_total"); n < 1 {
+		t.Errorf("acu_run_subscriber_lagged_total = %v, want at least 1", n)
+	}
+}
+
+func TestSubscribeFilters(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	a, b := e.start(t, "wait"), e.start(t, "wait")
+	for i := range 6 {
+		run := []Run{a, b}[i%2]
+		stream := []string{"verdict", "log", "verdict"}[i%3]
+		if _, err := e.reg.Emit(ctx, run.ID, stream, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// From now on only: the next event is the first delivered.
+	liveOnly, err := e.reg.Subscribe(ctx, Filter{}, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer liveOnly.Close()
+	byRun, err := e.reg.Subscribe(ctx, Filter{RunID: a.ID, Streams: []string{StreamLifecycle, "verdict"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byRun.Close()
+
+	ended, err := e.reg.End(ctx, a.ID, StatusResolved, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-liveOnly.Events(); ev.RunID != a.ID || lifecycleOf(t, ev).Phase != PhaseEnd {
+		t.Errorf("first live-only event = %+v, want a's end", ev)
+	}
+	var got []string
+	for {
+		ev := <-byRun.Events()
+		got = append(got, ev.Stream)
+		if ev.Stream == StreamLifecycle && lifecycleOf(t, ev).Phase == PhaseEnd {
+			if !lifecycleOf(t, ev).EndedAt.Equal(ended.EndedAt) {
+				t.Errorf("end event %+v, want endedAt %v", ev, ended.EndedAt)
+			}
+			break
+		}
+		if ev.RunID != a.ID {
+			t.Fatalf("filtered subscription delivered %+v", ev)
+		}
+	}
+	if diff := cmp.Diff([]string{StreamLifecycle, "verdict", "verdict", StreamLifecycle}, got); diff != "" {
+		t.Errorf("filtered streams (-want +got):\n%s", diff)
+	}
+}
+
+func TestSubscriptionEndsWithContext(t *testing.T) {
+	e := newEnv(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	sub, err := e.reg.Subscribe(ctx, Filter{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	for range sub.Events() {
+	}
+	if err := sub.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("Err() = %v, want context.Canceled", err)
+	}
+	waitUntil(t, "no subscriber is registered", func() bool {
+		e.reg.mu.Lock()
+		defer e.reg.mu.Unlock()
+		return len(e.reg.subs) == 0
+	})
+}
+
+// Recover, as a restarted daemon runs it: claimed runs stay live and keep
+// their seq; unclaimed ones end with phase error and the restart message.
+func TestRecover(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	waitRun := e.start(t, "wait")
+	agentRun := e.start(t, "agent")
+	taskRun := e.start(t, "task")
+	done := e.start(t, "wait")
+	if _, err := e.reg.Emit(ctx, waitRun.ID, "verdict", map[string]string{"answer": "NO"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.reg.End(ctx, done.ID, StatusResolved, "", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// The old process dies without ending anything; a new one opens the file.
+	e2 := &env{path: e.path}
+	e2.open(t, Options{})
+	// A client waiting on an unclaimed run before Recover gets its end.
+	waited := make(chan Result, 1)
+	go func() {
+		res, err := e2.reg.Wait(ctx, agentRun.ID, 0)
+		if err != nil {
+			t.Errorf("Wait(agent run) = %v", err)
+		}
+		waited <- res
+	}()
+	waitUntil(t, "the waiter is registered", func() bool { return e2.reg.hasWaiter(agentRun.ID) })
+
+	var offered []string
+	err := e2.reg.Recover(ctx, func(r Run) bool {
+		offered = append(offered, r.ID)
+		return r.Kind == "wait"
+	})
+	if err != nil {
+		t.Fatalf("Recover() = %v", err)
+	}
+	if diff := cmp.Diff([]string{waitRun.ID, agentRun.ID, taskRun.ID}, offered); diff != "" {
+		t.Errorf("runs offered to claim (-want +got):\n%s", diff)
+	}
+	if live := e2.reg.Live(); len(live) != 1 || live[0].ID != waitRun.ID || string(live[0].Spec) != `{"criteria":"x"}` {
+		t.Errorf("Live() after Recover = %+v, want the wait run with its spec", live)
+	}
+	for _, id := range []string{agentRun.ID, taskRun.ID} {
+		run, err := e2.reg.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Status != StatusError || run.Error != RestartMessage || run.Live() {
+			t.Errorf("unclaimed run after Recover = %+v, want ended with status error and %q", run, RestartMessage)
+		}
+		evs := e2.events(t, Filter{RunID: id})
+		lc := lifecycleOf(t, evs[len(evs)-1])
+		if lc.Phase != PhaseError || lc.Error != RestartMessage || !lc.StartedAt.Equal(run.StartedAt) {
+			t.Errorf("unclaimed run's last lifecycle = %+v", lc)
+		}
+	}
+	if res := <-waited; res.Status != StatusError || res.Error != RestartMessage {
+		t.Errorf("Wait(agent run) across restart = %+v", res)
+	}
+
+	// The claimed run continues: seq goes on, and it ends normally.
+	ev, err := e2.reg.Emit(ctx, waitRun.ID, "verdict", map[string]string{"answer": "YES"})
+	if err != nil || ev.Seq != 3 {
+		t.Errorf("Emit(claimed run) = seq %d, %v, want 3", ev.Seq, err)
+	}
+	if _, err := e2.reg.End(ctx, waitRun.ID, StatusResolved, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e2.reg.Wait(ctx, waitRun.ID, 0); err != nil || res.Status != StatusResolved {
+		t.Errorf("Wait(claimed run) = %+v, %v", res, err)
+	}
+	// A second Recover finds nothing left.
+	if err := e2.reg.Recover(ctx, func(Run) bool { t.Error("claim called with no live runs"); return false }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUpdateSpecAndList(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	run := e.start(t, "wait")
+	e.start(t, "agent")
+	if err := e.reg.UpdateSpec(ctx, run.ID, map[string]string{"criteria": "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.reg.Get(ctx, run.ID); string(got.Spec) != `{"criteria":"y"}` {
+		t.Errorf("spec after UpdateSpec = %s", got.Spec)
+	}
+	if live := e.reg.Live(); string(live[0].Spec) != `{"criteria":"y"}` {
+		t.Errorf("live spec after UpdateSpec = %s", live[0].Spec)
+	}
+	list, err := e.reg.List(ctx, ListFilter{Kind: "wait"})
+	if err != nil || len(list) != 1 || list[0].ID != run.ID {
+		t.Errorf("List(kind wait) = %+v, %v", list, err)
+	}
+	if _, err := e.reg.End(ctx, run.ID, StatusCancelled, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.reg.UpdateSpec(ctx, run.ID, nil); !errors.Is(err, ErrEnded) {
+		t.Errorf("UpdateSpec(ended) = %v, want ErrEnded", err)
+	}
+	if e.reg.Epoch() == "" {
+		t.Error("Epoch() is empty")
+	}
+}
+
+func TestJSONShapes(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	b, _ := json.Marshal(Lifecycle{Phase: PhaseStart, StartedAt: at, Status: StatusRunning})
+	if want := `{"phase":"start","startedAt":"2026-01-02T03:04:05Z","status":"running"}`; string(b) != want {
+		t.Errorf("start lifecycle JSON = %s, want %s", b, want)
+	}
+	b, _ = json.Marshal(Result{RunID: "wait_1", Status: StatusTimeout, StartedAt: at, EndedAt: at.Add(time.Second), Error: "x"})
+	if want := `{"runId":"wait_1","status":"timeout","startedAt":"2026-01-02T03:04:05Z","endedAt":"2026-01-02T03:04:06Z","error":"x"}`; string(b) != want {
+		t.Errorf("Result JSON = %s, want %s", b, want)
+	}
+}
+
+func BenchmarkEmit(b *testing.B) {
+	for _, subs := range []int{0, 8} {
+		b.Run(fmt.Sprintf("subscribers=%d", subs), func(b *testing.B) {
+			e := newEnv(b, Options{})
+			run := e.start(b, "wait")
+			for range subs {
+				sub, err := e.reg.Subscribe(b.Context(), Filter{}, -1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				go func() {
+					for range sub.Events() {
+					}
+				}()
+				b.Cleanup(sub.Close)
+			}
+			data := json.RawMessage(`{"answer":"NO","evidence":"progress bar at 40%"}`)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := e.reg.Emit(b.Context(), run.ID, "verdict", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkStartEnd(b *testing.B) {
+	e := newEnv(b, Options{})
+	ctx := b.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		run, err := e.reg.Start(ctx, StartOptions{Kind: "wait"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.reg.End(ctx, run.ID, StatusResolved, "", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
