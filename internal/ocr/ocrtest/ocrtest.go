@@ -120,7 +120,7 @@ func (d *Display) grab() (*frame.Frame, error) {
 		}
 		copy(pix[y*d.W*4:], img.Data)
 	}
-	return &frame.Frame{Pix: pix, Stride: d.W * 4, W: d.W, H: d.H, Display: d.Name, Target: "screen", At: time.Now()}, nil
+	return frame.New(pix, d.W, d.H, d.W*4, d.Name, "screen", time.Now()), nil
 }
 
 // WaitSettled waits until mark exists (when not empty) and two grabs in a
