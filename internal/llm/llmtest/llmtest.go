@@ -150,9 +150,10 @@ type Server struct {
 	URL      string
 	Provider llm.Provider
 
-	t       testing.TB
-	hs      *httptest.Server
-	closing chan struct{}
+	t         testing.TB
+	hs        *httptest.Server
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	key     string
@@ -187,12 +188,19 @@ func New(t testing.TB, provider llm.Provider, h Handler) *Server {
 	if provider == llm.OpenAI {
 		s.URL += "/v1"
 	}
-	t.Cleanup(func() {
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Close releases hung requests, drops connections and stops the server; it
+// runs in t.Cleanup and may be called earlier to simulate an endpoint going
+// away.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
 		close(s.closing)
 		s.hs.CloseClientConnections()
 		s.hs.Close()
 	})
-	return s
 }
 
 // Options returns client options aimed at this server: provider, base URL,
