@@ -48,7 +48,11 @@ func TestCostAccounting(t *testing.T) {
 	usage := llm.Usage{InputTokens: 1000, OutputTokens: 500}
 	judge, _ := newClient(t, llm.OpenAI, func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "NO", Usage: usage}
-	}, func(o *llm.Options) { o.Model = "google/gemini-2.0-flash-lite-001"; o.Ledger = ledger; o.Name = "judge" })
+	}, func(o *llm.Options) {
+		o.Model = "google/gemini-2.0-flash-lite-001"
+		o.Ledger = ledger
+		o.Name = "judge"
+	})
 	agent, srv := newClient(t, llm.Anthropic, func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: "ok", Usage: usage}
 	}, func(o *llm.Options) {
