@@ -238,7 +238,7 @@ func waitTyped(t *testing.T, w *testx.Window, want string) {
 				k++
 			}
 		}
-		return k >= n
+		return k >= n && count(evs, testx.KeyPress) == count(evs, testx.KeyRelease)
 	})
 	if err != nil {
 		t.Fatalf("waiting for %d typed characters: %v; typed %q", n, err, w.Typed())
@@ -314,8 +314,15 @@ func TestKeyCombos(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
+			chords := len(strings.Fields(tt.keys))
 			evs, err := w.WaitFor(ctx, func(evs []testx.Event) bool {
-				return count(evs, testx.KeyRelease) > 0 && count(evs, testx.KeyRelease) == count(evs, testx.KeyPress)
+				n := 0
+				for _, e := range evs {
+					if e.Kind == testx.KeyPress && !isModifierKeysym(e.Keysym) {
+						n++
+					}
+				}
+				return n >= chords && count(evs, testx.KeyRelease) == count(evs, testx.KeyPress)
 			})
 			if err != nil {
 				t.Fatalf("waiting for key events: %v; got %v", err, evs)
