@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -685,7 +686,10 @@ func TestRecover(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Recover() = %v", err)
 	}
-	if diff := cmp.Diff([]string{waitRun.ID, agentRun.ID, taskRun.ID}, offered); diff != "" {
+	slices.Sort(offered)
+	wantOffered := []string{waitRun.ID, agentRun.ID, taskRun.ID}
+	slices.Sort(wantOffered)
+	if diff := cmp.Diff(wantOffered, offered); diff != "" {
 		t.Errorf("runs offered to claim (-want +got):\n%s", diff)
 	}
 	if live := e2.reg.Live(); len(live) != 1 || live[0].ID != waitRun.ID || string(live[0].Spec) != `{"criteria":"x"}` {
