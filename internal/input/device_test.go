@@ -530,3 +530,55 @@ func TestAreaClippedToScreen(t *testing.T) {
 		t.Errorf("SetArea(10,20,30,40) = %v, area %v", err, d.Area())
 	}
 }
+
+func lockOn(t *testing.T, d *Device) bool {
+	t.Helper()
+	r, err := xproto.QueryPointer(d.x, d.root).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Mask&xproto.ModMaskLock != 0
+}
+
+// TestTypeCapsLock types with Caps Lock on: the text arrives as written and
+// Caps Lock is on again afterwards.
+func TestTypeCapsLock(t *testing.T) {
+	d := newTestDevice(t, fullArea, Options{})
+	w := fullWindow(t)
+	if err := d.Key(t.Context(), "Caps_Lock"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if lockOn(t, d) {
+			d.Key(context.Background(), "Caps_Lock")
+		}
+	})
+	if !lockOn(t, d) {
+		t.Fatal("Caps_Lock did not switch Caps Lock on")
+	}
+	waitKind(t, w, testx.KeyRelease, 1)
+	w.ResetEvents()
+	if err := d.Type(t.Context(), "aB c"); err != nil {
+		t.Fatal(err)
+	}
+	waitTyped(t, w, "aB c")
+	if !lockOn(t, d) {
+		t.Error("Caps Lock is off after Type, want it restored to on")
+	}
+}
+
+// TestTypeManyRemaps types more distinct missing characters than there are
+// spare keycodes, so remapped keycodes are reused within one call.
+func TestTypeManyRemaps(t *testing.T) {
+	d := newTestDevice(t, fullArea, Options{RemapHold: time.Second})
+	w := fullWindow(t)
+	var b strings.Builder
+	for r := 'А'; len([]rune(b.String())) <= len(d.km.spare)+3; r++ { // Cyrillic capitals
+		b.WriteRune(r)
+	}
+	text := b.String()
+	if err := d.Type(t.Context(), text); err != nil {
+		t.Fatalf("Type(%q): %v", text, err)
+	}
+	waitTyped(t, w, text)
+}

@@ -372,6 +372,14 @@ func (d *Device) Type(ctx context.Context, text string) error {
 		syms = append(syms, ks)
 	}
 	return d.run(ctx, "type", func() error {
+		// Caps Lock would turn typed letters upside down: switch it off
+		// for the call and back on afterwards, even when typing fails.
+		if code, on, err := d.capsLock(); err != nil {
+			return err
+		} else if on {
+			d.tap(code)
+			defer d.tap(code)
+		}
 		for i, ks := range syms {
 			if i > 0 {
 				if err := d.pause(ctx, d.opts.KeyDelay); err != nil {
@@ -600,6 +608,29 @@ func (d *Device) restoreRemaps(ctx context.Context, hold bool) error {
 		d.free = append(d.free, code)
 	}
 	return err
+}
+
+// capsLock reports whether Caps Lock is on, and the key that toggles it.
+func (d *Device) capsLock() (xproto.Keycode, bool, error) {
+	if d.opts.DryRun {
+		return 0, false, nil
+	}
+	code, ok := d.km.modifierKey(ksCapsLock)
+	if !ok {
+		return 0, false, nil
+	}
+	reply, err := xproto.QueryPointer(d.x, d.root).Reply()
+	if err != nil {
+		return 0, false, fmt.Errorf("read modifier state: %w", err)
+	}
+	return code, reply.Mask&xproto.ModMaskLock != 0, nil
+}
+
+// tap queues a press and release of code (its errors surface at the next
+// flush).
+func (d *Device) tap(code xproto.Keycode) {
+	d.queue(evKeyPress, byte(code), 0, 0)
+	d.queue(evKeyRelease, byte(code), 0, 0)
 }
 
 // press sends a key or button press and remembers it until released.

@@ -19,6 +19,7 @@ const (
 	ksShiftR    = 0xffe2
 	ksControlL  = 0xffe3
 	ksControlR  = 0xffe4
+	ksCapsLock  = 0xffe5
 	ksMetaL     = 0xffe7
 	ksAltL      = 0xffe9
 	ksAltR      = 0xffea
