@@ -1,0 +1,688 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/damage"
+	"github.com/jezek/xgb/shm"
+	"github.com/jezek/xgb/xproto"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/frame"
+)
+
+// Options configures a Hub.
+type Options struct {
+	// Logger receives connection lifecycle logs (Info) and per-capture
+	// details (Debug); nil discards.
+	Logger *slog.Logger
+	// Exclude lists privacy exclusions: windows whose title, class or
+	// instance contains one of these (case-insensitive) are blacked out in
+	// every frame before it is published.
+	Exclude []string
+	// NoSHM forces plain GetImage even where MIT-SHM works.
+	NoSHM bool
+	// MaxBackoff caps the delay between reconnection attempts to a display
+	// whose server is gone; default 2s.
+	MaxBackoff time.Duration
+	// Registerer, when set, receives the hub's metrics (acu_capture_*).
+	Registerer prometheus.Registerer
+}
+
+// Hub owns connections to displays and serves frames and change
+// notifications for targets on them. Safe for concurrent use.
+type Hub struct {
+	opts    Options
+	log     *slog.Logger
+	exclude []string
+
+	mu      sync.Mutex
+	sources map[string]*source
+	closed  bool
+
+	closing chan struct{}
+	wg      sync.WaitGroup
+}
+
+// ErrClosed is returned by a Hub after Close.
+var ErrClosed = errors.New("capture hub closed")
+
+// NewHub returns a Hub. Displays are connected on first use.
+func NewHub(opts Options) (*Hub, error) {
+	if opts.MaxBackoff <= 0 {
+		opts.MaxBackoff = 2 * time.Second
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &Hub{opts: opts, log: log, sources: map[string]*source{}, closing: make(chan struct{})}
+	for _, e := range opts.Exclude {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+			h.exclude = append(h.exclude, e)
+		}
+	}
+	if opts.Registerer != nil {
+		if err := opts.Registerer.Register(&collector{h: h}); err != nil {
+			return nil, fmt.Errorf("register capture metrics: %w", err)
+		}
+	}
+	return h, nil
+}
+
+// Close disconnects every display, closes every Watch channel and waits for
+// the hub's goroutines.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	close(h.closing)
+	srcs := make([]*source, 0, len(h.sources))
+	for _, s := range h.sources {
+		srcs = append(srcs, s)
+	}
+	h.mu.Unlock()
+	for _, s := range srcs {
+		s.closeWatchers()
+		s.mu.Lock()
+		s.teardown()
+		s.mu.Unlock()
+	}
+	h.wg.Wait()
+	return nil
+}
+
+func (h *Hub) source(name string) (*source, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return nil, fmt.Errorf("%w: no display given: pass --display or set DISPLAY; %s", display.ErrNoDisplay, display.HowToStart)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	s, ok := h.sources[name]
+	if !ok {
+		s = &source{hub: h, name: name, log: h.log.With("display", name), ids: map[string]uint32{},
+			watchers: map[*watcher]struct{}{}, markers: map[uint32]chan struct{}{}, refresh: make(chan struct{}, 1)}
+		h.sources[name] = s
+		h.wg.Add(1)
+		go s.refresher()
+	}
+	return s, nil
+}
+
+// Capture returns the frame for target t on display: the shared full frame
+// for screen (and pty) targets, a Sub view of it for window and crop
+// targets. Frames are immutable and may be shared with other callers; an
+// unchanged screen returns the same *frame.Frame again (its At is when that
+// content was captured).
+func (h *Hub) Capture(ctx context.Context, dpy string, t Target) (*frame.Frame, error) {
+	s, err := h.source(dpy)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.full(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch t.Kind {
+	case Screen, PTY:
+		return full, nil
+	case Crop:
+		return full.Sub(CropRect(t.Crop, full.W, full.H), t.String()), nil
+	}
+	s.mu.Lock()
+	r, err := s.resolveLocked(ctx, t)
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return full.Sub(r.Rect, r.Label), nil
+}
+
+// Resolve checks that t can be captured on display now (for validation
+// when a job is created). Window targets matching no window or several fail
+// with a *TargetError listing the candidates.
+func (h *Hub) Resolve(ctx context.Context, dpy string, t Target) (Resolved, error) {
+	s, err := h.source(dpy)
+	if err != nil {
+		return Resolved{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensure(ctx); err != nil {
+		return Resolved{}, err
+	}
+	return s.resolveLocked(ctx, t)
+}
+
+// Windows lists the display's top-level client windows.
+func (h *Hub) Windows(ctx context.Context, dpy string) ([]display.Window, error) {
+	s, err := h.source(dpy)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensure(ctx); err != nil {
+		return nil, err
+	}
+	return s.conn.Windows(ctx)
+}
+
+// ScreenSize returns the display's size in pixels.
+func (h *Hub) ScreenSize(ctx context.Context, dpy string) (w, hgt int, err error) {
+	s, err := h.source(dpy)
+	if err != nil {
+		return 0, 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensure(ctx); err != nil {
+		return 0, 0, err
+	}
+	return s.conn.Screen.Width, s.conn.Screen.Height, nil
+}
+
+// source is one display's connection, cache and watchers.
+type source struct {
+	hub  *Hub
+	name string
+	log  *slog.Logger
+
+	// mu serializes connection management, capture and window lookups.
+	// The event reader never takes it.
+	mu         sync.Mutex
+	conn       *display.Conn
+	unsub      func()
+	sh         *shmSeg
+	shmOff     bool
+	hasDamage  bool
+	marker     xproto.Window
+	failures   int
+	retryAt    time.Time
+	lastErr    error
+	cached     *frame.Frame
+	cachedSeq  uint64
+	spare      []byte
+	ids        map[string]uint32 // window query -> last matched id
+	everOnline bool
+
+	flightMu sync.Mutex
+	flight   *flight
+
+	// seq counts changes seen (damage events, reconnects); a cached frame
+	// is valid while seq has not moved since it was taken.
+	seq        atomic.Uint64
+	markerAtom atomic.Uint32
+
+	// emu guards the event side; held only briefly, never across X calls.
+	emu        sync.Mutex
+	watchers   map[*watcher]struct{}
+	markers    map[uint32]chan struct{}
+	nextMarker uint32
+	refresh    chan struct{}
+	refreshAll atomic.Bool // next refresh re-resolves and notifies every watcher
+
+	st stats
+}
+
+type flight struct {
+	done  chan struct{}
+	frame *frame.Frame
+	err   error
+}
+
+// full returns the display's full frame, joining a capture in flight.
+func (s *source) full(ctx context.Context) (*frame.Frame, error) {
+	s.flightMu.Lock()
+	if f := s.flight; f != nil {
+		s.flightMu.Unlock()
+		s.st.joined.Add(1)
+		select {
+		case <-f.done:
+			return f.frame, f.err
+		case <-ctx.Done():
+			return nil, fmt.Errorf("capture %s: %w", s.name, ctx.Err())
+		}
+	}
+	f := &flight{done: make(chan struct{})}
+	s.flight = f
+	s.flightMu.Unlock()
+
+	f.frame, f.err = s.captureFull(ctx)
+
+	s.flightMu.Lock()
+	s.flight = nil
+	s.flightMu.Unlock()
+	close(f.done)
+	return f.frame, f.err
+}
+
+func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.ensure(ctx); err != nil {
+		return nil, err
+	}
+	c := s.conn
+	if s.cached != nil && s.hasDamage && s.seq.Load() == s.cachedSeq {
+		// Damage events for changes made before this call may still be
+		// on their way: a marker round trip flushes them through.
+		if err := s.syncEvents(ctx, c); err == nil && s.seq.Load() == s.cachedSeq {
+			s.st.reused.Add(1)
+			return s.cached, nil
+		}
+	}
+	seq := s.seq.Load()
+	start := time.Now()
+	w, h := c.Screen.Width, c.Screen.Height
+	buf, viaSHM, err := s.grab(c, w, h)
+	if err != nil {
+		if !c.Alive() {
+			s.teardown()
+		}
+		return nil, fmt.Errorf("capture %s: %w", s.name, err)
+	}
+	if len(s.hub.exclude) > 0 {
+		if err := s.blackout(ctx, c, buf, w, h); err != nil {
+			// Never publish a frame whose private windows may show.
+			s.recycle(buf, viaSHM)
+			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
+		}
+	}
+	f := frame.New(buf, w, h, w*4, s.name, "screen", start)
+	s.st.observe(viaSHM, time.Since(start))
+	if old := s.cached; old != nil && old.Hash == f.Hash && old.W == w && old.H == h {
+		s.recycle(buf, viaSHM)
+		s.cachedSeq = seq
+		s.st.unchanged.Add(1)
+		return old, nil
+	}
+	s.cached, s.cachedSeq = f, seq
+	s.log.Debug("captured", "frame_hash", f.Hash, "shm", viaSHM)
+	return f, nil
+}
+
+// recycle keeps an unpublished buffer for the next SHM copy.
+func (s *source) recycle(buf []byte, _ bool) { s.spare = buf }
+
+// grab reads the whole root window into a new buffer of w*h BGRX pixels.
+func (s *source) grab(c *display.Conn, w, h int) ([]byte, bool, error) {
+	n := w * h * 4
+	if c.Ext.SHM && !s.shmOff && !s.hub.opts.NoSHM {
+		if s.sh == nil {
+			sh, err := newSHM(c, n)
+			if err != nil {
+				s.shmOff = true
+				s.log.Info("MIT-SHM unavailable, capturing with GetImage", "err", err)
+			} else {
+				s.sh = sh
+			}
+		}
+		if s.sh != nil {
+			_, err := shm.GetImage(c.X, xproto.Drawable(c.Screen.Root), 0, 0, uint16(w), uint16(h),
+				0xffffffff, xproto.ImageFormatZPixmap, s.sh.seg, 0).Reply()
+			if err == nil {
+				buf := s.spare
+				s.spare = nil
+				if len(buf) != n {
+					buf = make([]byte, n)
+				}
+				copy(buf, s.sh.data[:n])
+				return buf, true, nil
+			}
+			if !c.Alive() {
+				return nil, false, err
+			}
+			s.shmOff = true
+			s.log.Info("MIT-SHM capture failed, falling back to GetImage", "err", err)
+		}
+	}
+	r, err := xproto.GetImage(c.X, xproto.ImageFormatZPixmap, xproto.Drawable(c.Screen.Root), 0, 0,
+		uint16(w), uint16(h), 0xffffffff).Reply()
+	if err != nil {
+		return nil, false, err
+	}
+	if len(r.Data) < n {
+		return nil, false, fmt.Errorf("GetImage returned %d bytes for %dx%d", len(r.Data), w, h)
+	}
+	return r.Data[:n:n], false, nil
+}
+
+// blackout clears the rectangles of excluded windows in buf.
+func (s *source) blackout(ctx context.Context, c *display.Conn, buf []byte, w, h int) error {
+	ws, err := c.Windows(ctx)
+	if err != nil {
+		return err
+	}
+	bounds := image.Rect(0, 0, w, h)
+	for _, win := range ws {
+		if !win.Mapped || !s.hub.excluded(win) {
+			continue
+		}
+		r := win.Rect().Intersect(bounds)
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			clear(buf[y*w*4+r.Min.X*4 : y*w*4+r.Max.X*4])
+		}
+	}
+	return nil
+}
+
+func (h *Hub) excluded(w display.Window) bool {
+	title, class, inst := strings.ToLower(w.Title), strings.ToLower(w.Class), strings.ToLower(w.Instance)
+	for _, e := range h.exclude {
+		if strings.Contains(title, e) || strings.Contains(class, e) || strings.Contains(inst, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveLocked resolves t on the live connection (s.mu held).
+func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) {
+	if err := s.ensure(ctx); err != nil {
+		return Resolved{}, err
+	}
+	c := s.conn
+	res := Resolved{Target: t, Display: s.name, Label: t.String(),
+		Rect: image.Rect(0, 0, c.Screen.Width, c.Screen.Height)}
+	switch t.Kind {
+	case Screen, PTY:
+		return res, nil
+	case Crop:
+		res.Rect = CropRect(t.Crop, c.Screen.Width, c.Screen.Height)
+		return res, nil
+	case Window:
+	default:
+		return Resolved{}, fmt.Errorf("target kind %d: unknown", t.Kind)
+	}
+	if id, ok := s.ids[t.Query]; ok {
+		w, ok, err := c.Window(ctx, id)
+		if err != nil {
+			return Resolved{}, fmt.Errorf("capture %s on %s: %w", t, s.name, err)
+		}
+		if ok && w.Mapped && (t.ID != 0 || strings.Contains(strings.ToLower(w.Title), strings.ToLower(t.Query)) ||
+			strings.EqualFold(w.Class, t.Query) || strings.EqualFold(w.Instance, t.Query)) {
+			return s.windowResolved(res, w), nil
+		}
+		delete(s.ids, t.Query)
+	}
+	ws, err := c.Windows(ctx)
+	if err != nil {
+		return Resolved{}, fmt.Errorf("capture %s on %s: %w", t, s.name, err)
+	}
+	w, cands, ok := match(t, ws)
+	if !ok && t.ID != 0 {
+		// An id that is not a top-level client (a child window) is fine.
+		if cw, found, err := c.Window(ctx, t.ID); err == nil && found && cw.Mapped {
+			w, ok = cw, true
+		}
+	}
+	if !ok {
+		e := &TargetError{Display: s.name, Target: t.String(), Ambiguous: len(cands) > 1, Candidates: cands}
+		if !e.Ambiguous {
+			e.Candidates = nil
+			for _, cw := range ws {
+				if cw.Mapped {
+					e.Candidates = append(e.Candidates, cw)
+				}
+			}
+		}
+		return Resolved{}, e
+	}
+	s.ids[t.Query] = w.ID
+	return s.windowResolved(res, w), nil
+}
+
+func (s *source) windowResolved(res Resolved, w display.Window) Resolved {
+	res.Window = w
+	res.Rect = w.Rect()
+	res.Label = "window:" + w.IDString()
+	return res
+}
+
+// ensure makes sure s.conn is live, reconnecting with bounded backoff
+// (s.mu held).
+func (s *source) ensure(ctx context.Context) error {
+	if s.conn != nil && s.conn.Alive() {
+		return nil
+	}
+	if s.conn != nil {
+		s.teardown()
+	}
+	select {
+	case <-s.hub.closing:
+		return ErrClosed
+	default:
+	}
+	if now := time.Now(); now.Before(s.retryAt) {
+		return fmt.Errorf("display %s unreachable, retrying in %s: %w", s.name, s.retryAt.Sub(now).Round(time.Millisecond), s.lastErr)
+	}
+	if err := s.connect(ctx); err != nil {
+		s.failures++
+		d := 50 * time.Millisecond << min(s.failures-1, 10)
+		s.retryAt = time.Now().Add(min(d, s.hub.opts.MaxBackoff))
+		s.lastErr = err
+		return err
+	}
+	s.failures, s.lastErr = 0, nil
+	return nil
+}
+
+func (s *source) connect(ctx context.Context) error {
+	c, err := display.Open(ctx, s.name, display.Options{Logger: s.hub.log})
+	if err != nil {
+		return err
+	}
+	scr := c.Screen
+	if scr.BitsPerPixel != 32 || !scr.LSBFirst || (scr.Depth != 24 && scr.Depth != 32) {
+		c.Close()
+		return fmt.Errorf("display %s has depth %d at %d bits per pixel: capture supports 24- and 32-bit displays (start Xvfb with -screen 0 1280x720x24)",
+			s.name, scr.Depth, scr.BitsPerPixel)
+	}
+	atom, err := c.Atom("_ACU_CAPTURE_SYNC")
+	if err != nil {
+		c.Close()
+		return err
+	}
+	s.markerAtom.Store(uint32(atom))
+	unsub := c.Subscribe(s.onEvent)
+	fail := func(what string, err error) error {
+		unsub()
+		c.Close()
+		return fmt.Errorf("set up %s on %s: %w", what, s.name, err)
+	}
+	marker, err := xproto.NewWindowId(c.X)
+	if err != nil {
+		return fail("sync window", err)
+	}
+	if err := xproto.CreateWindowChecked(c.X, 0, marker, scr.Root, -1, -1, 1, 1, 0,
+		xproto.WindowClassInputOnly, 0, 0, nil).Check(); err != nil {
+		return fail("sync window", err)
+	}
+	// Top-level windows moving, appearing or going: window watchers
+	// refresh their rectangles.
+	xproto.ChangeWindowAttributes(c.X, scr.Root, xproto.CwEventMask, []uint32{xproto.EventMaskSubstructureNotify})
+	s.hasDamage = false
+	if c.Ext.Damage {
+		id, err := damage.NewDamageId(c.X)
+		if err == nil {
+			err = damage.CreateChecked(c.X, id, xproto.Drawable(scr.Root), damage.ReportLevelRawRectangles).Check()
+		}
+		if err != nil {
+			s.log.Info("XDamage unavailable, every capture reads the screen", "err", err)
+		} else {
+			s.hasDamage = true
+		}
+	}
+	s.conn, s.unsub, s.marker = c, unsub, marker
+	if s.hasDamage {
+		// The server reports the whole root as damaged when the damage
+		// object is created; let that pass before the first capture.
+		if err := s.syncEvents(ctx, c); err != nil {
+			s.conn, s.unsub = nil, nil
+			return fail("damage", err)
+		}
+	}
+	s.cached, s.spare = nil, nil
+	s.shmOff = false
+	s.seq.Add(1)
+	clear(s.ids)
+	s.hub.wg.Add(1)
+	go s.supervise(c)
+	if s.everOnline {
+		s.st.reconnects.Add(1)
+		s.log.Info("display reconnected")
+		// Watchers registered before a reconnect: new rectangles, and
+		// one notification since anything may have changed.
+		s.kick()
+	}
+	s.everOnline = true
+	return nil
+}
+
+// teardown drops the connection and everything tied to it (s.mu held).
+func (s *source) teardown() {
+	c := s.conn
+	if c == nil {
+		return
+	}
+	if s.sh != nil {
+		s.sh.close(c)
+		s.sh = nil
+	}
+	s.unsub()
+	c.Close()
+	s.conn, s.unsub, s.cached, s.spare = nil, nil, nil, nil
+	s.emu.Lock()
+	for id, ch := range s.markers {
+		close(ch)
+		delete(s.markers, id)
+	}
+	s.emu.Unlock()
+}
+
+// supervise waits for c to be lost and, while someone watches the display,
+// reconnects without waiting for the next Capture.
+func (s *source) supervise(c *display.Conn) {
+	defer s.hub.wg.Done()
+	select {
+	case <-c.Done():
+	case <-s.hub.closing:
+		return
+	}
+	s.log.Info("display connection lost")
+	s.mu.Lock()
+	if s.conn == c {
+		s.teardown()
+	}
+	s.mu.Unlock()
+	for {
+		s.emu.Lock()
+		n := len(s.watchers)
+		s.emu.Unlock()
+		if n == 0 {
+			return
+		}
+		s.mu.Lock()
+		if s.conn != nil {
+			s.mu.Unlock()
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := s.ensure(ctx)
+		cancel()
+		wait := time.Until(s.retryAt)
+		s.mu.Unlock()
+		if err == nil {
+			return
+		}
+		select {
+		case <-time.After(max(wait, 10*time.Millisecond)):
+		case <-s.hub.closing:
+			return
+		}
+	}
+}
+
+// syncEvents returns once every event the server generated before this
+// call has been dispatched: it sends itself a marker event and waits for it.
+func (s *source) syncEvents(ctx context.Context, c *display.Conn) error {
+	s.emu.Lock()
+	s.nextMarker++
+	id := s.nextMarker
+	ch := make(chan struct{})
+	s.markers[id] = ch
+	s.emu.Unlock()
+	ev := xproto.ClientMessageEvent{Format: 32, Window: s.marker, Type: xproto.Atom(s.markerAtom.Load()),
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{id, 0, 0, 0, 0})}
+	xproto.SendEvent(c.X, false, s.marker, 0, string(ev.Bytes()))
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	var err error
+	select {
+	case <-ch:
+		if !c.Alive() {
+			err = errors.New("connection lost")
+		}
+		return err
+	case <-c.Done():
+		err = errors.New("connection lost")
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-t.C:
+		err = errors.New("no marker event within 5s")
+	}
+	s.emu.Lock()
+	delete(s.markers, id)
+	s.emu.Unlock()
+	return err
+}
+
+// onEvent runs on the connection's reader goroutine: no blocking, no X
+// round trips.
+func (s *source) onEvent(ev xgb.Event) {
+	switch e := ev.(type) {
+	case damage.NotifyEvent:
+		s.seq.Add(1)
+		s.st.damage.Add(1)
+		r := image.Rect(int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height))
+		s.emu.Lock()
+		for w := range s.watchers {
+			if w.rect.Overlaps(r) {
+				w.notify()
+			}
+		}
+		s.emu.Unlock()
+	case xproto.ClientMessageEvent:
+		if uint32(e.Type) != s.markerAtom.Load() {
+			return
+		}
+		id := e.Data.Data32[0]
+		s.emu.Lock()
+		if ch, ok := s.markers[id]; ok {
+			close(ch)
+			delete(s.markers, id)
+		}
+		s.emu.Unlock()
+	case xproto.ConfigureNotifyEvent, xproto.MapNotifyEvent, xproto.UnmapNotifyEvent,
+		xproto.ReparentNotifyEvent, xproto.DestroyNotifyEvent:
+		s.kickWindows()
+	}
+}

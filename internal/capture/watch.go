@@ -1,0 +1,161 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+	"image"
+)
+
+// watcher is one Watch subscription. rect and removed are guarded by the
+// source's emu.
+type watcher struct {
+	ch      chan struct{}
+	t       Target
+	id      uint32
+	rect    image.Rectangle
+	removed bool
+	stop    func() bool
+}
+
+// notify sends without blocking; a pending notification covers this one.
+func (w *watcher) notify() {
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// Watch returns a channel that receives a value soon after anything in
+// t's rectangle on display changes (XDamage; a single pixel is enough).
+// Notifications are coalesced: the channel holds at most one. An unchanged
+// screen sends nothing. A window target follows its window when it moves.
+// After a reconnect every watcher gets one notification. The channel is
+// closed when ctx ends or the hub closes.
+func (h *Hub) Watch(ctx context.Context, dpy string, t Target) (<-chan struct{}, error) {
+	s, err := h.source(dpy)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	r, err := s.resolveLocked(ctx, t)
+	hasDamage := s.hasDamage
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if !hasDamage {
+		return nil, fmt.Errorf("watch %s on %s: the X server has no DAMAGE extension; poll with Capture instead", t, dpy)
+	}
+	w := &watcher{ch: make(chan struct{}, 1), t: t, id: r.Window.ID, rect: r.Rect}
+	w.stop = context.AfterFunc(ctx, func() { s.removeWatcher(w) })
+	s.emu.Lock()
+	defer s.emu.Unlock()
+	select {
+	case <-h.closing:
+		w.stop()
+		return nil, ErrClosed
+	default:
+	}
+	if !w.removed {
+		s.watchers[w] = struct{}{}
+	}
+	return w.ch, nil
+}
+
+func (s *source) removeWatcher(w *watcher) {
+	s.emu.Lock()
+	defer s.emu.Unlock()
+	if w.removed {
+		return
+	}
+	w.removed = true
+	if _, ok := s.watchers[w]; ok {
+		delete(s.watchers, w)
+	}
+	close(w.ch)
+}
+
+func (s *source) closeWatchers() {
+	s.emu.Lock()
+	defer s.emu.Unlock()
+	for w := range s.watchers {
+		w.stop()
+		w.removed = true
+		close(w.ch)
+		delete(s.watchers, w)
+	}
+}
+
+// kick asks the refresher to re-resolve every watcher and notify all.
+func (s *source) kick() {
+	s.refreshAll.Store(true)
+	s.kickWindows()
+}
+
+// kickWindows asks the refresher to update window watchers' rectangles.
+func (s *source) kickWindows() {
+	select {
+	case s.refresh <- struct{}{}:
+	default:
+	}
+}
+
+// refresher keeps watcher rectangles current; owned by the hub.
+func (s *source) refresher() {
+	defer s.hub.wg.Done()
+	for {
+		select {
+		case <-s.refresh:
+		case <-s.hub.closing:
+			return
+		}
+		all := s.refreshAll.Swap(false)
+		s.emu.Lock()
+		ws := make([]*watcher, 0, len(s.watchers))
+		for w := range s.watchers {
+			if all || w.t.Kind == Window {
+				ws = append(ws, w)
+			}
+		}
+		s.emu.Unlock()
+		if len(ws) == 0 {
+			continue
+		}
+		s.mu.Lock()
+		if s.conn == nil {
+			s.mu.Unlock()
+			continue
+		}
+		ctx := context.Background()
+		rects := make([]image.Rectangle, len(ws))
+		ids := make([]uint32, len(ws))
+		ok := make([]bool, len(ws))
+		for i, w := range ws {
+			ids[i] = w.id
+			if w.t.Kind == Window && !all && w.id != 0 {
+				if win, found, err := s.conn.Window(ctx, w.id); err == nil && found && win.Mapped {
+					rects[i], ok[i] = win.Rect(), true
+					continue
+				}
+			}
+			if r, err := s.resolveLocked(ctx, w.t); err == nil {
+				rects[i], ids[i], ok[i] = r.Rect, r.Window.ID, true
+			}
+		}
+		s.mu.Unlock()
+		s.emu.Lock()
+		for i, w := range ws {
+			if w.removed {
+				continue
+			}
+			changed := ok[i] && rects[i] != w.rect
+			if ok[i] {
+				w.rect, w.id = rects[i], ids[i]
+			}
+			if all || changed {
+				w.notify()
+			}
+		}
+		s.emu.Unlock()
+	}
+}
