@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 
 // newTestDevice opens a connection to the test display and a Device on it.
 // Tests run one at a time on the shared display (they move the one pointer).
-func newTestDevice(t *testing.T, area Area, opts Options) *Device {
+func newTestDevice(t testing.TB, area Area, opts Options) *Device {
 	t.Helper()
 	c, err := xdisplay.Open(t.Context(), dpy, xdisplay.Options{})
 	if err != nil {
@@ -61,7 +61,7 @@ func newTestDevice(t *testing.T, area Area, opts Options) *Device {
 }
 
 // fullWindow opens a recording window covering the whole screen.
-func fullWindow(t *testing.T) *testx.Window {
+func fullWindow(t testing.TB) *testx.Window {
 	t.Helper()
 	w := testx.NewWindow(t, dpy, testx.Spec{Title: t.Name(), W: screenW, H: screenH})
 	w.Focus()

@@ -690,13 +690,15 @@ func (d *Device) flush() error {
 	return err
 }
 
-// pause flushes queued events, then waits for dur or until ctx is done.
+// pause waits for dur or until ctx is done, after flushing queued events so
+// they reach the server before the wait. A zero pause only checks ctx: the
+// events stay queued and are checked in one batch.
 func (d *Device) pause(ctx context.Context, dur time.Duration) error {
-	if err := d.flush(); err != nil {
-		return err
-	}
 	if dur <= 0 || d.opts.DryRun {
 		return ctx.Err()
+	}
+	if err := d.flush(); err != nil {
+		return err
 	}
 	t := time.NewTimer(dur)
 	defer t.Stop()
