@@ -320,6 +320,16 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 		// subscribers and blocked waiters.
 		e.log.Error("enqueue wait notification", "run_id", j.id, "status", status, "error", err)
 	}
+	// The job reads as ended before the run's end wakes waiters, so a
+	// caller woken by the end never sees it live.
+	j.mu.Lock()
+	v := j.view()
+	v.Status = status
+	v.EndedAt = e.now().UTC()
+	v.Evidence, v.Screenshot, v.FrameHash, v.Message, v.Reason = r.Evidence, r.Screenshot, r.FrameHash, msg, reason
+	j.ended = &v
+	j.mu.Unlock()
+
 	errMsg := ""
 	if status == StatusCancelled || status == StatusError {
 		errMsg = reason
@@ -329,17 +339,11 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 		e.log.Error("end wait run", "run_id", j.id, "status", status, "error", err)
 	}
 	e.metrics.resolved(status)
-
-	j.mu.Lock()
-	v := j.view()
-	v.Status = status
-	v.EndedAt = run.EndedAt
-	if v.EndedAt.IsZero() {
-		v.EndedAt = e.now().UTC()
+	if !run.EndedAt.IsZero() {
+		j.mu.Lock()
+		j.ended.EndedAt = run.EndedAt
+		j.mu.Unlock()
 	}
-	v.Evidence, v.Screenshot, v.FrameHash, v.Message, v.Reason = r.Evidence, r.Screenshot, r.FrameHash, msg, reason
-	j.ended = &v
-	j.mu.Unlock()
 	e.forget(j.id)
 	e.log.Info("wait job ended", "run_id", j.id, "status", status, "evaluations", r.Evaluations, "judge_errors", r.JudgeErrors)
 }
