@@ -294,27 +294,59 @@ func (c *Client) Settle(ctx context.Context, s SettleRequest) (SettleResult, err
 	return out, c.do(ctx, http.MethodPost, "/v1/settle", s, &out)
 }
 
-// Screenshot returns the current frame of a target as PNG (format "png")
-// or as the judge's JPEG ("jpeg").
-func (c *Client) Screenshot(ctx context.Context, display, target, format string) ([]byte, error) {
+// Shot is a screenshot and what it maps to.
+type Shot struct {
+	Data         []byte
+	ContentType  string
+	Width        int // the image's size
+	Height       int
+	FrameWidth   int // the captured region's size in screen pixels
+	FrameHeight  int
+	ScreenWidth  int // the whole screen's size
+	ScreenHeight int
+	Origin       [2]int // the region's top-left corner on the screen
+	Target       string // the resolved target, e.g. window:0x1a00003
+}
+
+// Screenshot returns the current frame of a target as PNG (format "png",
+// full resolution) or as the judge's JPEG ("jpeg", downsized).
+func (c *Client) Screenshot(ctx context.Context, display, target, format string) (Shot, error) {
 	v := url.Values{}
 	set(v, "display", display)
 	set(v, "target", target)
 	set(v, "format", format)
 	req, err := c.newRequest(ctx, http.MethodGet, "/v1/screenshot"+query(v), nil)
 	if err != nil {
-		return nil, err
+		return Shot{}, err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("screenshot: %w (is `acu serve` running?)", err)
+		return Shot{}, fmt.Errorf("screenshot: %w (is `acu serve` running?)", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return nil, decodeError(resp)
+		return Shot{}, decodeError(resp)
 	}
-	return io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Shot{}, err
+	}
+	s := Shot{Data: b, ContentType: resp.Header.Get("Content-Type"), Target: resp.Header.Get(HeaderTarget)}
+	fmt.Sscanf(resp.Header.Get(HeaderImageSize), "%dx%d", &s.Width, &s.Height)
+	fmt.Sscanf(resp.Header.Get(HeaderFrameSize), "%dx%d", &s.FrameWidth, &s.FrameHeight)
+	fmt.Sscanf(resp.Header.Get(HeaderScreenSize), "%dx%d", &s.ScreenWidth, &s.ScreenHeight)
+	fmt.Sscanf(resp.Header.Get(HeaderFrameOrigin), "%d,%d", &s.Origin[0], &s.Origin[1])
+	return s, nil
 }
+
+// Headers of a screenshot answer.
+const (
+	HeaderImageSize   = "X-Acu-Image-Size"   // WxH of the image sent
+	HeaderFrameSize   = "X-Acu-Frame-Size"   // WxH of the captured region, in screen pixels
+	HeaderScreenSize  = "X-Acu-Screen-Size"  // WxH of the whole screen
+	HeaderFrameOrigin = "X-Acu-Frame-Origin" // x,y of the region on the screen
+	HeaderTarget      = "X-Acu-Target"       // the resolved target
+)
 
 // LoginLink asks for a one-time URL that opens the web pages.
 func (c *Client) LoginLink(ctx context.Context, next string) (LoginLink, error) {

@@ -141,35 +141,50 @@ type Verdict struct {
 	At        time.Time `json:"at"`
 	Met       bool      `json:"met"`
 	Evidence  string    `json:"evidence,omitempty"`
-	LatencyMs float64   `json:"latencyMs"`
-	CostUSD   float64   `json:"costUsd"`
-	FrameHash string    `json:"frameHash,omitempty"`
+	FrameHash string    `json:"frame_hash,omitempty"`
+	LatencyMs float64   `json:"latency_ms"`
+	CostUSD   float64   `json:"cost_usd"`
 	Backend   string    `json:"backend,omitempty"`
 	Model     string    `json:"model,omitempty"`
+	Deduped   bool      `json:"deduped,omitempty"`
 	Error     string    `json:"error,omitempty"`
 }
 
-// Wait is a smart-wait job. State is watching, resolved, timeout,
-// cancelled or error. Message is the notification text once it ended.
+// Revision is one entry of a wait's history (creation and each update).
+type Revision struct {
+	At       time.Time `json:"at"`
+	Criteria string    `json:"criteria"`
+	Timeout  float64   `json:"timeout"`
+	Deadline time.Time `json:"deadline"`
+}
+
+// Wait is a smart-wait job. Its ID is its run id. State is watching,
+// resolved, timeout, cancelled or error; Message is the notification text
+// once it ended. Durations are seconds.
 type Wait struct {
 	ID           string     `json:"id"`
 	State        string     `json:"state"`
 	Criteria     string     `json:"criteria"`
 	Target       string     `json:"target"`
 	Display      string     `json:"display,omitempty"`
+	Source       string     `json:"source,omitempty"`
 	TaskID       string     `json:"task_id,omitempty"`
 	Timeout      float64    `json:"timeout"`
 	PollInterval float64    `json:"poll_interval,omitempty"`
-	CreatedAt    time.Time  `json:"createdAt"`
+	CreatedAt    time.Time  `json:"created_at"`
 	Deadline     time.Time  `json:"deadline"`
-	EndedAt      *time.Time `json:"endedAt,omitempty"`
+	EndedAt      *time.Time `json:"ended_at,omitempty"`
 	Evaluations  int        `json:"evaluations"`
-	JudgeErrors  int        `json:"judgeErrors"`
-	LastVerdict  *Verdict   `json:"lastVerdict,omitempty"`
+	JudgeErrors  int        `json:"judge_errors"`
+	Skipped      int        `json:"skipped"`
+	LastVerdict  *Verdict   `json:"last_verdict,omitempty"`
+	LastError    string     `json:"last_error,omitempty"`
 	Evidence     string     `json:"evidence,omitempty"`
 	Screenshot   string     `json:"screenshot,omitempty"`
+	FrameHash    string     `json:"frame_hash,omitempty"`
 	Message      string     `json:"message,omitempty"`
-	Error        string     `json:"error,omitempty"`
+	Reason       string     `json:"reason,omitempty"`
+	History      []Revision `json:"history,omitempty"`
 }
 
 // WaitList is GET /v1/waits.
@@ -188,11 +203,11 @@ type SettleRequest struct {
 
 // SettleResult answers a settle.
 type SettleResult struct {
-	RunID     string  `json:"runId,omitempty"`
+	RunID     string  `json:"run_id,omitempty"`
 	Settled   bool    `json:"settled"`
-	WaitedMs  float64 `json:"waitedMs"`
+	Waited    float64 `json:"waited"` // seconds
 	Changes   int     `json:"changes"`
-	FrameHash string  `json:"frameHash,omitempty"`
+	FrameHash string  `json:"frame_hash,omitempty"`
 }
 
 // LoginLink is POST /v1/auth/link: a one-time URL that sets the session

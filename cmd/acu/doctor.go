@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/notify"
+)
+
+// runDoctor checks the set-up and says what to fix. It exits 1 when
+// something needed for a smart wait is missing.
+func runDoctor(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "doctor", "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	log := newLogger(c, e.stderr)
+	bad := 0
+	report := func(ok bool, what, detail string) {
+		mark := "ok  "
+		if !ok {
+			mark = "FAIL"
+			bad++
+		}
+		fmt.Fprintf(e.stdout, "%s %-10s %s\n", mark, what, detail)
+	}
+	warn := func(what, detail string) { fmt.Fprintf(e.stdout, "warn %-10s %s\n", what, detail) }
+
+	// Display.
+	if c.Display == "" {
+		warn("display", "DISPLAY is not set: every wait must name a display (start one with `acu display start`)")
+	} else {
+		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		conn, err := display.Open(dctx, c.Display, display.Options{})
+		cancel()
+		if err != nil {
+			report(false, "display", err.Error())
+		} else {
+			ext := conn.Ext
+			report(true, "display", fmt.Sprintf("%s %dx%d depth %d; MIT-SHM %v, DAMAGE %v, XTEST %v", c.Display,
+				conn.Screen.Width, conn.Screen.Height, conn.Screen.Depth, ext.SHM, ext.Damage, ext.XTest))
+			conn.Close()
+		}
+	}
+
+	// Judge.
+	_, choice, err := judge.Select(ctx, selectOptions(c, log))
+	if err != nil {
+		report(false, "judge", err.Error())
+	} else {
+		report(true, "judge", fmt.Sprintf("%s (model %q): %s", choice.Backend, choice.Model, choice.Reason))
+	}
+	if p, err := exec.LookPath(c.TesseractBinary); err != nil {
+		warn("tesseract", "not found: the built-in OCR judge needs it (apt-get install tesseract-ocr tesseract-ocr-eng)")
+	} else {
+		report(true, "tesseract", p)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		warn("tmux", "not found: pty:<session> targets fall back to a window capture")
+	}
+
+	// Notifiers.
+	if len(c.Notifiers) == 0 {
+		warn("notify", "ACU_NOTIFIERS is empty: agents learn of outcomes only from the API, events and MCP")
+	} else if ns, err := buildNotifiers(c, log); err != nil {
+		report(false, "notify", err.Error())
+	} else if err := notify.Check(ns); err != nil {
+		report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
+	} else {
+		report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
+	}
+
+	// State and daemon.
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		report(false, "data dir", err.Error())
+	} else if f, err := os.CreateTemp(c.DataDir, ".doctor-*"); err != nil {
+		report(false, "data dir", fmt.Sprintf("%s is not writable: %v", c.DataDir, err))
+	} else {
+		f.Close()
+		os.Remove(f.Name())
+		report(true, "data dir", c.DataDir)
+	}
+	checkDaemon(ctx, e, c, report, warn)
+	if bad > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("doctor: %d problem(s)", bad)}
+	}
+	return nil
+}
+
+func checkDaemon(ctx context.Context, e *env, c *config.Config, report func(bool, string, string), warn func(string, string)) {
+	cl, _, err := newClient(e)
+	if err != nil {
+		warn("daemon", err.Error())
+		return
+	}
+	hctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	h, err := cl.Health(hctx)
+	if err != nil {
+		warn("daemon", fmt.Sprintf("not reachable at %s: start it with `acu serve`", c.Addr()))
+		return
+	}
+	report(true, "daemon", fmt.Sprintf("%s version %s, %d live runs, token %s", c.Addr(), h.Version, h.LiveRuns, filepath.Clean(c.TokenPath())))
+}
+
+func runBench(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] != "judge" {
+		return fmt.Errorf("bench: use `acu bench judge [--set DIR]`")
+	}
+	fs := newFlags(e, "bench judge", "[--set DIR] [--backend ocr|openrouter|...]")
+	set := fs.String("set", "internal/judge/testdata/bench", "directory of labelled screenshots (labels.json)")
+	backend := fs.String("backend", "", "judge backend (default: as configured, see `acu doctor`)")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	c, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	if *backend != "" {
+		c.VisionBackend = *backend
+	}
+	cases, err := judge.LoadSet(*set)
+	if err != nil {
+		return err
+	}
+	b, choice, err := judge.Select(ctx, selectOptions(c, newLogger(c, e.stderr)))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "judge %s (model %q), %d cases from %s\n", choice.Backend, choice.Model, len(cases), *set)
+	return judge.RunBench(ctx, b, cases).Print(e.stdout)
+}

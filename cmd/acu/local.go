@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+func displayFlag(e *env, v string) (string, error) {
+	if v != "" {
+		return v, nil
+	}
+	if d := e.getenv("DISPLAY"); d != "" {
+		return d, nil
+	}
+	return "", fmt.Errorf("no display: pass --display :99 or set DISPLAY (start one with `acu display start`)")
+}
+
+func runScreenshot(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "screenshot", "[--display :99] [--target window:Firefox] [-o out.png|out.jpg]")
+	dpyF := fs.String("display", "", "X display (default $DISPLAY)")
+	target := fs.String("target", "screen", "screen, window:<title or id>, crop:x1,y1,x2,y2 (0..1000)")
+	out := fs.String("o", "screenshot.png", "output file: .png is the full-resolution frame, .jpg/.jpeg the judge's JPEG")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dpy, err := displayFlag(e, *dpyF)
+	if err != nil {
+		return err
+	}
+	c, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	t, err := capture.ParseTarget(*target)
+	if err != nil {
+		return err
+	}
+	hub, err := capture.NewHub(capture.Options{Exclude: c.ExcludeWindows})
+	if err != nil {
+		return err
+	}
+	defer hub.Close()
+	f, err := hub.Capture(ctx, dpy, t)
+	if err != nil {
+		return err
+	}
+	var b []byte
+	switch strings.ToLower(filepath.Ext(*out)) {
+	case ".jpg", ".jpeg":
+		b, err = f.JPEG(c.FrameMaxDim, c.FrameQuality)
+	case ".png", "":
+		b, err = f.PNG()
+	default:
+		return fmt.Errorf("-o %s: use a .png or .jpg file name", *out)
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: %dx%d %s on %s (hash %016x)\n", *out, f.W, f.H, f.Target, dpy, f.Hash)
+	return nil
+}
+
+func runAct(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "act", "[--display :99] [--crop x1,y1,x2,y2] move|click|double_click|right_click X Y | drag X1 Y1 X2 Y2 | scroll X Y DY | type TEXT | key COMBO")
+	dpyF := fs.String("display", "", "X display (default $DISPLAY)")
+	cropF := fs.String("crop", "0,0,1000,1000", "working area in 0..1000 screen coordinates; actions are clamped into it")
+	dry := fs.Bool("dry-run", false, "map and validate without sending input")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	a, err := parseAction(fs.Args())
+	if err != nil {
+		fs.Usage()
+		return err
+	}
+	crop, err := parseCrop(*cropF)
+	if err != nil {
+		return err
+	}
+	dpy, err := displayFlag(e, *dpyF)
+	if err != nil {
+		return err
+	}
+	conn, err := display.Open(ctx, dpy, display.Options{})
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	sw, sh := conn.Screen.Width, conn.Screen.Height
+	dev, err := input.New(conn, input.AreaFromCrop(int(sw), int(sh), crop), input.Options{DryRun: *dry})
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	return dev.Do(ctx, a)
+}
+
+func parseCrop(s string) ([4]int, error) {
+	var c [4]int
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return c, fmt.Errorf("--crop %q: want x1,y1,x2,y2 in 0..1000", s)
+	}
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 0 || n > 1000 {
+			return c, fmt.Errorf("--crop %q: want x1,y1,x2,y2 in 0..1000", s)
+		}
+		c[i] = n
+	}
+	if c[2] <= c[0] || c[3] <= c[1] {
+		return c, fmt.Errorf("--crop %q: x2 must exceed x1 and y2 must exceed y1", s)
+	}
+	return c, nil
+}
+
+func parseAction(args []string) (input.Action, error) {
+	if len(args) == 0 {
+		return input.Action{}, fmt.Errorf("act: name an action: %s", strings.Join(input.Kinds, ", "))
+	}
+	a := input.Action{Kind: args[0]}
+	nums := func(n int) ([]int, error) {
+		if len(args)-1 != n {
+			return nil, fmt.Errorf("act %s: want %d numbers (0..1000), got %d arguments", a.Kind, n, len(args)-1)
+		}
+		out := make([]int, n)
+		for i := range out {
+			v, err := strconv.Atoi(args[i+1])
+			if err != nil {
+				return nil, fmt.Errorf("act %s: %q is not a whole number", a.Kind, args[i+1])
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	switch strings.ToLower(a.Kind) {
+	case input.KindMove, input.KindClick, input.KindDoubleClick, input.KindRightClick, input.KindMiddleClick:
+		v, err := nums(2)
+		if err != nil {
+			return a, err
+		}
+		a.X, a.Y = v[0], v[1]
+	case input.KindDrag:
+		v, err := nums(4)
+		if err != nil {
+			return a, err
+		}
+		a.X, a.Y, a.X2, a.Y2 = v[0], v[1], v[2], v[3]
+	case input.KindScroll:
+		v, err := nums(3)
+		if err != nil {
+			return a, err
+		}
+		a.X, a.Y, a.DY = v[0], v[1], v[2]
+	case input.KindType:
+		a.Text = strings.Join(args[1:], " ")
+	case input.KindKey:
+		a.Keys = strings.Join(args[1:], " ")
+	default:
+		return a, fmt.Errorf("act: unknown action %q: use one of %s", a.Kind, strings.Join(input.Kinds, ", "))
+	}
+	return a, a.Validate()
+}
+
+func runDisplay(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "display", "start [:N] [--size 1280x720] [--wm] | list | stop :N")
+	size := fs.String("size", "1280x720", "screen size WxH")
+	depth := fs.Int("depth", 24, "colour depth")
+	wm := fs.Bool("wm", false, "also start a light window manager when one is installed")
+	noSHM := fs.Bool("no-shm", false, "disable MIT-SHM (as on a remote X server)")
+	if len(args) == 0 {
+		fs.Usage()
+		return fmt.Errorf("display: use start, list or stop")
+	}
+	sub, rest := args[0], args[1:]
+	var name string
+	if len(rest) > 0 && strings.HasPrefix(rest[0], ":") {
+		name, rest = rest[0], rest[1:]
+	}
+	if err := fs.Parse(rest); err != nil {
+		return err
+	}
+	if name == "" && fs.NArg() > 0 {
+		name = fs.Arg(0)
+	}
+	c, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	stateDir := filepath.Join(c.DataDir, "displays")
+	switch sub {
+	case "start":
+		var w, h int
+		if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil || w < 16 || h < 16 {
+			return fmt.Errorf("--size %q: want WxH, e.g. 1280x720", *size)
+		}
+		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		srv, err := xvfb.Start(sctx, xvfb.Options{Display: name, Width: w, Height: h, Depth: *depth, NoSHM: *noSHM,
+			WindowManager: *wm, StateDir: stateDir, Detach: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "started Xvfb %s (%dx%dx%d, pid %d); stop it with `acu display stop %s`\n", srv.Name(), w, h, *depth, srv.Pid(), srv.Name())
+		fmt.Fprintf(e.stdout, "DISPLAY=%s\n", srv.Name())
+		return nil
+	case "list":
+		recs, err := xvfb.List(stateDir)
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "DISPLAY\tSIZE\tPID\tWM\tSTARTED")
+		for _, r := range recs {
+			fmt.Fprintf(tw, "%s\t%dx%dx%d\t%d\t%s\t%s\n", r.Display, r.Width, r.Height, r.Depth, r.Pid, r.WM, r.Started.Local().Format(time.DateTime))
+		}
+		return tw.Flush()
+	case "stop":
+		if name == "" {
+			return fmt.Errorf("display stop: name the display, e.g. `acu display stop :99` (see `acu display list`)")
+		}
+		return xvfb.StopByName(ctx, stateDir, name)
+	}
+	return fmt.Errorf("display: unknown subcommand %q: use start, list or stop", sub)
+}

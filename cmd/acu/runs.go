@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func runRuns(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "runs", "[list] [flags] | show ID | wait ID [--timeout 30s] | cancel ID [--reason TEXT]")
+	kind := fs.String("kind", "", "only runs of this kind (wait, settle, agent, task)")
+	status := fs.String("status", "", "only runs with this status (running, resolved, timeout, cancelled, error, ...)")
+	live := fs.Bool("live", false, "only live runs")
+	limit := fs.Int("limit", 20, "how many runs")
+	asJSON := fs.Bool("json", false, "print JSON")
+	timeout := fs.Duration("timeout", 30*time.Second, "with wait: how long to wait for the run's end")
+	reason := fs.String("reason", "", "with cancel: why")
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	var id string
+	if sub != "list" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			fs.Usage()
+			return fmt.Errorf("%s needs a run id", sub)
+		}
+		id, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		q := api.RunQuery{Kind: *kind, Status: *status, Limit: *limit}
+		if *live {
+			q.Live = live
+		}
+		l, err := cl.Runs(ctx, q)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, l)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tSTARTED\tENDED\tERROR")
+		for _, r := range l.Runs {
+			ended := "-"
+			if r.EndedAt != nil {
+				ended = r.EndedAt.Local().Format(time.TimeOnly)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Status, r.StartedAt.Local().Format(time.DateTime), ended, r.Error)
+		}
+		return tw.Flush()
+	case "show":
+		r, err := cl.Run(ctx, id)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, r)
+	case "wait":
+		res, err := cl.WaitRun(ctx, id, *timeout)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, res)
+	case "cancel":
+		r, err := cl.CancelRun(ctx, id, *reason)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, r)
+	}
+	return fmt.Errorf("unknown subcommand %q: use list, show, wait or cancel", sub)
+}
+
+func runEvents(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "events", "[--run ID] [--stream lifecycle,verdict] [--after CURSOR] [--follow=false]")
+	run := fs.String("run", "", "only this run's events")
+	stream := fs.String("stream", "", "only these streams (comma-separated)")
+	after := fs.Int64("after", 0, "start after this cursor (0: from the beginning)")
+	follow := fs.Bool("follow", true, "keep following new events (false: print what is stored and exit)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	q := api.EventQuery{RunID: *run, After: *after}
+	if *stream != "" {
+		q.Streams = strings.Split(*stream, ",")
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	if !*follow {
+		l, err := cl.EventsAfter(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, ev := range l.Events {
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err = cl.Follow(ctx, q, func(ev api.Event) error { return enc.Encode(ev) })
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func runOpen(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "open", "[PATH]")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	link, err := cl.LoginLink(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, link.URL)
+	fmt.Fprintf(e.stderr, "one-time link, valid until %s; it sets a session cookie and never shows the token to the page\n", link.ExpiresAt.Local().Format(time.TimeOnly))
+	return nil
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/mcpserver"
+	"github.com/acu-dev/acu/internal/notify"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/secret"
+	"github.com/acu-dev/acu/internal/server"
+	"github.com/acu-dev/acu/internal/smartwait"
+	"github.com/acu-dev/acu/internal/store"
+)
+
+// shutdownGrace bounds how long in-flight requests get at shutdown.
+const shutdownGrace = 5 * time.Second
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve", "[flags]")
+	c, _, warnings, err := config.Load(e.getenv, e.environ, fs, args)
+	if err != nil {
+		return err
+	}
+	log := newLogger(c, e.stderr)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	d, err := openDaemon(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+
+	l, err := net.Listen("tcp", c.Addr())
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (another acu serve running? set ACU_DAEMON_PORT)", c.Addr(), err)
+	}
+	if c.AllowRemote {
+		log.Warn("listening beyond loopback: anyone who can reach this address and has the token can move this desktop's mouse", "addr", c.Addr())
+	}
+	log.Info("acu serving", "addr", "http://"+l.Addr().String(), "version", Version, "epoch", d.runs.Epoch(),
+		"judge", d.choice.Backend, "db", c.DB, "token_file", c.TokenPath())
+
+	err = d.run(ctx, l, log)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	log.Info("acu stopped")
+	return err
+}
+
+// daemon holds the wired parts of `acu serve` (and of `acu mcp`'s embedded
+// engine).
+type daemon struct {
+	cfg      *config.Config
+	db       *store.DB
+	runs     *runs.Registry
+	hub      *capture.Hub
+	engine   *smartwait.Engine
+	dispatch *notify.Dispatcher
+	choice   judge.Choice
+	token    secret.String
+	metrics  *prometheus.Registry
+	started  time.Time
+}
+
+func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemon, error) {
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
+	}
+	token, err := ensureToken(c)
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{cfg: c, started: time.Now().UTC()}
+	ok := false
+	defer func() {
+		if !ok {
+			d.close()
+		}
+	}()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	if d.db, err = store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")}); err != nil {
+		return nil, err
+	}
+	d.runs = runs.New(d.db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg})
+	if d.hub, err = capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, Registerer: reg}); err != nil {
+		return nil, err
+	}
+	backend, choice, err := judge.Select(ctx, selectOptions(c, log))
+	if err != nil {
+		return nil, fmt.Errorf("choose the judge: %w", err)
+	}
+	d.choice = choice
+	log.Info("judge chosen", "backend", choice.Backend, "model", choice.Model, "reason", choice.Reason)
+
+	notifiers, err := buildNotifiers(c, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := notify.Check(notifiers); err != nil {
+		log.Warn("a notifier cannot deliver yet; wake-ups are kept in the outbox and retried until it can", "problem", err)
+	}
+	if d.dispatch, err = notify.NewDispatcher(d.db, notify.DispatcherOptions{Notifiers: notifiers,
+		Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
+		return nil, err
+	}
+	d.engine = smartwait.New(smartwait.Options{
+		Runs: d.runs, Capture: d.hub, Judge: backend, Store: d.db, Notify: d.dispatch,
+		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
+		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
+	})
+	if err := d.runs.Recover(ctx, d.engine.Claim); err != nil {
+		return nil, fmt.Errorf("recover runs left live by the previous daemon: %w", err)
+	}
+	d.token = token
+	d.metrics = reg
+	ok = true
+	return d, nil
+}
+
+// run serves the API on l and runs the engines until ctx ends, then shuts
+// down in order: the listener stops taking requests, in-flight requests get
+// shutdownGrace, the wait engine leaves live jobs live in the store (the
+// next start resumes them), the dispatcher stops between attempts.
+func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) error {
+	c := d.cfg
+	self := api.NewClient("http://"+l.Addr().String(), d.token.Reveal())
+	mcpSrv := mcpserver.New(self, mcpserver.Options{Version: Version, Logger: log.With("component", "mcp")})
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv },
+		&mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp")})
+	srv := server.New(server.Options{
+		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
+		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
+		Metrics: d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
+		Health:     d.health,
+		Cancellers: map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait},
+		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
+	})
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return d.engine.Run(gctx) })
+	g.Go(func() error { return d.dispatch.Run(gctx) })
+	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
+	return g.Wait()
+}
+
+func (d *daemon) cancelWait(ctx context.Context, id, reason string) error {
+	_, err := d.engine.Cancel(ctx, id, reason)
+	return err
+}
+
+func (d *daemon) health(ctx context.Context) api.Health {
+	return api.Health{Status: "ok", Version: Version, Epoch: d.runs.Epoch(), Started: d.started,
+		LiveRuns: len(d.runs.Live()),
+		Judge:    &api.JudgeInfo{Backend: d.choice.Backend, Model: d.choice.Model, Reason: d.choice.Reason}}
+}
+
+func (d *daemon) close() {
+	if d.hub != nil {
+		d.hub.Close()
+	}
+	if d.db != nil {
+		d.db.Close()
+	}
+}
+
+func selectOptions(c *config.Config, log *slog.Logger) judge.SelectOptions {
+	return judge.SelectOptions{
+		Backend: c.VisionBackend, BaseURL: c.VisionBaseURL, Model: c.VisionModel, OpenRouterModel: c.OpenRouterModel,
+		Keys:      judge.Keys{OpenRouter: c.OpenRouterAPIKey, Anthropic: c.AnthropicAPIKey, Gemini: c.GeminiAPIKey, OpenAI: c.OpenAIAPIKey},
+		OllamaURL: c.OllamaURL, System: c.VisionSystem, MaxTokens: c.VisionMaxTokens, Temperature: c.VisionTemperature,
+		MaxDim: c.FrameMaxDim, Quality: c.FrameQuality, Timeout: c.VisionTimeout,
+		Logger: log.With("component", "judge"),
+	}
+}
+
+func buildNotifiers(c *config.Config, log *slog.Logger) ([]notify.Notifier, error) {
+	return notify.Build(c.Notifiers,
+		notify.ExecOptions{CLI: c.OpenClawCLI, Command: c.NotifyCommand, Logger: log.With("component", "notify")},
+		notify.WebhookOptions{URL: c.WebhookURL, Token: c.WebhookToken, Secret: c.WebhookSecret, BodyTemplate: c.WebhookBody,
+			Logger: log.With("component", "notify")})
+}
+
+// screenshotter serves GET /v1/screenshot from the capture hub.
+type screenshotter struct {
+	hub *capture.Hub
+	cfg *config.Config
+}
+
+func (s *screenshotter) Screenshot(ctx context.Context, dpy, target string, jpeg bool) (server.Shot, error) {
+	if dpy == "" {
+		dpy = s.cfg.Display
+	}
+	t, err := capture.ParseTarget(target)
+	if err != nil {
+		return server.Shot{}, err
+	}
+	res, err := s.hub.Resolve(ctx, dpy, t)
+	if err != nil {
+		return server.Shot{}, err
+	}
+	f, err := s.hub.Capture(ctx, dpy, t)
+	if err != nil {
+		return server.Shot{}, err
+	}
+	shot := server.Shot{Width: f.W, Height: f.H, FrameWidth: f.W, FrameHeight: f.H,
+		OriginX: res.Rect.Min.X, OriginY: res.Rect.Min.Y, Target: f.Target}
+	if shot.ScreenWidth, shot.ScreenHeight, err = s.hub.ScreenSize(ctx, dpy); err != nil {
+		return server.Shot{}, err
+	}
+	if jpeg {
+		shot.Width, shot.Height = frame.TargetSize(f.W, f.H, s.cfg.FrameMaxDim)
+		shot.Data, err = f.JPEG(s.cfg.FrameMaxDim, s.cfg.FrameQuality)
+	} else {
+		shot.Data, err = f.PNG()
+	}
+	return shot, err
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/config"
+)
+
+func runWaits(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "waits", "[list [--state watching]] | show ID | update ID [--criteria TEXT] [--timeout S] | cancel ID [--reason TEXT]")
+	state := fs.String("state", "", "with list: only waits in this state (watching, resolved, timeout, cancelled, error)")
+	criteria := fs.String("criteria", "", "with update: the new condition")
+	timeoutS := fs.String("timeout", "", "with update: a new timeout, counted from now")
+	reason := fs.String("reason", "", "with cancel: why")
+	asJSON := fs.Bool("json", false, "print JSON")
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	var id string
+	if sub != "list" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			fs.Usage()
+			return fmt.Errorf("%s needs a wait id", sub)
+		}
+		id, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		l, err := cl.ListWaits(ctx, *state)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e.stdout, l)
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATE\tTARGET\tJUDGED\tDEADLINE\tCRITERIA")
+		for _, w := range l.Waits {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", w.ID, w.State, w.Target, w.Evaluations, w.Deadline.Local().Format(time.TimeOnly), w.Criteria)
+		}
+		return tw.Flush()
+	case "show":
+		w, err := cl.GetWait(ctx, id)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, w)
+	case "update":
+		var u api.UpdateWait
+		if *criteria != "" {
+			u.Criteria = criteria
+		}
+		if *timeoutS != "" {
+			d, err := config.ParseDuration(*timeoutS)
+			if err != nil {
+				return fmt.Errorf("--timeout %q: %v", *timeoutS, err)
+			}
+			s := d.Seconds()
+			u.Timeout = &s
+		}
+		w, err := cl.UpdateWait(ctx, id, u)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, w)
+	case "cancel":
+		w, err := cl.CancelWait(ctx, id, *reason)
+		if err != nil {
+			return err
+		}
+		return printJSON(e.stdout, w)
+	}
+	return fmt.Errorf("unknown subcommand %q: use list, show, update or cancel", sub)
+}
+
+func runSettle(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "settle", "[--target screen] [--quiet 1s] [--timeout 30s]")
+	target := fs.String("target", "screen", "what must stop changing")
+	dpy := fs.String("display", "", "X display (default: the daemon's DISPLAY)")
+	quiet := fs.Duration("quiet", time.Second, "how long frames must stay unchanged")
+	timeout := fs.Duration("timeout", 30*time.Second, "give up after")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	res, err := cl.Settle(ctx, api.SettleRequest{Target: *target, Display: *dpy, Quiet: quiet.Seconds(), Timeout: timeout.Seconds()})
+	if err != nil {
+		return err
+	}
+	if err := printJSON(e.stdout, res); err != nil {
+		return err
+	}
+	if !res.Settled {
+		return &exitError{code: exitTimeout}
+	}
+	return nil
+}

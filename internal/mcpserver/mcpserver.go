@@ -1,0 +1,307 @@
+// Package mcpserver exposes acu's agent-facing tools over the Model Context
+// Protocol (with the official Go SDK): smart_wait, wait_status,
+// wait_update, wait_cancel, settle and screenshot. The tools are a thin
+// skin over the daemon's public HTTP API (the Backend interface, which
+// *api.Client satisfies), so `acu mcp` over stdio and the daemon's /mcp
+// endpoint behave exactly like the HTTP API and share its validation and
+// error messages.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+// Backend is what the tools need from acu (*api.Client).
+type Backend interface {
+	CreateWait(ctx context.Context, w api.CreateWait) (api.Wait, error)
+	GetWait(ctx context.Context, id string) (api.Wait, error)
+	UpdateWait(ctx context.Context, id string, u api.UpdateWait) (api.Wait, error)
+	CancelWait(ctx context.Context, id, reason string) (api.Wait, error)
+	WaitRun(ctx context.Context, id string, timeout time.Duration) (api.WaitResult, error)
+	Settle(ctx context.Context, s api.SettleRequest) (api.SettleResult, error)
+	Screenshot(ctx context.Context, display, target, format string) (api.Shot, error)
+}
+
+// Options configure the server.
+type Options struct {
+	Version string
+	Logger  *slog.Logger
+	// MaxBlock caps how long smart_wait and wait_status may block in one
+	// call (default 55 s: MCP clients tend to time tool calls out after
+	// about a minute; agents call wait_status again to keep waiting).
+	MaxBlock time.Duration
+	// ProgressEvery is the interval of progress notifications while a call
+	// blocks (default 2 s).
+	ProgressEvery time.Duration
+}
+
+type tools struct {
+	b    Backend
+	opts Options
+}
+
+// New returns an MCP server with acu's tools.
+func New(b Backend, opts Options) *mcp.Server {
+	if opts.MaxBlock <= 0 {
+		opts.MaxBlock = 55 * time.Second
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 2 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "acu", Title: "acu: eyes and hands on a Linux desktop", Version: opts.Version},
+		&mcp.ServerOptions{Logger: opts.Logger, Instructions: instructions})
+	t := &tools{b: b, opts: opts}
+	mcp.AddTool(s, &mcp.Tool{Name: "smart_wait", Description: smartWaitDesc}, t.smartWait)
+	mcp.AddTool(s, &mcp.Tool{Name: "wait_status", Description: waitStatusDesc}, t.waitStatus)
+	mcp.AddTool(s, &mcp.Tool{Name: "wait_update", Description: waitUpdateDesc}, t.waitUpdate)
+	mcp.AddTool(s, &mcp.Tool{Name: "wait_cancel", Description: waitCancelDesc}, t.waitCancel)
+	mcp.AddTool(s, &mcp.Tool{Name: "settle", Description: settleDesc}, t.settle)
+	mcp.AddTool(s, &mcp.Tool{Name: "screenshot", Description: screenshotDesc}, t.screenshot)
+	return s
+}
+
+const instructions = `acu watches this computer's screen for you. Instead of taking screenshots in a loop, call smart_wait with a plain-language condition and a timeout: acu judges the screen cheaply whenever it changes and wakes you when the condition holds (or at the timeout). Use settle after an action instead of guessing a sleep.`
+
+const smartWaitDesc = `Wait until a condition is visible on screen, instead of polling screenshots yourself.
+acu watches the target, asks a cheap judge "is this condition met?" whenever the screen changes (and at least every poll_interval seconds), and ends the wait the moment the answer is YES, or at the timeout.
+Give the condition as something visible: "the download finished", "\"Build succeeded\" is visible", "the Save dialog is gone". With the built-in OCR judge (no API key), quote the exact text: "\"Done\" is visible" or "\"Loading...\" is gone".
+By default returns at once with the job (id, state "watching"); the agent is woken by acu's notifier when it ends. Set block_seconds (up to 55) to wait here instead, with progress notifications; if it is still watching when that runs out, call wait_status with block_seconds to keep waiting.
+Final states: resolved (evidence says what was seen), timeout, cancelled, error.`
+
+const waitStatusDesc = `Get a smart_wait job's state, judgements so far, last verdict and evidence. Set block_seconds (up to 55) to wait for the job to end first.`
+
+const waitUpdateDesc = `Change a live smart_wait job: replace its criteria, or reset its clock with a new timeout counted from now (for when you were woken too early). Its history is kept.`
+
+const waitCancelDesc = `Cancel a live smart_wait job, with an optional reason.`
+
+const settleDesc = `Wait until the screen (or a window) stops changing for quiet seconds, at most timeout seconds. Model-free and exact: use it after clicking or typing instead of a fixed sleep. Returns settled=false if it kept changing until the timeout.`
+
+const screenshotDesc = `Take a screenshot of the screen, a window (target "window:<title or id>") or a region (target "crop:x1,y1,x2,y2" in 0..1000). Returns the image and the sizes it maps to: image size, the captured region's size and origin in screen pixels, and the screen size. format "jpeg" (default) is downsized for cheap viewing; "png" is full resolution.`
+
+// WaitArgs are smart_wait's arguments.
+type WaitArgs struct {
+	Criteria     string  `json:"criteria,omitempty" jsonschema:"the condition to wait for, in plain language"`
+	WakeWhen     string  `json:"wake_when,omitempty" jsonschema:"another name for criteria"`
+	Timeout      float64 `json:"timeout,omitempty" jsonschema:"seconds before giving up (default 300)"`
+	Target       string  `json:"target,omitempty" jsonschema:"screen (default), window:<title or id>, crop:x1,y1,x2,y2 (0..1000), pty:<tmux session>"`
+	Display      string  `json:"display,omitempty" jsonschema:"X display such as :99 (default: the daemon's)"`
+	TaskID       string  `json:"task_id,omitempty" jsonschema:"task whose progress log gets the outcome"`
+	PollInterval float64 `json:"poll_interval,omitempty" jsonschema:"backstop seconds between judgements when nothing changes (default 1)"`
+	BlockSeconds float64 `json:"block_seconds,omitempty" jsonschema:"wait here up to this many seconds (max 55) before returning; 0 returns at once"`
+}
+
+// StatusArgs are wait_status's arguments.
+type StatusArgs struct {
+	ID           string  `json:"id" jsonschema:"the job id smart_wait returned"`
+	BlockSeconds float64 `json:"block_seconds,omitempty" jsonschema:"wait up to this many seconds (max 55) for the job to end"`
+}
+
+// UpdateArgs are wait_update's arguments.
+type UpdateArgs struct {
+	ID       string  `json:"id" jsonschema:"the job id"`
+	Criteria string  `json:"criteria,omitempty" jsonschema:"the new condition"`
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"a new timeout in seconds, counted from now"`
+}
+
+// CancelArgs are wait_cancel's arguments.
+type CancelArgs struct {
+	ID     string `json:"id" jsonschema:"the job id"`
+	Reason string `json:"reason,omitempty" jsonschema:"why it is cancelled"`
+}
+
+// SettleArgs are settle's arguments.
+type SettleArgs struct {
+	Target  string  `json:"target,omitempty" jsonschema:"what must stop changing (default screen)"`
+	Display string  `json:"display,omitempty" jsonschema:"X display (default: the daemon's)"`
+	Quiet   float64 `json:"quiet,omitempty" jsonschema:"seconds without change that count as settled (default 1)"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"give up after this many seconds (default 30)"`
+}
+
+// ShotArgs are screenshot's arguments.
+type ShotArgs struct {
+	Target  string `json:"target,omitempty" jsonschema:"screen (default), window:<title or id>, crop:x1,y1,x2,y2"`
+	Display string `json:"display,omitempty" jsonschema:"X display (default: the daemon's)"`
+	Format  string `json:"format,omitempty" jsonschema:"jpeg (default, downsized) or png (full resolution)"`
+}
+
+// ShotInfo is screenshot's structured result.
+type ShotInfo struct {
+	Target       string `json:"target"`
+	ImageWidth   int    `json:"image_width"`
+	ImageHeight  int    `json:"image_height"`
+	RegionX      int    `json:"region_x"`
+	RegionY      int    `json:"region_y"`
+	RegionWidth  int    `json:"region_width"`
+	RegionHeight int    `json:"region_height"`
+	ScreenWidth  int    `json:"screen_width"`
+	ScreenHeight int    `json:"screen_height"`
+}
+
+func (t *tools) block(secs float64) (time.Duration, error) {
+	if secs < 0 {
+		return 0, fmt.Errorf("block_seconds must not be negative")
+	}
+	return min(time.Duration(secs*float64(time.Second)), t.opts.MaxBlock), nil
+}
+
+func (t *tools) smartWait(ctx context.Context, req *mcp.CallToolRequest, in WaitArgs) (*mcp.CallToolResult, api.Wait, error) {
+	block, err := t.block(in.BlockSeconds)
+	if err != nil {
+		return nil, api.Wait{}, err
+	}
+	w, err := t.b.CreateWait(ctx, api.CreateWait{Criteria: in.Criteria, WakeWhen: in.WakeWhen, Timeout: in.Timeout,
+		Target: in.Target, Display: in.Display, TaskID: in.TaskID, PollInterval: in.PollInterval})
+	if err != nil {
+		return nil, api.Wait{}, err
+	}
+	if block > 0 {
+		w, err = t.blockOn(ctx, req, w, block)
+	}
+	return textResult(describe(w)), w, err
+}
+
+func (t *tools) waitStatus(ctx context.Context, req *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, api.Wait, error) {
+	block, err := t.block(in.BlockSeconds)
+	if err != nil {
+		return nil, api.Wait{}, err
+	}
+	w, err := t.b.GetWait(ctx, in.ID)
+	if err != nil {
+		return nil, api.Wait{}, err
+	}
+	if block > 0 && w.State == "watching" {
+		w, err = t.blockOn(ctx, req, w, block)
+	}
+	return textResult(describe(w)), w, err
+}
+
+// blockOn waits up to d for the job to end, sending progress notifications
+// when the client asked for them.
+func (t *tools) blockOn(ctx context.Context, req *mcp.CallToolRequest, w api.Wait, d time.Duration) (api.Wait, error) {
+	done := make(chan error, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_, err := t.b.WaitRun(wctx, w.ID, d)
+		done <- err
+	}()
+	token := req.Params.GetProgressToken()
+	tick := time.NewTicker(t.opts.ProgressEvery)
+	defer tick.Stop()
+	step := 0.0
+	for {
+		select {
+		case <-done:
+			return t.b.GetWait(ctx, w.ID)
+		case <-ctx.Done():
+			return w, ctx.Err()
+		case <-tick.C:
+			if token == nil || req.Session == nil {
+				continue
+			}
+			cur, err := t.b.GetWait(ctx, w.ID)
+			if err != nil {
+				continue
+			}
+			step++
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
+				Progress: step, Message: progressLine(cur)})
+		}
+	}
+}
+
+func progressLine(w api.Wait) string {
+	el := time.Since(w.CreatedAt).Truncate(time.Second)
+	msg := fmt.Sprintf("%s/%gs, %d judgements", el, w.Timeout, w.Evaluations)
+	if v := w.LastVerdict; v != nil {
+		if v.Error != "" {
+			msg += ", judge error: " + v.Error
+		} else if v.Evidence != "" {
+			msg += ", last: " + v.Evidence
+		}
+	}
+	return msg
+}
+
+func describe(w api.Wait) string {
+	switch w.State {
+	case "watching":
+		return fmt.Sprintf("Job %s is watching %s for: %s (timeout %gs, %d judgements so far). You will be woken when it ends; wait_status with block_seconds waits here.",
+			w.ID, w.Target, w.Criteria, w.Timeout, w.Evaluations)
+	default:
+		if w.Message != "" {
+			return w.Message
+		}
+		return fmt.Sprintf("Job %s ended %s. %s", w.ID, w.State, w.Reason)
+	}
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func (t *tools) waitUpdate(ctx context.Context, _ *mcp.CallToolRequest, in UpdateArgs) (*mcp.CallToolResult, api.Wait, error) {
+	var u api.UpdateWait
+	if c := strings.TrimSpace(in.Criteria); c != "" {
+		u.Criteria = &c
+	}
+	if in.Timeout != 0 {
+		u.Timeout = &in.Timeout
+	}
+	w, err := t.b.UpdateWait(ctx, in.ID, u)
+	if err != nil {
+		return nil, api.Wait{}, err
+	}
+	return textResult(describe(w)), w, nil
+}
+
+func (t *tools) waitCancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelArgs) (*mcp.CallToolResult, api.Wait, error) {
+	w, err := t.b.CancelWait(ctx, in.ID, in.Reason)
+	if err != nil {
+		return nil, api.Wait{}, err
+	}
+	return textResult(fmt.Sprintf("Job %s cancelled.", w.ID)), w, nil
+}
+
+func (t *tools) settle(ctx context.Context, _ *mcp.CallToolRequest, in SettleArgs) (*mcp.CallToolResult, api.SettleResult, error) {
+	r, err := t.b.Settle(ctx, api.SettleRequest{Target: in.Target, Display: in.Display, Quiet: in.Quiet, Timeout: in.Timeout})
+	if err != nil {
+		return nil, api.SettleResult{}, err
+	}
+	msg := fmt.Sprintf("Settled after %.2fs (%d changes seen).", r.Waited, r.Changes)
+	if !r.Settled {
+		msg = fmt.Sprintf("Still changing after %.2fs (%d changes seen): not settled.", r.Waited, r.Changes)
+	}
+	return textResult(msg), r, nil
+}
+
+func (t *tools) screenshot(ctx context.Context, _ *mcp.CallToolRequest, in ShotArgs) (*mcp.CallToolResult, ShotInfo, error) {
+	format := in.Format
+	if format == "" {
+		format = "jpeg"
+	}
+	s, err := t.b.Screenshot(ctx, in.Display, in.Target, format)
+	if err != nil {
+		return nil, ShotInfo{}, err
+	}
+	info := ShotInfo{Target: s.Target, ImageWidth: s.Width, ImageHeight: s.Height, RegionX: s.Origin[0], RegionY: s.Origin[1],
+		RegionWidth: s.FrameWidth, RegionHeight: s.FrameHeight, ScreenWidth: s.ScreenWidth, ScreenHeight: s.ScreenHeight}
+	text := fmt.Sprintf("%s: image %dx%d showing the region %dx%d at (%d,%d) of a %dx%d screen.",
+		s.Target, s.Width, s.Height, s.FrameWidth, s.FrameHeight, s.Origin[0], s.Origin[1], s.ScreenWidth, s.ScreenHeight)
+	mime := s.ContentType
+	if mime == "" {
+		mime = "image/" + format
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: s.Data, MIMEType: mime}, &mcp.TextContent{Text: text}}}, info, nil
+}

@@ -1,0 +1,231 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// Runs is what the server needs from the run registry (*runs.Registry).
+type Runs interface {
+	Get(ctx context.Context, id string) (runs.Run, error)
+	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
+	Wait(ctx context.Context, id string, timeout time.Duration) (runs.Result, error)
+	End(ctx context.Context, id, status, errMsg string, result any) (runs.Run, error)
+	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
+	LastCursor(ctx context.Context) (int64, error)
+	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
+}
+
+// routes lists every route. Everything but /health and /auth needs the
+// token (or a session cookie); everything passes the Host and Origin checks.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	open := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.wrap(h)) }
+	auth := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(s.wrap(h))) }
+
+	open("GET /health", s.handleHealth)
+	open("GET /auth", s.handleAuth)
+	auth("POST /v1/auth/link", s.handleLoginLink)
+	mux.Handle("GET /metrics", s.authenticate(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
+
+	auth("GET /v1/runs", s.handleListRuns)
+	auth("GET /v1/runs/{id}", s.handleGetRun)
+	auth("POST /v1/runs/{id}/cancel", s.handleCancelRun)
+	auth("POST /v1/runs/{id}/wait", s.handleWaitRun)
+	auth("GET /v1/runs/{id}/wait", s.handleWaitRun)
+	auth("GET /v1/events", s.handleEvents)
+
+	auth("POST /v1/waits", s.handleCreateWait)
+	auth("GET /v1/waits", s.handleListWaits)
+	auth("GET /v1/waits/{id}", s.handleGetWait)
+	auth("PATCH /v1/waits/{id}", s.handleUpdateWait)
+	auth("DELETE /v1/waits/{id}", s.handleCancelWait)
+	auth("POST /v1/settle", s.handleSettle)
+	auth("GET /v1/screenshot", s.handleScreenshot)
+
+	for pattern, h := range s.opts.Extra {
+		mux.Handle(pattern, s.authenticate(h))
+	}
+	open("/", func(w http.ResponseWriter, r *http.Request) error {
+		return errNotFound("no route for %s %s: see the API overview in README.md", r.Method, r.URL.Path)
+	})
+
+	var h http.Handler = mux
+	h = s.limitBody(h)
+	h = s.checkOrigin(h)
+	h = s.checkHost(h)
+	h = secureHeaders(h)
+	h = s.accessLog(h)
+	return h
+}
+
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	h := api.Health{Status: "ok", Version: s.opts.Version, Epoch: s.opts.Epoch}
+	if s.opts.Health != nil {
+		h = s.opts.Health(r.Context())
+	}
+	writeJSON(w, http.StatusOK, h)
+	return nil
+}
+
+func toAPIRun(r runs.Run) api.Run {
+	out := api.Run{ID: r.ID, Kind: r.Kind, SessionKey: r.SessionKey, TaskID: r.TaskID, Status: r.Status,
+		StartedAt: r.StartedAt, Error: r.Error, Spec: r.Spec, Result: r.Result}
+	if !r.EndedAt.IsZero() {
+		t := r.EndedAt
+		out.EndedAt = &t
+	}
+	return out
+}
+
+func toAPIEvent(e runs.Event) api.Event {
+	return api.Event{Cursor: e.Cursor, RunID: e.RunID, Seq: e.Seq, Stream: e.Stream, At: e.At, Data: e.Data}
+}
+
+// runError maps the registry's errors to responses.
+func runError(id string, err error) error {
+	switch {
+	case errors.Is(err, runs.ErrNotFound):
+		return errNotFound("no run %q: list runs with GET /v1/runs", id)
+	case errors.Is(err, runs.ErrEnded):
+		return errConflict("run %q has already ended", id)
+	case errors.Is(err, runs.ErrWaitTimeout):
+		return newErr(http.StatusGatewayTimeout, api.CodeWaitTimeout, "timeout", "run %q did not end within the wait's timeout: wait again, or raise timeout", id)
+	}
+	return err
+}
+
+func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before")}
+	if v := q.Get("live"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return errInvalid("live", "live must be true or false, got %q", v)
+		}
+		f.Live = &b
+	}
+	limit, err := intParam(q.Get("limit"), "limit", 50, 1, 1000)
+	if err != nil {
+		return err
+	}
+	f.Limit = limit + 1
+	list, err := s.opts.Runs.List(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := api.RunList{Runs: make([]api.Run, 0, len(list))}
+	if len(list) > limit {
+		list = list[:limit]
+		out.Next = list[limit-1].ID
+	}
+	for _, run := range list {
+		out.Runs = append(out.Runs, toAPIRun(run))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	run, err := s.opts.Runs.Get(r.Context(), id)
+	if err != nil {
+		return runError(id, err)
+	}
+	writeJSON(w, http.StatusOK, toAPIRun(run))
+	return nil
+}
+
+func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	var req api.CancelRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+	}
+	run, err := s.opts.Runs.Get(r.Context(), id)
+	if err != nil {
+		return runError(id, err)
+	}
+	if !run.Live() {
+		return errConflict("run %q has already ended (%s)", id, run.Status)
+	}
+	reason := req.Reason
+	if reason == "" {
+		reason = "cancelled by a client"
+	}
+	if c := s.opts.Cancellers[run.Kind]; c != nil {
+		err = c(r.Context(), id, reason)
+	} else {
+		_, err = s.opts.Runs.End(r.Context(), id, runs.StatusCancelled, "", map[string]string{"reason": reason})
+	}
+	if err != nil {
+		return runError(id, err)
+	}
+	if run, err = s.opts.Runs.Get(r.Context(), id); err != nil {
+		return runError(id, err)
+	}
+	writeJSON(w, http.StatusOK, toAPIRun(run))
+	return nil
+}
+
+// maxRunWait bounds one HTTP wait; clients loop for longer waits.
+const maxRunWait = 10 * time.Minute
+
+func (s *Server) handleWaitRun(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	timeout := 30 * time.Second
+	if v := r.URL.Query().Get("timeout"); v != "" {
+		d, err := config.ParseDuration(v)
+		if err != nil || d <= 0 || d > maxRunWait {
+			return errInvalid("timeout", "timeout must be a duration or seconds from 0 to %s, got %q", maxRunWait, v)
+		}
+		timeout = d
+	}
+	res, err := s.opts.Runs.Wait(r.Context(), id, timeout)
+	if err != nil {
+		return runError(id, err)
+	}
+	out := api.WaitResult{RunID: res.RunID, Status: res.Status, StartedAt: res.StartedAt, Error: res.Error}
+	if !res.EndedAt.IsZero() {
+		t := res.EndedAt
+		out.EndedAt = &t
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func intParam(v, name string, def, lo, hi int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, errInvalid(name, "%s must be a whole number from %d to %d, got %q", name, lo, hi, v)
+	}
+	return n, nil
+}
+
+func eventFilter(r *http.Request) runs.Filter {
+	q := r.URL.Query()
+	f := runs.Filter{RunID: q.Get("run")}
+	if v := q.Get("stream"); v != "" {
+		for _, st := range strings.Split(v, ",") {
+			if st = strings.TrimSpace(st); st != "" {
+				f.Streams = append(f.Streams, st)
+			}
+		}
+	}
+	return f
+}

@@ -1,0 +1,119 @@
+// Package server is acu's HTTP surface: routes.go lists every route, the
+// middleware guards them (Host, Origin, token or session cookie, body
+// limit), errors.go is the one place errors become responses, and sse.go
+// streams events. Features (runs, waits, screenshots) plug in through small
+// interfaces declared here, so the server imports no engine internals
+// beyond their types.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/secret"
+)
+
+// Options configure a Server.
+type Options struct {
+	Token        secret.String
+	TokenHint    string   // where the token lives, for 401 messages ("~/.local/state/acu/token")
+	AllowedHosts []string // extra Host names (ACU_ALLOWED_HOSTS)
+	ListenHost   string   // the configured listen host
+	MaxBody      int64
+	Version      string
+	Epoch        string
+	Logger       *slog.Logger
+	Metrics      *prometheus.Registry // served at /metrics; nil serves an empty registry
+	Now          func() time.Time
+
+	Runs        Runs
+	Waits       Waits       // nil: the wait routes answer 503
+	Screenshots Screenshots // nil: the screenshot route answers 503
+	Health      func(ctx context.Context) api.Health
+	// Cancellers end a live run of their kind at a client's request (the
+	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
+	Cancellers map[string]func(ctx context.Context, id, reason string) error
+	// Extra mounts more routes (the MCP endpoint, pages) behind the same
+	// middleware; paths are ServeMux patterns. Token-protected.
+	Extra map[string]http.Handler
+}
+
+// Server is the daemon's HTTP handler.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	sessions *sessions
+	handler  http.Handler
+}
+
+// New builds the handler.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 1 << 20
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = prometheus.NewRegistry()
+	}
+	s := &Server{opts: opts, log: opts.Logger, sessions: newSessions(opts.Now)}
+	s.handler = s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Serve serves on l until ctx ends, then shuts down gracefully within grace.
+func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = hs.Close()
+	}
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// handlerFunc is a handler that returns its error to the one error boundary.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) wrap(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			var he *httpError
+			if !errors.As(err, &he) {
+				s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeError(w, r, err)
+		}
+	})
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+// heartbeat keeps idle SSE connections (and the proxies between) alive.
+const heartbeat = 15 * time.Second
+
+// handleEvents serves GET /v1/events. With Accept: text/event-stream it is a
+// Server-Sent Events stream: a "hello" event with the daemon's epoch and
+// current cursor, then every matching event (id = global cursor) from the
+// cursor given by Last-Event-ID or ?after=, with heartbeats. Otherwise it is
+// the JSON catch-up path: the events after ?after=, the epoch and the cursor.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
+	f := eventFilter(r)
+	after := int64(0)
+	if v := r.URL.Query().Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return errInvalid("after", "after must be a cursor (a whole number from 0), got %q", v)
+		}
+		after = n
+	}
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return errInvalid("Last-Event-ID", "Last-Event-ID must be a cursor, got %q", v)
+		}
+		after = n
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1000, 1, 10000)
+		if err != nil {
+			return err
+		}
+		evs, err := s.opts.Runs.Events(r.Context(), after, f, limit)
+		if err != nil {
+			return err
+		}
+		cur, err := s.opts.Runs.LastCursor(r.Context())
+		if err != nil {
+			return err
+		}
+		out := api.EventList{Events: make([]api.Event, 0, len(evs)), Epoch: s.opts.Epoch, Cursor: cur}
+		for _, e := range evs {
+			out.Events = append(out.Events, toAPIEvent(e))
+		}
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+
+	cur, err := s.opts.Runs.LastCursor(r.Context())
+	if err != nil {
+		return err
+	}
+	sub, err := s.opts.Runs.Subscribe(r.Context(), f, after)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	hello, _ := json.Marshal(map[string]any{"epoch": s.opts.Epoch, "cursor": cur})
+	if _, err := fmt.Fprintf(w, "retry: 2000\nevent: hello\ndata: %s\n\n", hello); err != nil {
+		return nil
+	}
+	if err := rc.Flush(); err != nil {
+		return nil
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-tick.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+				return nil
+			}
+			if rc.Flush() != nil {
+				return nil
+			}
+		case ev, ok := <-sub.Events():
+			if !ok {
+				if err := sub.Err(); err != nil {
+					s.log.Warn("event stream ended", "err", err)
+				}
+				return nil
+			}
+			b, err := json.Marshal(toAPIEvent(ev))
+			if err != nil {
+				return nil
+			}
+			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if _, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", ev.Cursor, b); err != nil {
+				return nil
+			}
+			if rc.Flush() != nil {
+				return nil
+			}
+		}
+	}
+}

@@ -1,0 +1,306 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/smartwait"
+)
+
+// Waits is what the server needs from the wait engine (*smartwait.Engine).
+type Waits interface {
+	Create(ctx context.Context, s smartwait.Spec) (smartwait.Job, error)
+	Get(ctx context.Context, id string) (smartwait.Job, error)
+	List(ctx context.Context, state string) ([]smartwait.Job, error)
+	Update(ctx context.Context, id string, u smartwait.Update) (smartwait.Job, error)
+	Cancel(ctx context.Context, id, reason string) (smartwait.Job, error)
+	Settle(ctx context.Context, s smartwait.SettleSpec) (smartwait.SettleResult, error)
+}
+
+// Screenshots captures a target's current frame: PNG at full resolution,
+// or the judge's JPEG.
+type Screenshots interface {
+	Screenshot(ctx context.Context, display, target string, jpeg bool) (Shot, error)
+}
+
+// Shot is an encoded screenshot and the geometry it maps to.
+type Shot struct {
+	Data                    []byte
+	Width, Height           int // of the encoded image
+	FrameWidth, FrameHeight int // of the captured region
+	ScreenWidth             int
+	ScreenHeight            int
+	OriginX, OriginY        int
+	Target                  string
+}
+
+func seconds(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
+
+func durationField(field string, v float64, required bool) (time.Duration, error) {
+	if v == 0 && !required {
+		return 0, nil
+	}
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) || v > 30*86400 {
+		return 0, errInvalid(field, "%s must be a positive number of seconds, got %v", field, v)
+	}
+	return time.Duration(v * float64(time.Second)), nil
+}
+
+// ToAPIWait converts a job to its wire form (also used by the MCP server).
+func ToAPIWait(j smartwait.Job) api.Wait {
+	w := api.Wait{ID: j.ID, State: j.Status, Criteria: j.Criteria, Target: j.Target, Display: j.Display, Source: j.Source,
+		TaskID: j.TaskID, Timeout: seconds(j.Timeout), PollInterval: seconds(j.PollInterval), CreatedAt: j.CreatedAt,
+		Deadline: j.Deadline, Evaluations: j.Evaluations, JudgeErrors: j.JudgeErrors, Skipped: j.Skipped,
+		LastError: j.LastError, Evidence: j.Evidence, Screenshot: j.Screenshot, FrameHash: j.FrameHash,
+		Message: j.Message, Reason: j.Reason}
+	if !j.EndedAt.IsZero() {
+		t := j.EndedAt
+		w.EndedAt = &t
+	}
+	if v := j.LastVerdict; v != nil {
+		w.LastVerdict = &api.Verdict{At: v.At, Met: v.Met, Evidence: v.Evidence, FrameHash: v.FrameHash,
+			LatencyMs: float64(v.Latency.Microseconds()) / 1000, CostUSD: v.CostUSD, Backend: v.Backend, Model: v.Model,
+			Deduped: v.Deduped, Error: v.Error}
+	}
+	for _, r := range j.History {
+		w.History = append(w.History, api.Revision{At: r.At, Criteria: r.Criteria, Timeout: seconds(r.Timeout), Deadline: r.Deadline})
+	}
+	return w
+}
+
+// waitError maps the engine's errors to responses.
+func waitError(id string, err error) error {
+	var ve *smartwait.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		return errInvalid(ve.Field, "%s", ve.Error())
+	case errors.Is(err, smartwait.ErrNotFound):
+		return errNotFound("no wait job %q: list them with GET /v1/waits", id)
+	case errors.Is(err, smartwait.ErrNotLive):
+		return errConflict("wait job %q has already ended", id)
+	case errors.Is(err, smartwait.ErrStopped):
+		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the wait engine is shutting down: retry after the daemon restarts")
+	}
+	return displayError(err)
+}
+
+func (s *Server) waits() (Waits, error) {
+	if s.opts.Waits == nil {
+		return nil, newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the wait engine is not running in this daemon")
+	}
+	return s.opts.Waits, nil
+}
+
+func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error {
+	eng, err := s.waits()
+	if err != nil {
+		return err
+	}
+	var req api.CreateWait
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	crit := strings.TrimSpace(req.Criteria)
+	if crit == "" {
+		crit = strings.TrimSpace(req.WakeWhen)
+	} else if req.WakeWhen != "" && strings.TrimSpace(req.WakeWhen) != crit {
+		return errInvalid("wake_when", "give the condition once, as criteria or as wake_when, not both")
+	}
+	if crit == "" {
+		return errInvalid("criteria", "criteria is required: the condition to wait for, e.g. \"the download finished\"")
+	}
+	timeout, err := durationField("timeout", req.Timeout, false)
+	if err != nil {
+		return err
+	}
+	poll, err := durationField("poll_interval", req.PollInterval, false)
+	if err != nil {
+		return err
+	}
+	job, err := eng.Create(r.Context(), smartwait.Spec{Criteria: crit, Timeout: timeout, Target: req.Target,
+		Display: req.Display, TaskID: req.TaskID, PollInterval: poll})
+	if err != nil {
+		return waitError("", err)
+	}
+	w.Header().Set("Location", "/v1/waits/"+job.ID)
+	writeJSON(w, http.StatusCreated, ToAPIWait(job))
+	return nil
+}
+
+func (s *Server) handleGetWait(w http.ResponseWriter, r *http.Request) error {
+	eng, err := s.waits()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	job, err := eng.Get(r.Context(), id)
+	if err != nil {
+		return waitError(id, err)
+	}
+	writeJSON(w, http.StatusOK, ToAPIWait(job))
+	return nil
+}
+
+func (s *Server) handleListWaits(w http.ResponseWriter, r *http.Request) error {
+	eng, err := s.waits()
+	if err != nil {
+		return err
+	}
+	state := r.URL.Query().Get("state")
+	switch state {
+	case "", "watching", "resolved", "timeout", "cancelled", "error":
+	default:
+		return errInvalid("state", "state must be one of watching, resolved, timeout, cancelled, error; got %q", state)
+	}
+	jobs, err := eng.List(r.Context(), state)
+	if err != nil {
+		return waitError("", err)
+	}
+	out := api.WaitList{Waits: make([]api.Wait, 0, len(jobs))}
+	for _, j := range jobs {
+		out.Waits = append(out.Waits, ToAPIWait(j))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) handleUpdateWait(w http.ResponseWriter, r *http.Request) error {
+	eng, err := s.waits()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	var req api.UpdateWait
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	if req.Criteria == nil && req.Timeout == nil {
+		return errInvalid("", "give criteria, timeout (seconds from now), or both")
+	}
+	var u smartwait.Update
+	if req.Criteria != nil {
+		c := strings.TrimSpace(*req.Criteria)
+		if c == "" {
+			return errInvalid("criteria", "criteria must not be empty")
+		}
+		u.Criteria = &c
+	}
+	if req.Timeout != nil {
+		d, err := durationField("timeout", *req.Timeout, true)
+		if err != nil {
+			return err
+		}
+		u.Timeout = &d
+	}
+	job, err := eng.Update(r.Context(), id, u)
+	if err != nil {
+		return waitError(id, err)
+	}
+	writeJSON(w, http.StatusOK, ToAPIWait(job))
+	return nil
+}
+
+func (s *Server) handleCancelWait(w http.ResponseWriter, r *http.Request) error {
+	eng, err := s.waits()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	reason := r.URL.Query().Get("reason")
+	if reason == "" {
+		reason = "cancelled by a client"
+	}
+	job, err := eng.Cancel(r.Context(), id, reason)
+	if err != nil {
+		return waitError(id, err)
+	}
+	writeJSON(w, http.StatusOK, ToAPIWait(job))
+	return nil
+}
+
+func (s *Server) handleSettle(w http.ResponseWriter, r *http.Request) error {
+	eng, err := s.waits()
+	if err != nil {
+		return err
+	}
+	var req api.SettleRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	quiet, err := durationField("quiet", req.Quiet, false)
+	if err != nil {
+		return err
+	}
+	timeout, err := durationField("timeout", req.Timeout, false)
+	if err != nil {
+		return err
+	}
+	res, err := eng.Settle(r.Context(), smartwait.SettleSpec{Target: req.Target, Display: req.Display, Quiet: quiet, Timeout: timeout})
+	if err != nil {
+		return waitError("", err)
+	}
+	writeJSON(w, http.StatusOK, api.SettleResult{RunID: res.RunID, Settled: res.Settled, Waited: seconds(res.Waited),
+		Changes: res.Changes, FrameHash: res.FrameHash})
+	return nil
+}
+
+func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.Screenshots == nil {
+		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "screenshots are not available in this daemon")
+	}
+	q := r.URL.Query()
+	format := q.Get("format")
+	var jpeg bool
+	switch format {
+	case "", "png":
+	case "jpeg", "jpg":
+		jpeg = true
+	default:
+		return errInvalid("format", "format must be png or jpeg, got %q", format)
+	}
+	target := q.Get("target")
+	if target == "" {
+		target = "screen"
+	}
+	shot, err := s.opts.Screenshots.Screenshot(r.Context(), q.Get("display"), target, jpeg)
+	if err != nil {
+		return displayError(err)
+	}
+	h := w.Header()
+	if jpeg {
+		h.Set("Content-Type", "image/jpeg")
+	} else {
+		h.Set("Content-Type", "image/png")
+	}
+	h.Set(api.HeaderImageSize, fmt.Sprintf("%dx%d", shot.Width, shot.Height))
+	h.Set(api.HeaderFrameSize, fmt.Sprintf("%dx%d", shot.FrameWidth, shot.FrameHeight))
+	h.Set(api.HeaderScreenSize, fmt.Sprintf("%dx%d", shot.ScreenWidth, shot.ScreenHeight))
+	h.Set(api.HeaderFrameOrigin, fmt.Sprintf("%d,%d", shot.OriginX, shot.OriginY))
+	h.Set(api.HeaderTarget, shot.Target)
+	_, _ = w.Write(shot.Data)
+	return nil
+}
+
+// displayError maps screen-pipeline errors: a target that matches no single
+// window is the client's to fix (400, listing the windows); an unreachable
+// display is 503 with the display's own advice.
+func displayError(err error) error {
+	var te *capture.TargetError
+	switch {
+	case errors.As(err, &te):
+		return errInvalid("target", "%s", te.Error())
+	case errors.Is(err, display.ErrNoDisplay):
+		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "display", "%s", err.Error())
+	case strings.HasPrefix(err.Error(), "target"), strings.Contains(err.Error(), "parse target"):
+		return errInvalid("target", "%s", err.Error())
+	}
+	return err
+}

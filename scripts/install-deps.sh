@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what acu needs on Debian 12, as root: X (Xvfb and small X
+# programs), Tesseract for the built-in OCR judge, libjpeg-turbo for the
+# frame encoder, tmux for pty targets, and the Python pieces of the
+# reference benchmark. Go itself must already be installed (1.26 or newer,
+# at /usr/local/go or on PATH): Debian 12's golang-go is too old.
+set -euo pipefail
+
+packages=(
+  ca-certificates gcc libc6-dev pkg-config git
+  xvfb x11-utils x11-apps xterm xauth xfonts-base fonts-dejavu-core
+  tesseract-ocr tesseract-ocr-eng
+  libturbojpeg0-dev
+  tmux
+  python3 python3-xlib python3-numpy python3-pil python3-tk
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "install-deps: need root to install: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  export PATH=/usr/local/go/bin:$PATH
+fi
+if ! command -v go >/dev/null 2>&1; then
+  echo "install-deps: Go 1.26 or newer is needed (https://go.dev/doc/install); Debian 12's golang-go is too old" >&2
+  exit 1
+fi
+go version
