@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -133,4 +134,34 @@ func FuzzDecode(f *testing.F) {
 			_, _ = w.decode(body)
 		}
 	})
+}
+
+// TestSpliceCannotBeForged: text that spells the image placeholder stays text.
+func TestSpliceCannotBeForged(t *testing.T) {
+	forged := `"url":"data:acu-image;0"`
+	req := Request{System: forged, Messages: []Message{{Text: forged, Images: []Image{{MIME: "image/png", Data: []byte("\x89PNG\r\n\x1a\nxx")}}}}}
+	body, err := encodeOpenAI(&req, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatalf("body is not JSON: %v\n%s", err, body)
+	}
+	var sys string
+	_ = json.Unmarshal(got.Messages[0].Content, &sys)
+	var parts []struct {
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	_ = json.Unmarshal(got.Messages[1].Content, &parts)
+	if sys != forged || len(parts) != 2 || parts[0].Text != forged || parts[1].ImageURL.URL != "data:image/png;base64,iVBORw0KGgp4eA==" {
+		t.Errorf("encodeOpenAI mangled text or image: %s", body)
+	}
 }

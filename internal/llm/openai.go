@@ -1,10 +1,12 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -45,23 +47,45 @@ type oaiPart struct {
 }
 
 type oaiImageURL struct {
-	URL dataURI `json:"url"`
+	URL string `json:"url"`
 }
 
-// dataURI marshals an image as a JSON string "data:<mime>;base64,<data>"
-// in one allocation.
-type dataURI Image
+// Images go into the body as data: URIs, hundreds of kilobytes each. The
+// body is marshalled with a short placeholder per image, then the URIs are
+// spliced in while copying into one buffer of the exact size: one large
+// allocation per call and no re-scan of the base64 by encoding/json.
+const imagePlaceholder = `"url":"data:acu-image;`
 
-func (d dataURI) MarshalJSON() ([]byte, error) {
-	mime := imageMIME(Image(d))
-	n := base64.StdEncoding.EncodedLen(len(d.Data))
-	out := make([]byte, 0, len(`"data:;base64,"`)+len(mime)+n)
-	out = append(out, `"data:`...)
-	out = append(out, mime...)
-	out = append(out, `;base64,`...)
-	out = base64.StdEncoding.AppendEncode(out, d.Data)
-	out = append(out, '"')
-	return out, nil
+// placeholderURL is the url value of image i before splicing. Text fields
+// cannot forge the quoted sequence: encoding/json escapes their quotes.
+func placeholderURL(i int) string { return "data:acu-image;" + strconv.Itoa(i) }
+
+// spliceImages replaces each placeholder url with the image's data: URI.
+func spliceImages(body []byte, images []Image) ([]byte, error) {
+	if len(images) == 0 {
+		return body, nil
+	}
+	size := len(body)
+	for _, im := range images {
+		size += len(imageMIME(im)) + len(";base64,") + base64.StdEncoding.EncodedLen(len(im.Data))
+	}
+	out := make([]byte, 0, size)
+	rest := body
+	for i, im := range images {
+		marker := imagePlaceholder + strconv.Itoa(i) + `"`
+		at := bytes.Index(rest, []byte(marker))
+		if at < 0 {
+			return nil, fmt.Errorf("image %d placeholder not found in the request body", i)
+		}
+		out = append(out, rest[:at]...)
+		out = append(out, `"url":"data:`...)
+		out = append(out, imageMIME(im)...)
+		out = append(out, ";base64,"...)
+		out = base64.StdEncoding.AppendEncode(out, im.Data)
+		out = append(out, '"')
+		rest = rest[at+len(marker):]
+	}
+	return append(out, rest...), nil
 }
 
 func encodeOpenAI(req *Request, model string) ([]byte, error) {
@@ -78,6 +102,7 @@ func encodeOpenAI(req *Request, model string) ([]byte, error) {
 	if req.System != "" {
 		r.Messages = append(r.Messages, oaiMessage{Role: "system", Content: req.System})
 	}
+	var images []Image
 	for i, m := range req.Messages {
 		role, err := checkRole(i, m.Role)
 		if err != nil {
@@ -95,11 +120,16 @@ func encodeOpenAI(req *Request, model string) ([]byte, error) {
 			if err := checkImage(i, j, m.Images[j]); err != nil {
 				return nil, err
 			}
-			parts = append(parts, oaiPart{Type: "image_url", ImageURL: &oaiImageURL{URL: dataURI(m.Images[j])}})
+			parts = append(parts, oaiPart{Type: "image_url", ImageURL: &oaiImageURL{URL: placeholderURL(len(images))}})
+			images = append(images, m.Images[j])
 		}
 		r.Messages = append(r.Messages, oaiMessage{Role: role, Content: parts})
 	}
-	return json.Marshal(&r)
+	body, err := json.Marshal(&r)
+	if err != nil {
+		return nil, err
+	}
+	return spliceImages(body, images)
 }
 
 type oaiResponse struct {
