@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -73,12 +74,33 @@ func Resize(dst []byte, dw, dh int, src []byte, sw, sh, stride int, mode Mode) {
 		return
 	}
 	hc, vc := coeffsFor(sw, dw), coeffsFor(sh, dh)
+	band := resizeExact
 	if mode == Fast && hc.fast != nil && vc.fast != nil {
-		resizeFast(dst, dw, dh, src, sw, sh, stride, hc, vc)
+		band = resizeFast
+	}
+	// Bands of output rows run in parallel: each recomputes at most taps
+	// intermediate rows at its edge, and every output row is computed the
+	// same way whatever the split, so the result does not depend on it.
+	n := min(runtime.GOMAXPROCS(0), maxBands, dh/minBandRows, dw*dh/minBandPixels)
+	if n <= 1 {
+		band(dst, dw, dh, 0, dh, src, sw, sh, stride, hc, vc)
 		return
 	}
-	resizeExact(dst, dw, dh, src, sw, sh, stride, hc, vc)
+	var wg sync.WaitGroup
+	for b := 1; b < n; b++ {
+		wg.Go(func() { band(dst, dw, dh, b*dh/n, (b+1)*dh/n, src, sw, sh, stride, hc, vc) })
+	}
+	band(dst, dw, dh, 0, dh/n, src, sw, sh, stride, hc, vc)
+	wg.Wait()
 }
+
+// Parallel bands: at most maxBands, each at least minBandRows rows and
+// minBandPixels pixels, so small resizes do not pay for goroutines.
+const (
+	maxBands      = 4
+	minBandRows   = 32
+	minBandPixels = 64 << 10
+)
 
 const (
 	precisionBits = 32 - 8 - 2 // Pillow's fixed point for 8-bit images
@@ -93,14 +115,17 @@ const (
 	fastHalf   = 1<<(fastBits-1) | 1<<(fastBits-1+laneG) | 1<<(fastBits-1+laneR)
 )
 
-// coeffs are one axis's filter taps: for output i, the n = bounds[2i+1]
-// input samples from bounds[2i], weighted by exact[i*ksize:] (Pillow's
-// fixed point) or fast[i*ksize:] (Fast's).
+// coeffs are one axis's filter taps in a uniform shape: output i reads the
+// taps input samples from start[i], weighted by exact[i*taps:] (Pillow's
+// fixed point) or fast[i*taps:] (Fast's). Pillow gives each output its own
+// window of at most taps samples; windows shorter than taps are padded with
+// zero weights (shifted left at the far edge), which adds exact zeros, so
+// every output runs the same unrolled loop.
 type coeffs struct {
-	ksize  int
-	bounds []int32
-	exact  []int32
-	fast   []uint64 // nil when ksize > fastMaxTap
+	taps  int
+	start []int32
+	exact []int32
+	fast  []uint64 // nil when taps > fastMaxTap
 }
 
 var coeffCache struct {
@@ -141,7 +166,7 @@ func bilinearFilter(x float64) float64 {
 // precompute is Pillow 9's precompute_coeffs + normalize_coeffs_8bpc for
 // the bilinear filter and the box (0, in), operation for operation in
 // float64 (explicit conversions forbid fused multiply-adds, which C on
-// x86-64 does not use either).
+// x86-64 does not use either), then laid out uniformly (see coeffs).
 func precompute(inSize, outSize int) *coeffs {
 	in0, in1 := float32(0), float32(inSize)
 	scale := float64(in1-in0) / float64(outSize)
@@ -151,12 +176,11 @@ func precompute(inSize, outSize int) *coeffs {
 	}
 	support := 1.0 * filterscale
 	ksize := int(math.Ceil(support))*2 + 1
-	c := &coeffs{ksize: ksize, bounds: make([]int32, 2*outSize), exact: make([]int32, outSize*ksize)}
-	if ksize <= fastMaxTap {
-		c.fast = make([]uint64, outSize*ksize)
-	}
-	kk := make([]float64, ksize)
+	xmins := make([]int, outSize)
+	ns := make([]int, outSize)
+	kk := make([]float64, outSize*ksize)
 	ss := 1.0 / filterscale
+	taps := 1
 	for xx := 0; xx < outSize; xx++ {
 		center := float64(in0) + float64((float64(xx)+0.5)*scale)
 		ww := 0.0
@@ -169,31 +193,42 @@ func precompute(inSize, outSize int) *coeffs {
 			xmax = inSize
 		}
 		xmax -= xmin
-		for x := 0; x < xmax; x++ {
+		k := kk[xx*ksize : xx*ksize+xmax]
+		for x := range k {
 			w := bilinearFilter(float64((float64(x+xmin) - center + 0.5) * ss))
-			kk[x] = w
+			k[x] = w
 			ww += w
 		}
-		for x := 0; x < xmax; x++ {
+		for x := range k {
 			if ww != 0 {
-				kk[x] /= ww
+				k[x] /= ww
 			}
 		}
-		c.bounds[2*xx] = int32(xmin)
-		c.bounds[2*xx+1] = int32(xmax)
-		k := c.exact[xx*ksize : xx*ksize+xmax]
+		xmins[xx], ns[xx] = xmin, xmax
+		taps = max(taps, xmax)
+	}
+	c := &coeffs{taps: taps, start: make([]int32, outSize), exact: make([]int32, outSize*taps)}
+	if taps <= fastMaxTap {
+		c.fast = make([]uint64, outSize*taps)
+	}
+	for xx := 0; xx < outSize; xx++ {
+		start := min(xmins[xx], inSize-taps)
+		c.start[xx] = int32(start)
+		off := xx*taps + xmins[xx] - start
+		w := kk[xx*ksize : xx*ksize+ns[xx]]
+		k := c.exact[off : off+len(w)]
 		for x := range k {
-			if kk[x] < 0 {
-				k[x] = int32(-0.5 + float64(kk[x]*(1<<precisionBits)))
+			if w[x] < 0 {
+				k[x] = int32(-0.5 + float64(w[x]*(1<<precisionBits)))
 			} else {
-				k[x] = int32(0.5 + float64(kk[x]*(1<<precisionBits)))
+				k[x] = int32(0.5 + float64(w[x]*(1<<precisionBits)))
 			}
 		}
 		if c.fast != nil {
-			f := c.fast[xx*ksize : xx*ksize+xmax]
+			f := c.fast[off : off+len(w)]
 			sum, big := 0, 0
 			for x := range f {
-				f[x] = uint64(math.Round(kk[x] * fastOne))
+				f[x] = uint64(math.Round(w[x] * fastOne))
 				sum += int(f[x])
 				if f[x] > f[big] {
 					big = x
@@ -208,7 +243,7 @@ func precompute(inSize, outSize int) *coeffs {
 
 // scratch holds Resize's per-call buffers; pooled.
 type scratch struct {
-	ring   []byte   // Exact: horizontally resampled rows, ksize of them
+	ring   []byte   // Exact: horizontally resampled rows, taps of them
 	ringF  []uint64 // Fast: the same, channels spread into 21-bit lanes
 	spread []uint64 // Fast: one source row spread into lanes
 	tags   []int    // source row held by each ring slot, -1 for none
@@ -232,17 +267,21 @@ func (s *scratch) resetTags(n int) {
 	}
 }
 
-// resizeExact is Pillow's ImagingResampleInner with its 8bpc horizontal and
+// resizeExact makes output rows y0..y1-1 of Pillow's ImagingResampleInner with its 8bpc horizontal and
 // vertical passes. Rows of the horizontal pass are made on demand into a
-// ring of ksize rows (Pillow makes them all first; the arithmetic is the
+// ring of taps rows (Pillow makes them all first; the arithmetic is the
 // same, the intermediate image just stays in cache). Like Pillow, a pass
 // whose size does not change is skipped.
-func resizeExact(dst []byte, dw, dh int, src []byte, sw, sh, stride int, hc, vc *coeffs) {
+//
+// Pillow clips each sum to 0..255 (clip8); with the bilinear filter's
+// non-negative weights, which sum to 1<<22 within taps/2, a sum is always
+// in [1<<21, 256<<22), so the unrolled kernels just shift.
+func resizeExact(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, hc, vc *coeffs) {
 	needH, needV := dw != sw, dh != sh
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	rowBytes := dw * 4
-	ks := vc.ksize
+	ks := vc.taps
 	if needH {
 		s.ring = grow(s.ring, ks*rowBytes)
 		s.resetTags(ks)
@@ -259,19 +298,19 @@ func resizeExact(dst []byte, dw, dh int, src []byte, sw, sh, stride int, hc, vc 
 		}
 		return r
 	}
-	for yy := 0; yy < dh; yy++ {
+	for yy := y0; yy < y1; yy++ {
 		out := dst[yy*rowBytes : (yy+1)*rowBytes]
 		if !needV {
 			copyPixels(out, hrow(yy))
 			continue
 		}
-		ymin, n := int(vc.bounds[2*yy]), int(vc.bounds[2*yy+1])
+		ymin := int(vc.start[yy])
 		rows := s.rows[:0]
-		for t := 0; t < n; t++ {
+		for t := 0; t < ks; t++ {
 			rows = append(rows, hrow(ymin+t))
 		}
 		s.rows = rows
-		vertExact(out, rows, vc.exact[yy*ks:yy*ks+n])
+		vertExact(out, rows, vc.exact[yy*ks:yy*ks+ks])
 	}
 	clear(s.rows) // do not keep the caller's source alive from the pool
 }
@@ -297,19 +336,32 @@ func clip8(s int32) byte {
 // horizExact resamples one BGRX row into out (Pillow's
 // ImagingResampleHorizontal_8bpc).
 func horizExact(out, row []byte, c *coeffs) {
-	ks := c.ksize
-	n := len(out) / 4
-	bounds := c.bounds[:2*n]
-	for xx := 0; xx < n; xx++ {
-		xmin, cnt := int(bounds[2*xx]), int(bounds[2*xx+1])
-		kk := c.exact[xx*ks : xx*ks+cnt]
-		p := row[xmin*4 : (xmin+cnt)*4]
+	switch c.taps {
+	case 2:
+		horizExact2(out, row, c.start, c.exact)
+	case 3:
+		horizExact3(out, row, c.start, c.exact)
+	case 4:
+		horizExact4(out, row, c.start, c.exact)
+	case 5:
+		horizExact5(out, row, c.start, c.exact)
+	case 6:
+		horizExact6(out, row, c.start, c.exact)
+	default:
+		horizExactN(out, row, c)
+	}
+}
+
+func horizExactN(out, row []byte, c *coeffs) {
+	taps := c.taps
+	for xx, x0 := range c.start[:len(out)/4] {
+		kk := c.exact[xx*taps : xx*taps+taps]
+		p := row[int(x0)*4 : (int(x0)+taps)*4]
 		s0, s1, s2 := int32(exactHalf), int32(exactHalf), int32(exactHalf)
 		for i, k := range kk {
-			px := binary.LittleEndian.Uint32(p[i*4:])
-			s0 += int32(px&0xff) * k
-			s1 += int32(px>>8&0xff) * k
-			s2 += int32(px>>16&0xff) * k
+			s0 += int32(p[i*4]) * k
+			s1 += int32(p[i*4+1]) * k
+			s2 += int32(p[i*4+2]) * k
 		}
 		binary.LittleEndian.PutUint32(out[xx*4:], uint32(clip8(s0))|uint32(clip8(s1))<<8|uint32(clip8(s2))<<16)
 	}
@@ -320,55 +372,42 @@ func horizExact(out, row []byte, c *coeffs) {
 func vertExact(out []byte, rows [][]byte, kk []int32) {
 	switch len(rows) {
 	case 2:
-		r0, r1 := rows[0][:len(out)], rows[1][:len(out)]
-		k0, k1 := kk[0], kk[1]
-		for i := 0; i+4 <= len(out); i += 4 {
-			s0 := exactHalf + int32(r0[i])*k0 + int32(r1[i])*k1
-			s1 := exactHalf + int32(r0[i+1])*k0 + int32(r1[i+1])*k1
-			s2 := exactHalf + int32(r0[i+2])*k0 + int32(r1[i+2])*k1
-			binary.LittleEndian.PutUint32(out[i:], uint32(clip8(s0))|uint32(clip8(s1))<<8|uint32(clip8(s2))<<16)
-		}
+		vertExact2(out, rows, kk)
 	case 3:
-		r0, r1, r2 := rows[0][:len(out)], rows[1][:len(out)], rows[2][:len(out)]
-		k0, k1, k2 := kk[0], kk[1], kk[2]
-		for i := 0; i+4 <= len(out); i += 4 {
-			s0 := exactHalf + int32(r0[i])*k0 + int32(r1[i])*k1 + int32(r2[i])*k2
-			s1 := exactHalf + int32(r0[i+1])*k0 + int32(r1[i+1])*k1 + int32(r2[i+1])*k2
-			s2 := exactHalf + int32(r0[i+2])*k0 + int32(r1[i+2])*k1 + int32(r2[i+2])*k2
-			binary.LittleEndian.PutUint32(out[i:], uint32(clip8(s0))|uint32(clip8(s1))<<8|uint32(clip8(s2))<<16)
-		}
+		vertExact3(out, rows, kk)
 	case 4:
-		r0, r1, r2, r3 := rows[0][:len(out)], rows[1][:len(out)], rows[2][:len(out)], rows[3][:len(out)]
-		k0, k1, k2, k3 := kk[0], kk[1], kk[2], kk[3]
-		for i := 0; i+4 <= len(out); i += 4 {
-			s0 := exactHalf + int32(r0[i])*k0 + int32(r1[i])*k1 + int32(r2[i])*k2 + int32(r3[i])*k3
-			s1 := exactHalf + int32(r0[i+1])*k0 + int32(r1[i+1])*k1 + int32(r2[i+1])*k2 + int32(r3[i+1])*k3
-			s2 := exactHalf + int32(r0[i+2])*k0 + int32(r1[i+2])*k1 + int32(r2[i+2])*k2 + int32(r3[i+2])*k3
-			binary.LittleEndian.PutUint32(out[i:], uint32(clip8(s0))|uint32(clip8(s1))<<8|uint32(clip8(s2))<<16)
-		}
+		vertExact4(out, rows, kk)
+	case 5:
+		vertExact5(out, rows, kk)
+	case 6:
+		vertExact6(out, rows, kk)
 	default:
-		for i := 0; i+4 <= len(out); i += 4 {
-			s0, s1, s2 := int32(exactHalf), int32(exactHalf), int32(exactHalf)
-			for t, r := range rows {
-				k := kk[t]
-				s0 += int32(r[i]) * k
-				s1 += int32(r[i+1]) * k
-				s2 += int32(r[i+2]) * k
-			}
-			binary.LittleEndian.PutUint32(out[i:], uint32(clip8(s0))|uint32(clip8(s1))<<8|uint32(clip8(s2))<<16)
-		}
+		vertExactN(out, rows, kk)
 	}
 }
 
-// resizeFast is resizeExact's structure with Fast's arithmetic: a pixel's
+func vertExactN(out []byte, rows [][]byte, kk []int32) {
+	for i := 0; i+4 <= len(out); i += 4 {
+		s0, s1, s2 := int32(exactHalf), int32(exactHalf), int32(exactHalf)
+		for t, r := range rows {
+			k := kk[t]
+			s0 += int32(r[i]) * k
+			s1 += int32(r[i+1]) * k
+			s2 += int32(r[i+2]) * k
+		}
+		binary.LittleEndian.PutUint32(out[i:], uint32(clip8(s0))|uint32(clip8(s1))<<8|uint32(clip8(s2))<<16)
+	}
+}
+
+// resizeFast makes output rows y0..y1-1 with resizeExact's structure with Fast's arithmetic: a pixel's
 // B, G and R sit in 21-bit lanes of one uint64 (spread), so one multiply
 // per tap weighs all three, and the ring keeps rows spread.
-func resizeFast(dst []byte, dw, dh int, src []byte, sw, sh, stride int, hc, vc *coeffs) {
+func resizeFast(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, hc, vc *coeffs) {
 	needH, needV := dw != sw, dh != sh
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	rowBytes := dw * 4
-	ks := vc.ksize
+	ks := vc.taps
 	s.ringF = grow(s.ringF, ks*dw)
 	s.resetTags(ks)
 	if needH {
@@ -389,19 +428,19 @@ func resizeFast(dst []byte, dw, dh int, src []byte, sw, sh, stride int, hc, vc *
 		}
 		return r
 	}
-	for yy := 0; yy < dh; yy++ {
+	for yy := y0; yy < y1; yy++ {
 		out := dst[yy*rowBytes : (yy+1)*rowBytes]
 		if !needV {
 			packRow(out, hrow(yy))
 			continue
 		}
-		ymin, n := int(vc.bounds[2*yy]), int(vc.bounds[2*yy+1])
+		ymin := int(vc.start[yy])
 		rows := s.rowsF[:0]
-		for t := 0; t < n; t++ {
+		for t := 0; t < ks; t++ {
 			rows = append(rows, hrow(ymin+t))
 		}
 		s.rowsF = rows
-		vertFast(out, rows, vc.fast[yy*ks:yy*ks+n])
+		vertFast(out, rows, vc.fast[yy*ks:yy*ks+ks])
 	}
 }
 
@@ -422,55 +461,305 @@ func packRow(out []byte, row []uint64) {
 	}
 }
 
-func horizFast(out, sp []uint64, c *coeffs) {
-	ks := c.ksize
-	bounds := c.bounds[:2*len(out)]
-	for xx := range out {
-		xmin, cnt := int(bounds[2*xx]), int(bounds[2*xx+1])
-		kk := c.fast[xx*ks : xx*ks+cnt]
-		p := sp[xmin : xmin+cnt]
-		acc := uint64(fastHalf)
-		for i, k := range kk {
-			acc += p[i] * k
-		}
-		out[xx] = acc >> fastBits & laneMask
-	}
-}
-
+// packFast rounds an accumulated spread sum to a BGRX pixel (pad 0).
 func packFast(acc uint64) uint32 {
 	v := acc >> fastBits
 	return uint32(v&0xff | (v>>(laneG-8))&0xff00 | (v>>(laneR-16))&0xff0000)
 }
 
+func horizFast(out, sp []uint64, c *coeffs) {
+	switch c.taps {
+	case 2:
+		horizFast2(out, sp, c.start, c.fast)
+	case 3:
+		horizFast3(out, sp, c.start, c.fast)
+	case 4:
+		horizFast4(out, sp, c.start, c.fast)
+	case 5:
+		horizFast5(out, sp, c.start, c.fast)
+	case 6:
+		horizFast6(out, sp, c.start, c.fast)
+	default:
+		taps := c.taps
+		for xx, x0 := range c.start[:len(out)] {
+			kk := c.fast[xx*taps : xx*taps+taps]
+			p := sp[x0 : int(x0)+taps]
+			acc := uint64(fastHalf)
+			for i, k := range kk {
+				acc += p[i] * k
+			}
+			out[xx] = acc >> fastBits & laneMask
+		}
+	}
+}
+
 func vertFast(out []byte, rows [][]uint64, kk []uint64) {
-	n := len(out) / 4
-	out = out[:n*4]
 	switch len(rows) {
 	case 2:
-		r0, r1 := rows[0][:n], rows[1][:n]
-		k0, k1 := kk[0], kk[1]
-		for x := range r0 {
-			binary.LittleEndian.PutUint32(out[x*4:], packFast(fastHalf+r0[x]*k0+r1[x]*k1))
-		}
+		vertFast2(out, rows, kk)
 	case 3:
-		r0, r1, r2 := rows[0][:n], rows[1][:n], rows[2][:n]
-		k0, k1, k2 := kk[0], kk[1], kk[2]
-		for x := range r0 {
-			binary.LittleEndian.PutUint32(out[x*4:], packFast(fastHalf+r0[x]*k0+r1[x]*k1+r2[x]*k2))
-		}
+		vertFast3(out, rows, kk)
 	case 4:
-		r0, r1, r2, r3 := rows[0][:n], rows[1][:n], rows[2][:n], rows[3][:n]
-		k0, k1, k2, k3 := kk[0], kk[1], kk[2], kk[3]
-		for x := range r0 {
-			binary.LittleEndian.PutUint32(out[x*4:], packFast(fastHalf+r0[x]*k0+r1[x]*k1+r2[x]*k2+r3[x]*k3))
-		}
+		vertFast4(out, rows, kk)
+	case 5:
+		vertFast5(out, rows, kk)
+	case 6:
+		vertFast6(out, rows, kk)
 	default:
-		for x := 0; x < n; x++ {
+		for x := 0; x < len(out)/4; x++ {
 			acc := uint64(fastHalf)
 			for t, r := range rows {
 				acc += r[x] * kk[t]
 			}
 			binary.LittleEndian.PutUint32(out[x*4:], packFast(acc))
 		}
+	}
+}
+
+// Kernels unrolled for 2 to 6 taps (1280->960 needs 3, 1920->960 4,
+// 2560->960 6); the generic loops above handle the rest.
+
+func horizExact2(out, row []byte, start, kk []int32) {
+	start = start[:len(out)/4]
+	kk = kk[:len(start)*2]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+8]
+		k := kk[xx*2 : xx*2+2]
+		k0, k1 := k[0], k[1]
+		o := out[xx*4 : xx*4+4]
+		o[0] = byte((exactHalf + int32(p[0])*k0 + int32(p[4])*k1) >> precisionBits)
+		o[1] = byte((exactHalf + int32(p[1])*k0 + int32(p[5])*k1) >> precisionBits)
+		o[2] = byte((exactHalf + int32(p[2])*k0 + int32(p[6])*k1) >> precisionBits)
+		o[3] = 0
+	}
+}
+
+func vertExact2(out []byte, rows [][]byte, kk []int32) {
+	r0, r1 := rows[0], rows[1]
+	k0, k1 := kk[0], kk[1]
+	for len(out) >= 4 && len(r0) >= 4 && len(r1) >= 4 {
+		out[0] = byte((exactHalf + int32(r0[0])*k0 + int32(r1[0])*k1) >> precisionBits)
+		out[1] = byte((exactHalf + int32(r0[1])*k0 + int32(r1[1])*k1) >> precisionBits)
+		out[2] = byte((exactHalf + int32(r0[2])*k0 + int32(r1[2])*k1) >> precisionBits)
+		out[3] = 0
+		out, r0, r1 = out[4:], r0[4:], r1[4:]
+	}
+}
+
+func horizFast2(out, sp []uint64, start []int32, kk []uint64) {
+	start = start[:len(out)]
+	kk = kk[:len(out)*2]
+	for xx, x0 := range start {
+		x := int(x0)
+		p := sp[x : x+2]
+		k := kk[xx*2 : xx*2+2]
+		k0, k1 := k[0], k[1]
+		out[xx] = (fastHalf + p[0]*k0 + p[1]*k1) >> fastBits & laneMask
+	}
+}
+
+func vertFast2(out []byte, rows [][]uint64, kk []uint64) {
+	r0, r1 := rows[0], rows[1]
+	k0, k1 := kk[0], kk[1]
+	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 {
+		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1))
+		out, r0, r1 = out[4:], r0[1:], r1[1:]
+	}
+}
+
+func horizExact3(out, row []byte, start, kk []int32) {
+	start = start[:len(out)/4]
+	kk = kk[:len(start)*3]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+12]
+		k := kk[xx*3 : xx*3+3]
+		k0, k1, k2 := k[0], k[1], k[2]
+		o := out[xx*4 : xx*4+4]
+		o[0] = byte((exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2) >> precisionBits)
+		o[1] = byte((exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2) >> precisionBits)
+		o[2] = byte((exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2) >> precisionBits)
+		o[3] = 0
+	}
+}
+
+func vertExact3(out []byte, rows [][]byte, kk []int32) {
+	r0, r1, r2 := rows[0], rows[1], rows[2]
+	k0, k1, k2 := kk[0], kk[1], kk[2]
+	for len(out) >= 4 && len(r0) >= 4 && len(r1) >= 4 && len(r2) >= 4 {
+		out[0] = byte((exactHalf + int32(r0[0])*k0 + int32(r1[0])*k1 + int32(r2[0])*k2) >> precisionBits)
+		out[1] = byte((exactHalf + int32(r0[1])*k0 + int32(r1[1])*k1 + int32(r2[1])*k2) >> precisionBits)
+		out[2] = byte((exactHalf + int32(r0[2])*k0 + int32(r1[2])*k1 + int32(r2[2])*k2) >> precisionBits)
+		out[3] = 0
+		out, r0, r1, r2 = out[4:], r0[4:], r1[4:], r2[4:]
+	}
+}
+
+func horizFast3(out, sp []uint64, start []int32, kk []uint64) {
+	start = start[:len(out)]
+	kk = kk[:len(out)*3]
+	for xx, x0 := range start {
+		x := int(x0)
+		p := sp[x : x+3]
+		k := kk[xx*3 : xx*3+3]
+		k0, k1, k2 := k[0], k[1], k[2]
+		out[xx] = (fastHalf + p[0]*k0 + p[1]*k1 + p[2]*k2) >> fastBits & laneMask
+	}
+}
+
+func vertFast3(out []byte, rows [][]uint64, kk []uint64) {
+	r0, r1, r2 := rows[0], rows[1], rows[2]
+	k0, k1, k2 := kk[0], kk[1], kk[2]
+	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 {
+		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2))
+		out, r0, r1, r2 = out[4:], r0[1:], r1[1:], r2[1:]
+	}
+}
+
+func horizExact4(out, row []byte, start, kk []int32) {
+	start = start[:len(out)/4]
+	kk = kk[:len(start)*4]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+16]
+		k := kk[xx*4 : xx*4+4]
+		k0, k1, k2, k3 := k[0], k[1], k[2], k[3]
+		o := out[xx*4 : xx*4+4]
+		o[0] = byte((exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3) >> precisionBits)
+		o[1] = byte((exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3) >> precisionBits)
+		o[2] = byte((exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3) >> precisionBits)
+		o[3] = 0
+	}
+}
+
+func vertExact4(out []byte, rows [][]byte, kk []int32) {
+	r0, r1, r2, r3 := rows[0], rows[1], rows[2], rows[3]
+	k0, k1, k2, k3 := kk[0], kk[1], kk[2], kk[3]
+	for len(out) >= 4 && len(r0) >= 4 && len(r1) >= 4 && len(r2) >= 4 && len(r3) >= 4 {
+		out[0] = byte((exactHalf + int32(r0[0])*k0 + int32(r1[0])*k1 + int32(r2[0])*k2 + int32(r3[0])*k3) >> precisionBits)
+		out[1] = byte((exactHalf + int32(r0[1])*k0 + int32(r1[1])*k1 + int32(r2[1])*k2 + int32(r3[1])*k3) >> precisionBits)
+		out[2] = byte((exactHalf + int32(r0[2])*k0 + int32(r1[2])*k1 + int32(r2[2])*k2 + int32(r3[2])*k3) >> precisionBits)
+		out[3] = 0
+		out, r0, r1, r2, r3 = out[4:], r0[4:], r1[4:], r2[4:], r3[4:]
+	}
+}
+
+func horizFast4(out, sp []uint64, start []int32, kk []uint64) {
+	start = start[:len(out)]
+	kk = kk[:len(out)*4]
+	for xx, x0 := range start {
+		x := int(x0)
+		p := sp[x : x+4]
+		k := kk[xx*4 : xx*4+4]
+		k0, k1, k2, k3 := k[0], k[1], k[2], k[3]
+		out[xx] = (fastHalf + p[0]*k0 + p[1]*k1 + p[2]*k2 + p[3]*k3) >> fastBits & laneMask
+	}
+}
+
+func vertFast4(out []byte, rows [][]uint64, kk []uint64) {
+	r0, r1, r2, r3 := rows[0], rows[1], rows[2], rows[3]
+	k0, k1, k2, k3 := kk[0], kk[1], kk[2], kk[3]
+	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 {
+		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3))
+		out, r0, r1, r2, r3 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:]
+	}
+}
+
+func horizExact5(out, row []byte, start, kk []int32) {
+	start = start[:len(out)/4]
+	kk = kk[:len(start)*5]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+20]
+		k := kk[xx*5 : xx*5+5]
+		k0, k1, k2, k3, k4 := k[0], k[1], k[2], k[3], k[4]
+		o := out[xx*4 : xx*4+4]
+		o[0] = byte((exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3 + int32(p[16])*k4) >> precisionBits)
+		o[1] = byte((exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3 + int32(p[17])*k4) >> precisionBits)
+		o[2] = byte((exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3 + int32(p[18])*k4) >> precisionBits)
+		o[3] = 0
+	}
+}
+
+func vertExact5(out []byte, rows [][]byte, kk []int32) {
+	r0, r1, r2, r3, r4 := rows[0], rows[1], rows[2], rows[3], rows[4]
+	k0, k1, k2, k3, k4 := kk[0], kk[1], kk[2], kk[3], kk[4]
+	for len(out) >= 4 && len(r0) >= 4 && len(r1) >= 4 && len(r2) >= 4 && len(r3) >= 4 && len(r4) >= 4 {
+		out[0] = byte((exactHalf + int32(r0[0])*k0 + int32(r1[0])*k1 + int32(r2[0])*k2 + int32(r3[0])*k3 + int32(r4[0])*k4) >> precisionBits)
+		out[1] = byte((exactHalf + int32(r0[1])*k0 + int32(r1[1])*k1 + int32(r2[1])*k2 + int32(r3[1])*k3 + int32(r4[1])*k4) >> precisionBits)
+		out[2] = byte((exactHalf + int32(r0[2])*k0 + int32(r1[2])*k1 + int32(r2[2])*k2 + int32(r3[2])*k3 + int32(r4[2])*k4) >> precisionBits)
+		out[3] = 0
+		out, r0, r1, r2, r3, r4 = out[4:], r0[4:], r1[4:], r2[4:], r3[4:], r4[4:]
+	}
+}
+
+func horizFast5(out, sp []uint64, start []int32, kk []uint64) {
+	start = start[:len(out)]
+	kk = kk[:len(out)*5]
+	for xx, x0 := range start {
+		x := int(x0)
+		p := sp[x : x+5]
+		k := kk[xx*5 : xx*5+5]
+		k0, k1, k2, k3, k4 := k[0], k[1], k[2], k[3], k[4]
+		out[xx] = (fastHalf + p[0]*k0 + p[1]*k1 + p[2]*k2 + p[3]*k3 + p[4]*k4) >> fastBits & laneMask
+	}
+}
+
+func vertFast5(out []byte, rows [][]uint64, kk []uint64) {
+	r0, r1, r2, r3, r4 := rows[0], rows[1], rows[2], rows[3], rows[4]
+	k0, k1, k2, k3, k4 := kk[0], kk[1], kk[2], kk[3], kk[4]
+	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 && len(r4) >= 1 {
+		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3+r4[0]*k4))
+		out, r0, r1, r2, r3, r4 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:], r4[1:]
+	}
+}
+
+func horizExact6(out, row []byte, start, kk []int32) {
+	start = start[:len(out)/4]
+	kk = kk[:len(start)*6]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+24]
+		k := kk[xx*6 : xx*6+6]
+		k0, k1, k2, k3, k4, k5 := k[0], k[1], k[2], k[3], k[4], k[5]
+		o := out[xx*4 : xx*4+4]
+		o[0] = byte((exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3 + int32(p[16])*k4 + int32(p[20])*k5) >> precisionBits)
+		o[1] = byte((exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3 + int32(p[17])*k4 + int32(p[21])*k5) >> precisionBits)
+		o[2] = byte((exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3 + int32(p[18])*k4 + int32(p[22])*k5) >> precisionBits)
+		o[3] = 0
+	}
+}
+
+func vertExact6(out []byte, rows [][]byte, kk []int32) {
+	r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+	k0, k1, k2, k3, k4, k5 := kk[0], kk[1], kk[2], kk[3], kk[4], kk[5]
+	for len(out) >= 4 && len(r0) >= 4 && len(r1) >= 4 && len(r2) >= 4 && len(r3) >= 4 && len(r4) >= 4 && len(r5) >= 4 {
+		out[0] = byte((exactHalf + int32(r0[0])*k0 + int32(r1[0])*k1 + int32(r2[0])*k2 + int32(r3[0])*k3 + int32(r4[0])*k4 + int32(r5[0])*k5) >> precisionBits)
+		out[1] = byte((exactHalf + int32(r0[1])*k0 + int32(r1[1])*k1 + int32(r2[1])*k2 + int32(r3[1])*k3 + int32(r4[1])*k4 + int32(r5[1])*k5) >> precisionBits)
+		out[2] = byte((exactHalf + int32(r0[2])*k0 + int32(r1[2])*k1 + int32(r2[2])*k2 + int32(r3[2])*k3 + int32(r4[2])*k4 + int32(r5[2])*k5) >> precisionBits)
+		out[3] = 0
+		out, r0, r1, r2, r3, r4, r5 = out[4:], r0[4:], r1[4:], r2[4:], r3[4:], r4[4:], r5[4:]
+	}
+}
+
+func horizFast6(out, sp []uint64, start []int32, kk []uint64) {
+	start = start[:len(out)]
+	kk = kk[:len(out)*6]
+	for xx, x0 := range start {
+		x := int(x0)
+		p := sp[x : x+6]
+		k := kk[xx*6 : xx*6+6]
+		k0, k1, k2, k3, k4, k5 := k[0], k[1], k[2], k[3], k[4], k[5]
+		out[xx] = (fastHalf + p[0]*k0 + p[1]*k1 + p[2]*k2 + p[3]*k3 + p[4]*k4 + p[5]*k5) >> fastBits & laneMask
+	}
+}
+
+func vertFast6(out []byte, rows [][]uint64, kk []uint64) {
+	r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+	k0, k1, k2, k3, k4, k5 := kk[0], kk[1], kk[2], kk[3], kk[4], kk[5]
+	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 && len(r4) >= 1 && len(r5) >= 1 {
+		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3+r4[0]*k4+r5[0]*k5))
+		out, r0, r1, r2, r3, r4, r5 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:], r4[1:], r5[1:]
 	}
 }

@@ -1,0 +1,130 @@
+package frame
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// cpuLoop is b.Loop that also reports the benchmark thread's own CPU time
+// per op ("cpu-ns/op"): on a shared, overloaded machine wall time mostly
+// measures the scheduler, CPU time much less so.
+func cpuLoop(b *testing.B, f func()) {
+	b.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	start := threadCPU(b)
+	n := 0
+	for b.Loop() {
+		f()
+		n++
+	}
+	b.ReportMetric(float64(threadCPU(b)-start)/float64(n), "cpu-ns/op")
+}
+
+func threadCPU(b *testing.B) time.Duration {
+	var ru unix.Rusage
+	if err := unix.Getrusage(unix.RUSAGE_THREAD, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchScreen returns realistic screen content at w*h (stride w*4): the
+// 1280x720 capture in testdata, tiled with an offset for larger sizes so
+// text, colour and the photo-like wallpaper all repeat.
+func benchScreen(b *testing.B, w, h int) []byte {
+	b.Helper()
+	src, sw, sh, sstride := loadBGRX(b, "screen.png")
+	pix := make([]byte, w*h*4)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			sx, sy := (x+(y/sh)*300)%sw, y%sh
+			copy(pix[(y*w+x)*4:(y*w+x)*4+4], src[sy*sstride+sx*4:])
+		}
+	}
+	return pix
+}
+
+var benchSizes = []struct{ w, h int }{{1280, 720}, {1920, 1080}}
+
+func BenchmarkHash(b *testing.B) {
+	for _, s := range benchSizes {
+		pix := benchScreen(b, s.w, s.h)
+		b.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(b *testing.B) {
+			b.SetBytes(int64(len(pix)))
+			cpuLoop(b, func() { Hash(pix, s.w, s.h, s.w*4) })
+		})
+	}
+}
+
+func BenchmarkResize(b *testing.B) {
+	for _, s := range benchSizes {
+		pix := benchScreen(b, s.w, s.h)
+		tw, th := TargetSize(s.w, s.h, 960)
+		dst := make([]byte, tw*th*4)
+		for _, m := range []Mode{Exact, Fast} {
+			b.Run(fmt.Sprintf("%v/%dx%d", m, s.w, s.h), func(b *testing.B) {
+				cpuLoop(b, func() { Resize(dst, tw, th, pix, s.w, s.h, s.w*4, m) })
+			})
+		}
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for _, s := range benchSizes {
+		pix := benchScreen(b, s.w, s.h)
+		tw, th := TargetSize(s.w, s.h, 960)
+		small := make([]byte, tw*th*4)
+		Resize(small, tw, th, pix, s.w, s.h, s.w*4, Exact)
+		for _, e := range []struct {
+			name string
+			enc  func([]byte, []byte, int, int, int, int) ([]byte, error)
+		}{{"turbo", EncodeJPEG}, {"stdlib", encodeStdJPEG}} {
+			if e.name == "turbo" && JPEGEncoder != "libjpeg-turbo" {
+				continue
+			}
+			b.Run(fmt.Sprintf("%s/%dx%d_to_%dx%d", e.name, s.w, s.h, tw, th), func(b *testing.B) {
+				var out []byte
+				cpuLoop(b, func() {
+					var err error
+					if out, err = e.enc(out, small, tw, th, tw*4, 72); err != nil {
+						b.Fatal(err)
+					}
+				})
+				b.ReportMetric(float64(len(out)), "jpeg_bytes")
+			})
+		}
+	}
+}
+
+// BenchmarkPipeline is a fresh frame's JPEG(960, 72): resize + encode, what
+// a judge pays once per captured frame.
+func BenchmarkPipeline(b *testing.B) {
+	for _, s := range benchSizes {
+		pix := benchScreen(b, s.w, s.h)
+		for _, m := range []Mode{Exact, Fast} {
+			b.Run(fmt.Sprintf("%v/%dx%d", m, s.w, s.h), func(b *testing.B) {
+				cpuLoop(b, func() {
+					f := &Frame{Pix: pix, W: s.w, H: s.h, Stride: s.w * 4, Resample: m}
+					if _, err := f.JPEG(960, 72); err != nil {
+						b.Fatal(err)
+					}
+				})
+			})
+		}
+	}
+}
+
+func BenchmarkPNG(b *testing.B) {
+	pix := benchScreen(b, 1280, 720)
+	cpuLoop(b, func() {
+		if _, err := EncodePNG(pix, 1280, 720, 1280*4); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
