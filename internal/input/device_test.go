@@ -469,12 +469,24 @@ func TestCancelReleases(t *testing.T) {
 // file: the characters arrive through a real Xlib client, non-ASCII ones
 // through the remapped keycode.
 func TestXterm(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "typed.txt")
+	dir := t.TempDir()
+	out, ready := filepath.Join(dir, "typed.txt"), filepath.Join(dir, "ready")
 	xt := testx.StartXterm(t, dpy, testx.XtermSpec{
 		Geometry: "80x10+0+0",
 		Args:     []string{"-u8"},
-		Command:  []string{"sh", "-c", "stty -echo; exec cat > " + out},
+		Command:  []string{"sh", "-c", "stty -echo && touch " + ready + " && exec cat > " + out},
 	})
+	// Input typed before the terminal is set up is lost: wait for the shell.
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatal("xterm's shell never started")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 	d := newTestDevice(t, fullArea, Options{RemapHold: time.Second})
 	x := d.x
 	xproto.SetInputFocus(x, xproto.InputFocusPointerRoot, xproto.Window(xt.Window), xproto.TimeCurrentTime)
