@@ -217,6 +217,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if model == "" {
 		return Response{}, fmt.Errorf("%s call to %s: no model: set the model in the client's options or the request", c.role, c.service)
 	}
+	if len(req.Messages) == 0 {
+		return Response{}, fmt.Errorf("%s call to %s model %s: no messages: send at least one user message", c.role, c.service, model)
+	}
 	probe, ok := c.breaker.allow(c.now())
 	if !ok {
 		h := c.breaker.health(c.now())
@@ -299,8 +302,9 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 // failed accounts a failed call and wraps its error.
 func (c *Client) failed(ctx context.Context, req *Request, model string, attempts int, probe bool, err error) error {
 	err = fmt.Errorf("%s call to %s model %s (%d attempts): %w", c.role, c.service, model, attempts, err)
-	if ctx.Err() != nil {
-		// The caller gave up: nothing learned about the backend.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The caller gave up: nothing learned about the backend. (A caller's
+		// deadline that expired while the backend was slow does count.)
 		c.breaker.release(probe)
 		c.opts.Metrics.observeCall(c.role, c.service, model, outcomeCanceled, attempts, Usage{}, 0, 0)
 		return err

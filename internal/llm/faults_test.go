@@ -243,3 +243,32 @@ func TestNetworkErrorRetried(t *testing.T) {
 		t.Errorf("error %q does not say 2 attempts were made", err)
 	}
 }
+
+// TestCallerDeadlineCounts: a caller's deadline that expires while the backend
+// hangs counts against the backend; a cancellation does not.
+func TestCallerDeadlineCounts(t *testing.T) {
+	c, srv := newClient(t, llm.OpenAI, nil, func(o *llm.Options) { o.Timeout = time.Hour })
+	srv.Fail(llmtest.Fault{Kind: llmtest.Hang})
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.Chat(ctx, ask("q"))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Chat error = %v, want context.DeadlineExceeded", err)
+	}
+	if h := c.Health(); h.ConsecutiveFailures != 1 {
+		t.Errorf("Health = %+v, want 1 failure", h)
+	}
+	if srv.Calls() != 1 {
+		t.Errorf("calls = %d, want 1 (no retry past the caller's deadline)", srv.Calls())
+	}
+}
+
+func TestNoMessages(t *testing.T) {
+	c, srv := newClient(t, llm.OpenAI, nil, nil)
+	if _, err := c.Chat(t.Context(), llm.Request{System: "s"}); err == nil || !strings.Contains(err.Error(), "no messages") {
+		t.Errorf("Chat without messages = %v, want a no-messages error", err)
+	}
+	if srv.Calls() != 0 {
+		t.Error("a request went out")
+	}
+}
