@@ -594,3 +594,26 @@ func TestTypeManyRemaps(t *testing.T) {
 	}
 	waitTyped(t, w, text)
 }
+
+// TestCancelTypeRestoresKeymap cancels a Type between two remapped
+// characters and checks the remapped keycode is restored.
+func TestCancelTypeRestoresKeymap(t *testing.T) {
+	d := newTestDevice(t, fullArea, Options{KeyDelay: time.Hour})
+	w := fullWindow(t)
+	spare := append([]xproto.Keycode(nil), d.km.spare...)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Type(ctx, "é€") }()
+	waitKind(t, w, testx.KeyRelease, 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Type after cancel = %v, want context.Canceled", err)
+	}
+	km, err := loadKeymap(d.x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(spare, km.spare); diff != "" {
+		t.Errorf("spare keycodes after a cancelled Type differ (-before +after):\n%s", diff)
+	}
+}

@@ -417,6 +417,11 @@ func (d *Device) run(ctx context.Context, what string, fn func() error) error {
 			err = ferr
 		}
 	}
+	if len(d.remapped) > 0 { // a failed Type or Key: restore its remaps too
+		if rerr := d.restoreRemaps(ctx, true); err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
