@@ -32,6 +32,12 @@ type Options struct {
 	Exclude []string
 	// NoSHM forces plain GetImage even where MIT-SHM works.
 	NoSHM bool
+	// NoCache makes every Capture read the screen and publish a new frame
+	// (benchmarks of the whole pipeline); calls in flight are still joined.
+	NoCache bool
+	// Resample is the resize mode of published frames (frame.Exact, the
+	// zero value, matches Pillow bit for bit; frame.Fast is quicker).
+	Resample frame.Mode
 	// MaxBackoff caps the delay between reconnection attempts to a display
 	// whose server is gone; default 2s.
 	MaxBackoff time.Duration
@@ -281,7 +287,8 @@ func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 		return nil, err
 	}
 	c := s.conn
-	if s.cached != nil && s.hasDamage && s.seq.Load() == s.cachedSeq {
+	noCache := s.hub.opts.NoCache
+	if !noCache && s.cached != nil && s.hasDamage && s.seq.Load() == s.cachedSeq {
 		// Damage events for changes made before this call may still be
 		// on their way: a marker round trip flushes them through.
 		if err := s.syncEvents(ctx, c); err == nil && s.seq.Load() == s.cachedSeq {
@@ -307,8 +314,9 @@ func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 		}
 	}
 	f := frame.New(buf, w, h, w*4, s.name, "screen", start)
+	f.Resample = s.hub.opts.Resample
 	s.st.observe(viaSHM, time.Since(start))
-	if old := s.cached; old != nil && old.Hash == f.Hash && old.W == w && old.H == h {
+	if old := s.cached; !noCache && old != nil && old.Hash == f.Hash && old.W == w && old.H == h {
 		s.recycle(buf, viaSHM)
 		s.cachedSeq = seq
 		s.st.unchanged.Add(1)

@@ -1,0 +1,138 @@
+// Command pipeline times acu's frame pipeline (capture -> resize to the max
+// dimension -> JPEG) on one display, every frame read anew, and writes the
+// same per-stage figures as ../shared/bench/reference_pipeline.py so that
+// run.sh can compare the two side by side.
+//
+//	go run ./bench/pipeline -display :199 -frames 100 -json acu.json
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
+)
+
+type stat struct {
+	Median float64 `json:"median"`
+	P10    float64 `json:"p10"`
+	P90    float64 `json:"p90"`
+	Min    float64 `json:"min"`
+}
+
+func stats(v []float64) stat {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	med := s[n/2]
+	if n%2 == 0 {
+		med = (s[n/2-1] + s[n/2]) / 2
+	}
+	return stat{Median: med, P10: s[(n-1)/10], P90: s[(n-1)*9/10], Min: s[0]}
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "pipeline:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	dpy := flag.String("display", "", "X display, e.g. :199 (required)")
+	frames := flag.Int("frames", 100, "frames to time")
+	warmup := flag.Int("warmup", 5, "frames before timing")
+	maxDim := flag.Int("max-dim", 960, "long side of the JPEG")
+	quality := flag.Int("quality", 72, "JPEG quality")
+	mode := flag.String("resample", "exact", "exact (Pillow-identical) or fast")
+	noSHM := flag.Bool("no-shm", false, "capture with GetImage")
+	out := flag.String("json", "", "write results here")
+	save := flag.String("save", "", "write the last JPEG here")
+	flag.Parse()
+	if *dpy == "" || *frames < 1 {
+		return fmt.Errorf("want -display :N and -frames >= 1")
+	}
+	opts := capture.Options{NoCache: true, NoSHM: *noSHM}
+	switch *mode {
+	case "exact":
+		opts.Resample = frame.Exact
+	case "fast":
+		opts.Resample = frame.Fast
+	default:
+		return fmt.Errorf("-resample %q: want exact or fast", *mode)
+	}
+	h, err := capture.NewHub(opts)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	ctx := context.Background()
+	t := map[string][]float64{}
+	var sizes []float64
+	var f *frame.Frame
+	var jpg []byte
+	for i := range *warmup + *frames {
+		t0 := time.Now()
+		f, err = h.Capture(ctx, *dpy, capture.Target{})
+		if err != nil {
+			return err
+		}
+		t1 := time.Now()
+		jpg, err = f.JPEG(*maxDim, *quality)
+		if err != nil {
+			return err
+		}
+		t2 := time.Now()
+		if i >= *warmup {
+			ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+			t["capture"] = append(t["capture"], ms(t1.Sub(t0)))
+			t["encode"] = append(t["encode"], ms(t2.Sub(t1)))
+			t["total"] = append(t["total"], ms(t2.Sub(t0)))
+			sizes = append(sizes, float64(len(jpg)))
+		}
+	}
+	// A static screen through the normal (cached) path: what a frame whose
+	// content did not change costs a job.
+	cached, err := capture.NewHub(capture.Options{Resample: opts.Resample})
+	if err != nil {
+		return err
+	}
+	defer cached.Close()
+	for i := range *warmup + *frames {
+		t0 := time.Now()
+		if _, err := cached.Capture(ctx, *dpy, capture.Target{}); err != nil {
+			return err
+		}
+		if i >= *warmup {
+			t["cached_capture"] = append(t["cached_capture"], float64(time.Since(t0).Nanoseconds())/1e6)
+		}
+	}
+	if *save != "" {
+		if err := os.WriteFile(*save, jpg, 0o644); err != nil {
+			return err
+		}
+	}
+	res := map[string]any{"display": *dpy, "w": f.W, "h": f.H, "frames": *frames, "quality": *quality,
+		"resample": *mode, "shm": !*noSHM, "jpeg_bytes_median": stats(sizes).Median, "samples": t,
+		"encoder": frame.JPEGEncoder}
+	fmt.Printf("%s %dx%d acu resample=%s frames=%d jpeg=%.0f B encoder=%s\n", *dpy, f.W, f.H, *mode, *frames, stats(sizes).Median, frame.JPEGEncoder)
+	for _, k := range []string{"capture", "encode", "total", "cached_capture"} {
+		s := stats(t[k])
+		res[k] = s
+		fmt.Printf("  %-14s median %7.2f ms   p10 %7.2f  p90 %7.2f  min %7.2f\n", k, s.Median, s.P10, s.P90, s.Min)
+	}
+	if *out != "" {
+		b, err := json.Marshal([]any{res})
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(*out, b, 0o644)
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package capture
+
+import (
+	"fmt"
+	"image/color"
+	"testing"
+
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+// benchDisplay starts an Xvfb of the given size with realistic content:
+// text-filled xterms and a photo-like noisy window.
+func benchDisplay(b *testing.B, w, h int) string {
+	b.Helper()
+	dpy := testx.StartXvfb(b, xvfb.Options{Width: w, Height: h})
+	noise := uint32(7)
+	testx.NewWindow(b, dpy, testx.Spec{Title: "photo", X: w - 730, Y: 10, W: 720, H: 480, Pattern: func(x, y int) color.RGBA {
+		noise = noise*1664525 + 1013904223
+		n := uint8(noise >> 27)
+		return color.RGBA{uint8(x/3) + n, uint8(y/2) + n, uint8((x+y)/4) ^ n, 0xff}
+	}})
+	testx.StartXterm(b, dpy, testx.XtermSpec{Geometry: "110x40+5+5", Command: []string{"sh", "-c", "ls -lR /usr/share | head -400; exec sleep 100000"}})
+	testx.StartXterm(b, dpy, testx.XtermSpec{Geometry: fmt.Sprintf("90x28+%d+%d", w/3, h/3), Args: []string{"-fa", "DejaVu Sans Mono", "-fs", "10"},
+		Command: []string{"sh", "-c", "ls -l /usr/bin | head -300; exec sleep 100000"}})
+	return dpy
+}
+
+// BenchmarkCapture reads the whole screen each iteration (no cache), with
+// MIT-SHM and with GetImage; the figure is capture + privacy-free hash.
+func BenchmarkCapture(b *testing.B) {
+	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+		dpy := benchDisplay(b, size[0], size[1])
+		for _, method := range []string{"shm", "getimage"} {
+			b.Run(fmt.Sprintf("%s/%dx%d", method, size[0], size[1]), func(b *testing.B) {
+				h, err := NewHub(Options{NoCache: true, NoSHM: method == "getimage"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer h.Close()
+				if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				b.SetBytes(int64(size[0] * size[1] * 4))
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCaptureCached is a Capture of a static screen: the cached frame
+// after one marker round trip proves no damage arrived.
+func BenchmarkCaptureCached(b *testing.B) {
+	dpy := benchDisplay(b, 1280, 720)
+	h, err := NewHub(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPipeline is capture -> resize to 960 -> JPEG q72, every frame
+// read anew (what bench/pipeline compares with the reference).
+func BenchmarkPipeline(b *testing.B) {
+	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+		dpy := benchDisplay(b, size[0], size[1])
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			h, err := NewHub(Options{NoCache: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := h.Capture(b.Context(), dpy, Target{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := f.JPEG(960, 72); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
