@@ -52,7 +52,7 @@ type antBlock struct {
 type antSource struct {
 	Type      string `json:"type"`
 	MediaType string `json:"media_type"`
-	Data      []byte `json:"data"` // base64 by encoding/json
+	Data      string `json:"data"` // a placeholder, see spliceImages
 }
 
 func encodeAnthropic(req *Request, model string) ([]byte, error) {
@@ -71,6 +71,7 @@ func encodeAnthropic(req *Request, model string) ([]byte, error) {
 		t := req.Temperature
 		r.Temperature = &t
 	}
+	var images []Image
 	for i, m := range req.Messages {
 		role, err := checkRole(i, m.Role)
 		if err != nil {
@@ -83,15 +84,20 @@ func encodeAnthropic(req *Request, model string) ([]byte, error) {
 				return nil, err
 			}
 			blocks = append(blocks, antBlock{Type: "image", Source: &antSource{
-				Type: "base64", MediaType: imageMIME(m.Images[j]), Data: m.Images[j].Data,
+				Type: "base64", MediaType: imageMIME(m.Images[j]), Data: placeholder(len(images)),
 			}})
+			images = append(images, m.Images[j])
 		}
 		if m.Text != "" || len(blocks) == 0 {
 			blocks = append(blocks, antBlock{Type: "text", Text: m.Text})
 		}
 		r.Messages = append(r.Messages, antMessage{Role: role, Content: blocks})
 	}
-	return json.Marshal(&r)
+	body, err := json.Marshal(&r)
+	if err != nil {
+		return nil, err
+	}
+	return spliceImages(body, images, "data", false)
 }
 
 // bareModelFor strips a provider prefix that the provider's own API does not

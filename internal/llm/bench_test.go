@@ -23,7 +23,7 @@ func benchFrame(b *testing.B) []byte {
 			switch {
 			case y < 30:
 				c = color.RGBA{uint8(x / 4), 80, 160, 255}
-			case (y/12)%2 == 0 && (x*7+y*13)%11 < 4:
+			case (y/16)%3 == 0 && x%200 < 150 && ((x/4)*7+(y/3)*5)%13 < 4:
 				c = color.RGBA{220, 220, 220, 255}
 			}
 			img.SetRGBA(x, y, c)

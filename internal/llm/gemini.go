@@ -41,7 +41,7 @@ type gemPart struct {
 
 type gemBlob struct {
 	MimeType string `json:"mime_type"`
-	Data     []byte `json:"data"` // base64 by encoding/json
+	Data     string `json:"data"` // a placeholder, see spliceImages
 }
 
 type gemConfig struct {
@@ -66,6 +66,7 @@ func encodeGemini(req *Request, _ string) ([]byte, error) {
 	if req.System != "" {
 		r.SystemInstruction = &gemContent{Parts: []gemPart{{Text: req.System}}}
 	}
+	var images []Image
 	for i, m := range req.Messages {
 		role, err := checkRole(i, m.Role)
 		if err != nil {
@@ -79,14 +80,19 @@ func encodeGemini(req *Request, _ string) ([]byte, error) {
 			if err := checkImage(i, j, m.Images[j]); err != nil {
 				return nil, err
 			}
-			parts = append(parts, gemPart{InlineData: &gemBlob{MimeType: imageMIME(m.Images[j]), Data: m.Images[j].Data}})
+			parts = append(parts, gemPart{InlineData: &gemBlob{MimeType: imageMIME(m.Images[j]), Data: placeholder(len(images))}})
+			images = append(images, m.Images[j])
 		}
 		if m.Text != "" || len(parts) == 0 {
 			parts = append(parts, gemPart{Text: m.Text})
 		}
 		r.Contents = append(r.Contents, gemContent{Role: role, Parts: parts})
 	}
-	return json.Marshal(&r)
+	body, err := json.Marshal(&r)
+	if err != nil {
+		return nil, err
+	}
+	return spliceImages(body, images, "data", false)
 }
 
 type gemResponse struct {

@@ -1,12 +1,9 @@
 package llm
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -50,44 +47,6 @@ type oaiImageURL struct {
 	URL string `json:"url"`
 }
 
-// Images go into the body as data: URIs, hundreds of kilobytes each. The
-// body is marshalled with a short placeholder per image, then the URIs are
-// spliced in while copying into one buffer of the exact size: one large
-// allocation per call and no re-scan of the base64 by encoding/json.
-const imagePlaceholder = `"url":"data:acu-image;`
-
-// placeholderURL is the url value of image i before splicing. Text fields
-// cannot forge the quoted sequence: encoding/json escapes their quotes.
-func placeholderURL(i int) string { return "data:acu-image;" + strconv.Itoa(i) }
-
-// spliceImages replaces each placeholder url with the image's data: URI.
-func spliceImages(body []byte, images []Image) ([]byte, error) {
-	if len(images) == 0 {
-		return body, nil
-	}
-	size := len(body)
-	for _, im := range images {
-		size += len(imageMIME(im)) + len(";base64,") + base64.StdEncoding.EncodedLen(len(im.Data))
-	}
-	out := make([]byte, 0, size)
-	rest := body
-	for i, im := range images {
-		marker := imagePlaceholder + strconv.Itoa(i) + `"`
-		at := bytes.Index(rest, []byte(marker))
-		if at < 0 {
-			return nil, fmt.Errorf("image %d placeholder not found in the request body", i)
-		}
-		out = append(out, rest[:at]...)
-		out = append(out, `"url":"data:`...)
-		out = append(out, imageMIME(im)...)
-		out = append(out, ";base64,"...)
-		out = base64.StdEncoding.AppendEncode(out, im.Data)
-		out = append(out, '"')
-		rest = rest[at+len(marker):]
-	}
-	return append(out, rest...), nil
-}
-
 func encodeOpenAI(req *Request, model string) ([]byte, error) {
 	r := oaiRequest{
 		Model:       model,
@@ -120,7 +79,7 @@ func encodeOpenAI(req *Request, model string) ([]byte, error) {
 			if err := checkImage(i, j, m.Images[j]); err != nil {
 				return nil, err
 			}
-			parts = append(parts, oaiPart{Type: "image_url", ImageURL: &oaiImageURL{URL: placeholderURL(len(images))}})
+			parts = append(parts, oaiPart{Type: "image_url", ImageURL: &oaiImageURL{URL: placeholder(len(images))}})
 			images = append(images, m.Images[j])
 		}
 		r.Messages = append(r.Messages, oaiMessage{Role: role, Content: parts})
@@ -129,7 +88,7 @@ func encodeOpenAI(req *Request, model string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return spliceImages(body, images)
+	return spliceImages(body, images, "url", true)
 }
 
 type oaiResponse struct {

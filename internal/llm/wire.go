@@ -2,7 +2,9 @@ package llm
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
+	"strconv"
 )
 
 // checkRole validates message i's role; "" means "user".
@@ -44,4 +46,53 @@ func imageMIME(im Image) string {
 		return "image/gif"
 	}
 	return ""
+}
+
+// Images go into request bodies as base64, tens to hundreds of kilobytes
+// each. Adapters marshal the body with a short placeholder per image, then
+// spliceImages encodes the images straight into one buffer of the exact
+// size: one large allocation per call, and encoding/json never touches the
+// base64.
+
+// placeholder is the JSON string value that stands for image i.
+func placeholder(i int) string { return "acu-image;" + strconv.Itoa(i) }
+
+// spliceImages replaces each `"<key>":"acu-image;<i>"` in body with the
+// image's base64 (as a data: URI when dataURI). Text fields cannot forge the
+// sequence: encoding/json escapes the quotes in them.
+func spliceImages(body []byte, images []Image, key string, dataURI bool) ([]byte, error) {
+	if len(images) == 0 {
+		return body, nil
+	}
+	size := len(body)
+	for _, im := range images {
+		size += len("data:;base64,") + len(imageMIME(im)) + base64.StdEncoding.EncodedLen(len(im.Data))
+	}
+	out := make([]byte, 0, size)
+	rest := body
+	var marker []byte
+	for i, im := range images {
+		marker = append(marker[:0], '"')
+		marker = append(marker, key...)
+		marker = append(marker, `":"`...)
+		marker = append(marker, placeholder(i)...)
+		marker = append(marker, '"')
+		at := bytes.Index(rest, marker)
+		if at < 0 {
+			return nil, fmt.Errorf("image %d placeholder not found in the request body", i)
+		}
+		out = append(out, rest[:at]...)
+		out = append(out, '"')
+		out = append(out, key...)
+		out = append(out, `":"`...)
+		if dataURI {
+			out = append(out, "data:"...)
+			out = append(out, imageMIME(im)...)
+			out = append(out, ";base64,"...)
+		}
+		out = base64.StdEncoding.AppendEncode(out, im.Data)
+		out = append(out, '"')
+		rest = rest[at+len(marker):]
+	}
+	return append(out, rest...), nil
 }
