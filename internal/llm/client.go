@@ -301,7 +301,11 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 
 // failed accounts a failed call and wraps its error.
 func (c *Client) failed(ctx context.Context, req *Request, model string, attempts int, probe bool, err error) error {
-	err = fmt.Errorf("%s call to %s model %s (%d attempts): %w", c.role, c.service, model, attempts, err)
+	tries := "1 attempt"
+	if attempts != 1 {
+		tries = fmt.Sprintf("%d attempts", attempts)
+	}
+	err = fmt.Errorf("%s call to %s model %s (%s): %w", c.role, c.service, model, tries, err)
 	if errors.Is(ctx.Err(), context.Canceled) {
 		// The caller gave up: nothing learned about the backend. (A caller's
 		// deadline that expired while the backend was slow does count.)
