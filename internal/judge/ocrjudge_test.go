@@ -146,3 +146,42 @@ func touch(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzOCRJudgeText: conditions and texts come from agents and terminals.
+func FuzzOCRJudgeText(f *testing.F) {
+	f.Add(`"Build succeeded" is visible`, "Build succeeded\n$ ")
+	f.Add(`"Loading..." is gone`, "Loading...")
+	f.Add(`'x' “y” ‘z’ `+"`w`", "x y z w")
+	f.Add(`"rnrn" is not visible`, "mm")
+	e, err := ocr.New(ocr.Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	j, err := judge.NewOCR(judge.OCROptions{Engine: e})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, cond, text string) {
+		if text == "" {
+			return
+		}
+		tc, err := judge.ParseTextCondition(cond)
+		if err != nil {
+			if j.Check(cond) == nil {
+				t.Fatalf("Check(%q) accepts what ParseTextCondition rejects", cond)
+			}
+			return
+		}
+		v, err := j.Judge(context.Background(), judge.Question{Condition: cond, Text: text})
+		if err != nil {
+			t.Fatalf("Judge(%q, %q): %v", cond, text, err)
+		}
+		// A phrase is always found in a text made of exactly that phrase.
+		if !tc.Gone && len(tc.Phrases) == 1 {
+			v, err = j.Judge(context.Background(), judge.Question{Condition: cond, Text: tc.Phrases[0]})
+			if err != nil || !v.Met {
+				t.Fatalf("Judge(%q, its own phrase) = %v, %v; want met", cond, v.Met, err)
+			}
+		}
+	})
+}

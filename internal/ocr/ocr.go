@@ -125,7 +125,7 @@ func (e *Engine) RecognizeFrame(ctx context.Context, f *frame.Frame) (Result, er
 	if key == 0 {
 		key = hashFramePix(f)
 	}
-	return e.recognize(ctx, key, f.Display+" "+f.Target, func() gray { return grayFromFrame(f, nil) }, image.Point{})
+	return e.recognize(ctx, key, f.Display+" "+f.Target, func(sc *scratch) gray { return grayFromFrame(f, sc.gray) }, image.Point{})
 }
 
 // Recognize reads the text in img. Boxes are in img's coordinates (its
@@ -140,7 +140,7 @@ func (e *Engine) Recognize(ctx context.Context, img image.Image) (Result, error)
 	copy(dims[:], strconv.Itoa(g.w)+"x"+strconv.Itoa(g.h))
 	h.Write(dims[:])
 	h.Write(g.pix)
-	return e.recognize(ctx, h.Sum64(), "image", func() gray { return g }, img.Bounds().Min)
+	return e.recognize(ctx, h.Sum64(), "image", func(*scratch) gray { return g }, img.Bounds().Min)
 }
 
 func hashFramePix(f *frame.Frame) uint64 {
@@ -151,7 +151,7 @@ func hashFramePix(f *frame.Frame) uint64 {
 	return h.Sum64() ^ uint64(f.W)<<32 ^ uint64(f.H)
 }
 
-func (e *Engine) recognize(ctx context.Context, key uint64, what string, src func() gray, origin image.Point) (Result, error) {
+func (e *Engine) recognize(ctx context.Context, key uint64, what string, src func(*scratch) gray, origin image.Point) (Result, error) {
 	if r, ok := e.cached(key); ok {
 		return r, nil
 	}
@@ -160,7 +160,7 @@ func (e *Engine) recognize(ctx context.Context, key uint64, what string, src fun
 		// bounded by the engine's timeout, not by the first caller's context.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.o.Timeout)
 		defer cancel()
-		r, err := e.run(rctx, src(), origin)
+		r, err := e.run(rctx, src, origin)
 		if err != nil {
 			return Result{}, fmt.Errorf("ocr %s: %w", what, err)
 		}
@@ -178,7 +178,7 @@ func (e *Engine) recognize(ctx context.Context, key uint64, what string, src fun
 	}
 }
 
-func (e *Engine) run(ctx context.Context, g gray, origin image.Point) (Result, error) {
+func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.Point) (Result, error) {
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -187,8 +187,26 @@ func (e *Engine) run(ctx context.Context, g gray, origin image.Point) (Result, e
 	defer func() { <-e.sem }()
 
 	start := time.Now()
-	invert(g, e.o.Invert)
-	in := pgm(g, e.o.Scale, e.o.Threshold, nil)
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	g := src(sc)
+	sc.gray = g.pix
+	invert(g, e.o.Invert, sc)
+	w, h := g.w, g.h
+	if e.o.Invert == InvertRegions {
+		// Flattened: everything but text and detail is white.
+		r := inkBounds(g, 8)
+		if r.Empty() {
+			return Result{}, nil
+		}
+		if r.Dx()*r.Dy() < g.w*g.h*9/10 {
+			g = crop(g, r, sc.crop)
+			sc.crop = g.pix
+			origin = origin.Add(r.Min)
+		}
+	}
+	in := pgm(g, e.o.Scale, e.o.Threshold, sc.pgm)
+	sc.pgm = in
 
 	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(e.o.PSM), "-l", e.o.Lang, "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
@@ -209,7 +227,7 @@ func (e *Engine) run(ctx context.Context, g gray, origin image.Point) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
-	e.o.Logger.Debug("ocr done", "words", len(res.Words), "width", g.w, "height", g.h, "ms", time.Since(start).Milliseconds())
+	e.o.Logger.Debug("ocr done", "words", len(res.Words), "width", w, "height", h, "read_width", g.w, "read_height", g.h, "ms", time.Since(start).Milliseconds())
 	return res, nil
 }
 

@@ -4,9 +4,30 @@ import (
 	"image"
 	"image/color"
 	"strconv"
+	"sync"
 
 	"github.com/acu-dev/acu/internal/frame"
 )
+
+// scratch holds the buffers of one recognition, reused across frames.
+type scratch struct {
+	gray  []uint8
+	bg    []bool
+	right []int16
+	pgm   []byte
+	crop  []uint8
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// grow returns (*buf)[:n], reallocating when too small.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
+}
 
 // gray is an 8-bit grayscale image, one byte per pixel, no padding.
 type gray struct {
@@ -83,7 +104,7 @@ const (
 )
 
 // invert makes text dark-on-light in place.
-func invert(g gray, mode string) {
+func invert(g gray, mode string, sc *scratch) {
 	switch mode {
 	case InvertNone:
 		return
@@ -99,7 +120,7 @@ func invert(g gray, mode string) {
 		}
 		return
 	}
-	flatten(g)
+	flatten(g, sc)
 }
 
 // flatten replaces every pixel by its contrast with the local background,
@@ -113,9 +134,10 @@ func invert(g gray, mode string) {
 // distance from the nearest background pixel on its row, to the left and to
 // the right, taking the larger, so text touching the edge of a window of
 // another colour still shows.
-func flatten(g gray) {
+func flatten(g gray, sc *scratch) {
 	n := g.w * g.h
-	isBG := make([]bool, n)
+	isBG := grow(&sc.bg, n)
+	clear(isBG)
 	// Horizontal runs.
 	for y := 0; y < g.h; y++ {
 		row := g.pix[y*g.w : (y+1)*g.w]
@@ -157,7 +179,7 @@ func flatten(g gray) {
 			lut[d] = uint8(max(0, 255-(d-bgTol)*3))
 		}
 	}
-	right := make([]int16, g.w) // nearest background value to the right, -1 none
+	right := grow(&sc.right, g.w) // nearest background value to the right, -1 none
 	for y := 0; y < g.h; y++ {
 		row := g.pix[y*g.w : (y+1)*g.w]
 		mark := isBG[y*g.w : (y+1)*g.w]
@@ -195,6 +217,51 @@ func absDiff(a, b uint8) int {
 		return int(a - b)
 	}
 	return int(b - a)
+}
+
+// inkBounds returns the smallest rectangle holding every pixel darker than
+// white, padded by pad and clipped to g; empty when there is none. After
+// flatten, that is the text (and other detail) on the screen: cropping to it
+// spares Tesseract the empty desktop.
+func inkBounds(g gray, pad int) image.Rectangle {
+	x0, y0, x1, y1 := g.w, g.h, -1, -1
+	for y := 0; y < g.h; y++ {
+		row := g.pix[y*g.w : (y+1)*g.w]
+		first := -1
+		for x, v := range row {
+			if v != 255 {
+				first = x
+				break
+			}
+		}
+		if first < 0 {
+			continue
+		}
+		last := first
+		for x := len(row) - 1; x > first; x-- {
+			if row[x] != 255 {
+				last = x
+				break
+			}
+		}
+		x0, x1 = min(x0, first), max(x1, last)
+		y0 = min(y0, y)
+		y1 = y
+	}
+	if x1 < 0 {
+		return image.Rectangle{}
+	}
+	return image.Rect(x0-pad, y0-pad, x1+1+pad, y1+1+pad).Intersect(image.Rect(0, 0, g.w, g.h))
+}
+
+// crop copies r of g into dst's storage.
+func crop(g gray, r image.Rectangle, dst []uint8) gray {
+	w, h := r.Dx(), r.Dy()
+	dst = grow(&dst, w*h)
+	for y := 0; y < h; y++ {
+		copy(dst[y*w:(y+1)*w], g.pix[(r.Min.Y+y)*g.w+r.Min.X:])
+	}
+	return gray{pix: dst, w: w, h: h}
 }
 
 // otsu returns the threshold that best separates g's histogram in two.
