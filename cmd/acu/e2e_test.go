@@ -1,0 +1,450 @@
+package main
+
+// End-to-end tests: the real acu binary, built once in TestMain, against a
+// real Xvfb, real xterms, real SQLite and the built-in OCR judge (real
+// Tesseract). No model API is involved.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+var acuBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "acu-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	acuBin = filepath.Join(dir, "acu")
+	build := exec.Command("go", "build", "-o", acuBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build acu:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// daemon is a real `acu serve` process.
+type daemonProc struct {
+	t       *testing.T
+	env     []string
+	dataDir string
+	port    int
+	cmd     *exec.Cmd
+	done    chan struct{}
+	log     *syncBuffer
+	client  *api.Client
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newEnv returns the environment of acu processes of one test: a private
+// data dir, a free port, the display, and an exec notifier that appends
+// each message as a line to notified.txt.
+func newEnv(t *testing.T, display string) (env []string, dataDir string, port int) {
+	dataDir = t.TempDir()
+	port = freePort(t)
+	notified := filepath.Join(dataDir, "notified.txt")
+	env = append(os.Environ(),
+		"HOME="+dataDir, "XDG_CONFIG_HOME="+dataDir, "ACU_DATA_DIR="+dataDir,
+		"ACU_DAEMON_PORT="+strconv.Itoa(port), "DISPLAY="+display,
+		"ACU_VISION_BACKEND=ocr", "ACU_LOG_LEVEL=debug",
+		"ACU_NOTIFY_COMMAND=sh -c 'printf \"%s\\n\" \"$1\" >> "+notified+"' sh {message}",
+	)
+	return env, dataDir, port
+}
+
+func startDaemon(t *testing.T, env []string, dataDir string, port int) *daemonProc {
+	t.Helper()
+	d := &daemonProc{t: t, env: env, dataDir: dataDir, port: port, done: make(chan struct{}), log: &syncBuffer{}}
+	d.cmd = exec.Command(acuBin, "serve")
+	d.cmd.Env = env
+	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.cmd.Wait(); close(d.done) }()
+	t.Cleanup(func() { d.stop(); d.dumpOnFailure() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case <-d.done:
+			t.Fatalf("acu serve exited early:\n%s", d.log)
+		default:
+		}
+		if resp, err := http.Get(base + "/health"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("acu serve did not answer within 30s:\n%s", d.log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tok, err := os.ReadFile(filepath.Join(dataDir, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.client = api.NewClient(base, strings.TrimSpace(string(tok)))
+	return d
+}
+
+func (d *daemonProc) dumpOnFailure() {
+	if d.t.Failed() {
+		d.t.Logf("daemon log:\n%s", d.log)
+	}
+}
+
+func (d *daemonProc) stop() {
+	select {
+	case <-d.done:
+		return
+	default:
+	}
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-d.done:
+	case <-time.After(15 * time.Second):
+		d.t.Errorf("acu serve did not stop on SIGTERM within 15s")
+		d.cmd.Process.Kill()
+		<-d.done
+	}
+}
+
+func (d *daemonProc) kill9() {
+	d.cmd.Process.Signal(syscall.SIGKILL)
+	<-d.done
+}
+
+// acu runs the CLI with the test's environment.
+func acu(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, acuBin, args...)
+	cmd.Env = env
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return o.String(), e.String(), ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("acu %v: %v", args, err)
+	}
+	return o.String(), e.String(), 0
+}
+
+func startDisplay(t *testing.T) string {
+	return testx.StartXvfb(t, xvfb.Options{Width: 1024, Height: 600})
+}
+
+// xtermShowing starts an xterm that prints text after delay.
+func xtermShowing(t *testing.T, display, title, text string, delay time.Duration) {
+	t.Helper()
+	script := fmt.Sprintf("echo 'Downloading...'; sleep %.1f; echo '%s'; exec sleep 600", delay.Seconds(), text)
+	testx.StartXterm(t, display, testx.XtermSpec{Title: title, Geometry: "70x12+20+20",
+		Args: []string{"-fa", "DejaVu Sans Mono", "-fs", "14"}, Command: []string{"sh", "-c", script}})
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+}
+
+func eventually(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestWaitCLIResolvesAndNotifies(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	startDaemon(t, env, dataDir, port)
+	xtermShowing(t, dpy, "download", "Download complete", 3*time.Second)
+
+	out, errOut, code := acu(t, env, "wait", `"Download complete" is visible`, "--timeout", "60", "--target", "window:download", "--task", "task-1", "--json")
+	if code != 0 {
+		t.Fatalf("acu wait exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	var w api.Wait
+	if err := json.Unmarshal([]byte(out), &w); err != nil {
+		t.Fatalf("acu wait --json printed %q: %v", out, err)
+	}
+	want := fmt.Sprintf("[smart_wait resolved] Job %s: \"Download complete\" is visible → ", w.ID)
+	if w.State != "resolved" || !strings.HasPrefix(w.Message, want) {
+		t.Fatalf("job = %s %q, want resolved with message starting %q", w.State, w.Message, want)
+	}
+	if st, err := os.Stat(w.Screenshot); err != nil || st.Size() == 0 {
+		t.Errorf("screenshot %q not saved: %v", w.Screenshot, err)
+	}
+	notified := filepath.Join(dataDir, "notified.txt")
+	eventually(t, 10*time.Second, "the exec notifier", func() bool { return len(readLines(t, notified)) == 1 })
+	if got := readLines(t, notified)[0]; got != w.Message {
+		t.Errorf("notified %q, want exactly %q", got, w.Message)
+	}
+
+	// Timeout: exit status 2 and the seed's message.
+	out, _, code = acu(t, env, "wait", `"Never shown" is visible`, "--timeout", "2")
+	if code != 2 || !strings.Contains(out, `[smart_wait timeout] Job `) || !strings.Contains(out, `: "Never shown" is visible — Timeout after 2s.`) {
+		t.Errorf("timeout: exit %d, stdout %q", code, out)
+	}
+	// Bad input: an unknown window lists the candidates; exit 1.
+	_, errOut, code = acu(t, env, "wait", `"x" is visible`, "--target", "window:no-such-window")
+	if code != 1 || !strings.Contains(errOut, "no-such-window") || !strings.Contains(errOut, "download") {
+		t.Errorf("unknown window: exit %d, stderr %q", code, errOut)
+	}
+	// The OCR judge rejects a condition it cannot decide, naming other backends.
+	_, errOut, code = acu(t, env, "wait", "the page looks finished")
+	if code != 1 || !strings.Contains(strings.ToLower(errOut), "openrouter") {
+		t.Errorf("undecidable condition: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestCrashKill9AndRestart(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	d := startDaemon(t, env, dataDir, port)
+	ctx := t.Context()
+
+	// A wait that cannot resolve yet, with a long deadline.
+	w, err := d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Phoenix ready" is visible`, Timeout: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A settle that stays live (the screen keeps changing: a clock ticks).
+	clock := exec.Command("xclock", "-update", "1", "-geometry", "120x120+600+300")
+	clock.Env = append(os.Environ(), "DISPLAY="+dpy)
+	clock.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := clock.Start(); err != nil {
+		t.Fatalf("start xclock: %v", err)
+	}
+	t.Cleanup(func() { clock.Process.Kill(); clock.Wait() })
+	go d.client.Settle(context.WithoutCancel(ctx), api.SettleRequest{Quiet: 60, Timeout: 100})
+	eventually(t, 10*time.Second, "two live runs", func() bool {
+		l, err := d.client.Runs(ctx, api.RunQuery{Live: ptr(true)})
+		return err == nil && len(l.Runs) == 2
+	})
+	eventually(t, 10*time.Second, "a verdict", func() bool {
+		j, err := d.client.GetWait(ctx, w.ID)
+		return err == nil && j.Evaluations > 0
+	})
+	before, err := d.client.EventsAfter(ctx, api.EventQuery{Limit: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, _ := d.client.Runs(ctx, api.RunQuery{Live: ptr(true)})
+	var settleID string
+	for _, r := range live.Runs {
+		if r.Kind == "settle" {
+			settleID = r.ID
+		}
+	}
+	d.kill9()
+
+	d2 := startDaemon(t, env, dataDir, port)
+	after, err := d2.client.EventsAfter(ctx, api.EventQuery{Limit: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Nothing acknowledged is lost: every event seen before the kill is
+	// still there, unchanged.
+	byCursor := map[int64]api.Event{}
+	for _, e := range after.Events {
+		byCursor[e.Cursor] = e
+	}
+	for _, e := range before.Events {
+		got, ok := byCursor[e.Cursor]
+		if !ok || got.RunID != e.RunID || got.Seq != e.Seq || string(got.Data) != string(e.Data) {
+			t.Errorf("event %d (%s seq %d) lost or changed after kill -9", e.Cursor, e.RunID, e.Seq)
+		}
+	}
+	if before.Epoch == after.Epoch {
+		t.Errorf("epoch %q did not change across the restart", after.Epoch)
+	}
+	// The settle run (no owner resumes settles) ended with phase error.
+	sr, err := d2.client.Run(ctx, settleID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sr.Status != "error" || !strings.Contains(sr.Error, "restarted") {
+		t.Errorf("settle run after restart = %s %q, want error saying the daemon restarted", sr.Status, sr.Error)
+	}
+	// The wait resumed with its original deadline, and resolves.
+	j, err := d2.client.GetWait(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != "watching" || !j.Deadline.Equal(w.Deadline) {
+		t.Fatalf("wait after restart = %s deadline %s, want watching with deadline %s", j.State, j.Deadline, w.Deadline)
+	}
+	xtermShowing(t, dpy, "phoenix", "Phoenix ready", 0)
+	res, err := d2.client.WaitRun(ctx, w.ID, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "resolved" {
+		t.Fatalf("resumed wait ended %s %s", res.Status, res.Error)
+	}
+	// Exactly one lifecycle start and one end for the wait, across both processes.
+	evs, _ := d2.client.EventsAfter(ctx, api.EventQuery{RunID: w.ID, Streams: []string{"lifecycle"}})
+	var phases []string
+	for _, e := range evs.Events {
+		var lc api.Lifecycle
+		json.Unmarshal(e.Data, &lc)
+		phases = append(phases, lc.Phase)
+	}
+	if strings.Join(phases, ",") != "start,end" {
+		t.Errorf("wait lifecycle phases = %v, want start,end", phases)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestDeadlinePassesWhileDown(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	d := startDaemon(t, env, dataDir, port)
+	w, err := d.client.CreateWait(t.Context(), api.CreateWait{Criteria: `"Nothing" is visible`, Timeout: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.kill9()
+	time.Sleep(time.Until(w.Deadline) + 200*time.Millisecond)
+	d2 := startDaemon(t, env, dataDir, port)
+	res, err := d2.client.WaitRun(t.Context(), w.ID, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != "timeout" {
+		t.Fatalf("wait ended %s, want timeout", res.Status)
+	}
+	notified := filepath.Join(dataDir, "notified.txt")
+	eventually(t, 10*time.Second, "the timeout notification", func() bool { return len(readLines(t, notified)) == 1 })
+	want := fmt.Sprintf(`[smart_wait timeout] Job %s: "Nothing" is visible — Timeout after 2s.`, w.ID)
+	if got := readLines(t, notified)[0]; got != want {
+		t.Errorf("notified %q, want %q", got, want)
+	}
+}
+
+func TestCLIBasics(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	// Bad configuration names the variable and the accepted values.
+	bad := append(append([]string{}, env...), "ACU_VISION_BACKEND=gpt9")
+	_, errOut, code := acu(t, bad, "serve")
+	if code != 1 || !strings.Contains(errOut, "ACU_VISION_BACKEND") || !strings.Contains(errOut, "openrouter") {
+		t.Errorf("bad config: exit %d, stderr %q", code, errOut)
+	}
+	// No daemon yet: a clear message.
+	_, errOut, code = acu(t, env, "runs")
+	if code != 1 || !strings.Contains(errOut, "acu serve") {
+		t.Errorf("runs without daemon: exit %d, stderr %q", code, errOut)
+	}
+	startDaemon(t, env, dataDir, port)
+	out, _, code := acu(t, env, "config")
+	if code != 0 || !strings.Contains(out, "ACU_DAEMON_PORT="+strconv.Itoa(port)) {
+		t.Errorf("config: exit %d, %q", code, out)
+	}
+	out, _, code = acu(t, env, "version")
+	if code != 0 || !strings.HasPrefix(out, "acu ") {
+		t.Errorf("version: %q", out)
+	}
+	// Screenshot locally, as PNG and as the judge's JPEG.
+	for _, name := range []string{"s.png", "s.jpg"} {
+		p := filepath.Join(dataDir, name)
+		_, errOut, code = acu(t, env, "screenshot", "-o", p)
+		if st, err := os.Stat(p); code != 0 || err != nil || st.Size() == 0 {
+			t.Errorf("screenshot %s: exit %d %s", name, code, errOut)
+		}
+	}
+	// Settle on a static screen settles.
+	out, _, code = acu(t, env, "settle", "--quiet", "300ms", "--timeout", "10s")
+	if code != 0 || !strings.Contains(out, `"settled": true`) {
+		t.Errorf("settle: exit %d %q", code, out)
+	}
+	// runs lists the settle run; events prints stored events as JSON lines.
+	out, _, code = acu(t, env, "runs")
+	if code != 0 || !strings.Contains(out, "settle") {
+		t.Errorf("runs: exit %d %q", code, out)
+	}
+	out, _, code = acu(t, env, "events", "--follow=false")
+	sc := bufio.NewScanner(strings.NewReader(out))
+	n := 0
+	for sc.Scan() {
+		var e api.Event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Errorf("events line %q: %v", sc.Text(), err)
+		}
+		n++
+	}
+	if code != 0 || n < 2 {
+		t.Errorf("events: exit %d, %d lines", code, n)
+	}
+	// doctor passes: display, OCR judge, tesseract, notifier (sh), daemon.
+	out, errOut, code = acu(t, env, "doctor")
+	if code != 0 || !strings.Contains(out, "ok   judge      ocr") {
+		t.Errorf("doctor: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
