@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/ocr/ocrtest"
@@ -92,8 +94,9 @@ func TestOCRJudgeText(t *testing.T) {
 	}
 }
 
-// TestOCRJudgeScreen: text really drawn by xterm under Xvfb, grabbed from
-// the X server: a phrase that appears, one that is gone, and a noisy match.
+// TestOCRJudgeScreen: text really drawn by xterm under Xvfb, captured
+// through internal/capture: a phrase that appears, one that is gone, and
+// noisy matches.
 func TestOCRJudgeScreen(t *testing.T) {
 	d := ocrtest.StartXvfb(t, 900, 400)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
@@ -103,7 +106,21 @@ func TestOCRJudgeScreen(t *testing.T) {
 	// A terminal that is still working: a dark theme with a TrueType font.
 	m := d.Xterm(t, "70x8+10+10", "#e0e0e0", "#202020", []string{"-fa", "DejaVu Sans Mono", "-fs", "11"},
 		`printf 'Downloading model weights...\nLoading...\n'; touch "$ACU_MARK"; while [ ! -e "$ACU_MARK.go" ]; do sleep 0.05; done; clear; printf 'Download complete: 4.2 GB in 31s\n'; touch "$ACU_MARK.done"`)
-	before := d.WaitSettled(ctx, t, m)
+	d.WaitSettled(ctx, t, m)
+	hub, err := capture.NewHub(capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	grab := func() *frame.Frame {
+		t.Helper()
+		f, err := hub.Capture(ctx, d.Name, capture.Target{Kind: capture.Screen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	before := grab()
 	check := func(name string, v judge.Verdict, err error, want bool) {
 		t.Helper()
 		if err != nil {
@@ -123,7 +140,11 @@ func TestOCRJudgeScreen(t *testing.T) {
 
 	// Let the terminal finish.
 	touch(t, m+".go")
-	after := d.WaitSettled(ctx, t, m+".done")
+	d.WaitSettled(ctx, t, m+".done")
+	after := grab()
+	if after.Hash == before.Hash {
+		t.Fatal("the capture hub returned the same frame after the terminal changed")
+	}
 	v, err = j.Judge(ctx, judge.Question{Condition: `the terminal shows "Download complete"`, Frame: after})
 	check("after: complete visible", v, err, true)
 	if len(v.Boxes) == 0 {
