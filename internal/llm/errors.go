@@ -134,11 +134,22 @@ func providerMessage(body []byte, status int) string {
 	if json.Unmarshal(body, &v) == nil {
 		if len(v.Error) > 0 {
 			var obj struct {
-				Message string `json:"message"`
-				Type    string `json:"type"`
-				Status  string `json:"status"`
+				Message  string `json:"message"`
+				Metadata struct {
+					Raw          any    `json:"raw"`
+					ProviderName string `json:"provider_name"`
+				} `json:"metadata"`
 			}
 			if json.Unmarshal(v.Error, &obj) == nil && obj.Message != "" {
+				// OpenRouter wraps upstream failures: "Provider returned
+				// error" plus the upstream's own words in metadata.raw.
+				if raw, ok := obj.Metadata.Raw.(string); ok && raw != "" {
+					from := "upstream"
+					if obj.Metadata.ProviderName != "" {
+						from = obj.Metadata.ProviderName
+					}
+					return clip(obj.Message + " (" + from + ": " + raw + ")")
+				}
 				return clip(obj.Message)
 			}
 			var s string

@@ -73,6 +73,7 @@ func TestProviderMessage(t *testing.T) {
 		{`{"error":"model 'x' not found"}`, "model 'x' not found"},
 		{`{"object":"error","message":"max_tokens too large","type":"BadRequestError","code":400}`, "max_tokens too large"},
 		{`{"detail":"Not Found"}`, "Not Found"},
+		{`{"error":{"message":"Provider returned error","code":429,"metadata":{"raw":"quota exceeded","provider_name":"Google AI Studio"}}}`, "Provider returned error (Google AI Studio: quota exceeded)"},
 		{`<html>502 Bad Gateway</html>`, "<html>502 Bad Gateway</html>"},
 		{``, "bad gateway"},
 	}

@@ -14,8 +14,12 @@
 //	srv := llmtest.NewOpenAI(t, func(r llmtest.Request) llmtest.Reply {
 //		return llmtest.Reply{Text: "YES: the build finished"}
 //	})
-//	c, _ := llm.New(srv.Options())
+//	c := srv.Client(t, nil) // or llm.New(srv.Options()) with your changes
 //	srv.Fail(llmtest.Fault{Kind: llmtest.RateLimit, RetryAfter: "1"})
+//	resp, err := c.Chat(ctx, req) // retried after 1 s, then YES
+//	last := srv.Last()            // last.Text(), last.Images()[0].Image, last.Header
+//
+// Text and Script are ready-made handlers.
 package llmtest
 
 import (
@@ -104,8 +108,31 @@ type Reply struct {
 	Model     string    // the model reported; default the one requested
 }
 
-// Handler answers one decoded request.
+// Handler answers one decoded request. It runs on the server's goroutine:
+// report problems with t.Errorf, not t.Fatalf.
 type Handler func(Request) Reply
+
+// Text is a handler that always answers s.
+func Text(s string) Handler {
+	return func(Request) Reply { return Reply{Text: s} }
+}
+
+// Script is a handler that answers the replies in order, then repeats the
+// last one: a scripted conversation for agent-loop tests.
+func Script(replies ...string) Handler {
+	var mu sync.Mutex
+	i := 0
+	return func(Request) Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(replies) == 0 {
+			return Reply{}
+		}
+		r := replies[min(i, len(replies)-1)]
+		i++
+		return Reply{Text: r}
+	}
+}
 
 // FaultKind is what a queued fault does to a request.
 type FaultKind int
@@ -215,6 +242,21 @@ func (s *Server) Options() llm.Options {
 		RetryBase: 10 * time.Millisecond,
 		Name:      "test",
 	}
+}
+
+// Client returns a client for this server built from Options, with adjust
+// applied first (nil: none); it fails the test if New does.
+func (s *Server) Client(t testing.TB, adjust func(*llm.Options)) *llm.Client {
+	t.Helper()
+	o := s.Options()
+	if adjust != nil {
+		adjust(&o)
+	}
+	c, err := llm.New(o)
+	if err != nil {
+		t.Fatalf("llmtest: llm.New: %v", err)
+	}
+	return c
 }
 
 // Key returns the key the server expects.

@@ -161,3 +161,23 @@ func TestFaultQueue(t *testing.T) {
 		t.Errorf("last Authorization = %q", h)
 	}
 }
+
+func TestScriptAndClient(t *testing.T) {
+	for _, p := range []llm.Provider{llm.OpenAI, llm.Anthropic, llm.Gemini} {
+		t.Run(string(p), func(t *testing.T) {
+			srv := llmtest.New(t, p, llmtest.Script("one", "two"))
+			c := srv.Client(t, func(o *llm.Options) { o.Name = "agent" })
+			var got []string
+			for range 3 {
+				resp, err := c.Chat(t.Context(), llm.Request{Messages: []llm.Message{{Text: "next"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, resp.Text)
+			}
+			if s := strings.Join(got, ","); s != "one,two,two" {
+				t.Errorf("replies = %s, want one,two,two", s)
+			}
+		})
+	}
+}
