@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 )
@@ -53,8 +52,13 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// featureCommands are added by the files of optional features (relay,
+// agent, task) in their init functions, so each feature's CLI lives in its
+// own file.
+var featureCommands []command
+
 func commands() []command {
-	return []command{
+	return append([]command{
 		{"serve", "run the daemon (HTTP API, events, wait engine)", runServe},
 		{"wait", "wait until a condition holds on screen (smart wait)", runWait},
 		{"waits", "list, show, update or cancel wait jobs", runWaits},
@@ -70,7 +74,7 @@ func commands() []command {
 		{"open", "print a one-time login URL for the web pages", runOpen},
 		{"config", "print the effective configuration (secrets redacted)", runConfig},
 		{"version", "print the version", runVersion},
-	}
+	}, featureCommands...)
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -107,9 +111,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, environ
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "acu: eyes and hands on a Linux desktop for LLM agents\n\nUsage: acu <command> [flags] [args]\n\nCommands:")
-	cs := commands()
-	sort.SliceStable(cs, func(i, j int) bool { return false })
-	for _, c := range cs {
+	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun `acu <command> -h` for a command's flags. Configuration: `acu config --list`.")
