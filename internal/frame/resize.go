@@ -105,6 +105,7 @@ const (
 const (
 	precisionBits = 32 - 8 - 2 // Pillow's fixed point for 8-bit images
 	exactHalf     = 1 << (precisionBits - 1)
+	exactHalf2    = exactHalf | exactHalf<<32 // in both 32-bit lanes
 
 	fastBits   = 13 // Fast's fixed point: 255<<13 + rounding fits a 21-bit lane
 	fastOne    = 1 << fastBits
@@ -243,7 +244,9 @@ func precompute(inSize, outSize int) *coeffs {
 
 // scratch holds Resize's per-call buffers; pooled.
 type scratch struct {
-	ring   []byte   // Exact: horizontally resampled rows, taps of them
+	ringLo []uint64 // Exact: horizontally resampled rows (B, R lanes), taps of them
+	ringG  []byte   // Exact: the same rows' G as uint32s
+	rowsLo [][]uint64
 	ringF  []uint64 // Fast: the same, channels spread into 21-bit lanes
 	spread []uint64 // Fast: one source row spread into lanes
 	tags   []int    // source row held by each ring slot, -1 for none
@@ -278,41 +281,61 @@ func (s *scratch) resetTags(n int) {
 // in [1<<21, 256<<22), so the unrolled kernels just shift.
 func resizeExact(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, hc, vc *coeffs) {
 	needH, needV := dw != sw, dh != sh
+	rowBytes := dw * 4
+	switch {
+	case !needH && !needV:
+		for yy := y0; yy < y1; yy++ {
+			copyPixels(dst[yy*rowBytes:(yy+1)*rowBytes], src[yy*stride:yy*stride+rowBytes])
+		}
+		return
+	case !needV:
+		for yy := y0; yy < y1; yy++ {
+			horizExact(dst[yy*rowBytes:(yy+1)*rowBytes], src[yy*stride:yy*stride+sw*4], hc)
+		}
+		return
+	}
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	rowBytes := dw * 4
 	ks := vc.taps
-	if needH {
-		s.ring = grow(s.ring, ks*rowBytes)
-		s.resetTags(ks)
-	}
-	hrow := func(y int) []byte {
-		if !needH {
-			return src[y*stride : y*stride+sw*4]
+	if !needH {
+		for yy := y0; yy < y1; yy++ {
+			ymin := int(vc.start[yy])
+			rows := s.rows[:0]
+			for t := 0; t < ks; t++ {
+				rows = append(rows, src[(ymin+t)*stride:(ymin+t)*stride+rowBytes])
+			}
+			s.rows = rows
+			vertExact(dst[yy*rowBytes:(yy+1)*rowBytes], rows, vc.exact[yy*ks:yy*ks+ks])
 		}
-		slot := y % ks
-		r := s.ring[slot*rowBytes : (slot+1)*rowBytes]
-		if s.tags[slot] != y {
-			horizExact(r, src[y*stride:y*stride+sw*4], hc)
-			s.tags[slot] = y
-		}
-		return r
+		clear(s.rows) // do not keep the caller's source alive from the pool
+		return
 	}
+	// The intermediate rows are kept as lanes: lo holds B and R of a pixel
+	// in the two 32-bit halves of a uint64, g holds G as a uint32, so that
+	// one 64-bit load of g gives two pixels' G. The vertical pass then
+	// multiplies 2 channel values per 64-bit multiply, exactly: every sum
+	// stays below 1<<31.
+	gBytes := rowBytes + 8
+	s.ringLo = grow(s.ringLo, ks*dw)
+	s.ringG = grow(s.ringG, ks*gBytes)
+	s.resetTags(ks)
 	for yy := y0; yy < y1; yy++ {
-		out := dst[yy*rowBytes : (yy+1)*rowBytes]
-		if !needV {
-			copyPixels(out, hrow(yy))
-			continue
-		}
 		ymin := int(vc.start[yy])
-		rows := s.rows[:0]
+		los, gs := s.rowsLo[:0], s.rows[:0]
 		for t := 0; t < ks; t++ {
-			rows = append(rows, hrow(ymin+t))
+			y := ymin + t
+			slot := y % ks
+			lo := s.ringLo[slot*dw : (slot+1)*dw]
+			g := s.ringG[slot*gBytes : (slot+1)*gBytes]
+			if s.tags[slot] != y {
+				horizExactLanes(lo, g, src[y*stride:y*stride+sw*4], hc)
+				s.tags[slot] = y
+			}
+			los, gs = append(los, lo), append(gs, g)
 		}
-		s.rows = rows
-		vertExact(out, rows, vc.exact[yy*ks:yy*ks+ks])
+		s.rowsLo, s.rows = los, gs
+		vertExactLanes(dst[yy*rowBytes:(yy+1)*rowBytes], los, gs, vc.exact[yy*ks:yy*ks+ks])
 	}
-	clear(s.rows) // do not keep the caller's source alive from the pool
 }
 
 // copyPixels copies BGRX pixels, writing 0 pad bytes.
@@ -512,6 +535,65 @@ func vertFast(out []byte, rows [][]uint64, kk []uint64) {
 				acc += r[x] * kk[t]
 			}
 			binary.LittleEndian.PutUint32(out[x*4:], packFast(acc))
+		}
+	}
+}
+
+// packLanes makes a BGRX pixel from Exact's lane sums: B in a's low lane,
+// R in its high lane, G in g's low lane.
+func packLanes(a, g uint64) uint32 {
+	return uint32(a>>precisionBits&0xff | (g>>precisionBits&0xff)<<8 | (a>>(32+precisionBits)&0xff)<<16)
+}
+
+func horizExactLanes(lo []uint64, g, row []byte, c *coeffs) {
+	switch c.taps {
+	case 2:
+		horizExactLanes2(lo, g, row, c.start, c.exact)
+	case 3:
+		horizExactLanes3(lo, g, row, c.start, c.exact)
+	case 4:
+		horizExactLanes4(lo, g, row, c.start, c.exact)
+	case 5:
+		horizExactLanes5(lo, g, row, c.start, c.exact)
+	case 6:
+		horizExactLanes6(lo, g, row, c.start, c.exact)
+	default:
+		taps := c.taps
+		for xx, x0 := range c.start[:len(lo)] {
+			kk := c.exact[xx*taps : xx*taps+taps]
+			p := row[int(x0)*4 : (int(x0)+taps)*4]
+			s0, s1, s2 := int32(exactHalf), int32(exactHalf), int32(exactHalf)
+			for i, k := range kk {
+				s0 += int32(p[i*4]) * k
+				s1 += int32(p[i*4+1]) * k
+				s2 += int32(p[i*4+2]) * k
+			}
+			lo[xx] = uint64(clip8(s0)) | uint64(clip8(s2))<<32
+			binary.LittleEndian.PutUint32(g[xx*4:], uint32(clip8(s1)))
+		}
+	}
+}
+
+func vertExactLanes(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
+	switch len(los) {
+	case 2:
+		vertExactLanes2(out, los, gs, kk)
+	case 3:
+		vertExactLanes3(out, los, gs, kk)
+	case 4:
+		vertExactLanes4(out, los, gs, kk)
+	case 5:
+		vertExactLanes5(out, los, gs, kk)
+	case 6:
+		vertExactLanes6(out, los, gs, kk)
+	default:
+		for x := 0; x < len(out)/4; x++ {
+			a, g := uint64(exactHalf2), uint64(exactHalf)
+			for t, l := range los {
+				a += l[x] * uint64(kk[t])
+				g += uint64(binary.LittleEndian.Uint32(gs[t][x*4:])) * uint64(kk[t])
+			}
+			binary.LittleEndian.PutUint32(out[x*4:], packLanes(min(a&0xffffffff, 255<<precisionBits)|min(a>>32, 255<<precisionBits)<<32, min(g, 255<<precisionBits)))
 		}
 	}
 }
@@ -761,5 +843,185 @@ func vertFast6(out []byte, rows [][]uint64, kk []uint64) {
 	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 && len(r4) >= 1 && len(r5) >= 1 {
 		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3+r4[0]*k4+r5[0]*k5))
 		out, r0, r1, r2, r3, r4, r5 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:], r4[1:], r5[1:]
+	}
+}
+
+func horizExactLanes2(lo []uint64, g, row []byte, start, kk []int32) {
+	start = start[:len(lo)]
+	kk = kk[:len(start)*2]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+8]
+		k := kk[xx*2 : xx*2+2]
+		k0, k1 := k[0], k[1]
+		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1) >> precisionBits
+		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1) >> precisionBits
+		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1) >> precisionBits
+		lo[xx] = uint64(b) | uint64(r)<<32
+		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+	}
+}
+
+func vertExactLanes2(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
+	n := len(out) / 4
+	l0, l1 := los[0][:n], los[1][:n]
+	g0, g1 := gs[0][:n*4+8], gs[1][:n*4+8]
+	k0, k1 := uint64(kk[0]), uint64(kk[1])
+	x := 0
+	for ; x+1 < len(l0); x += 2 {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1
+		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
+	}
+	if x < len(l0) {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	}
+}
+
+func horizExactLanes3(lo []uint64, g, row []byte, start, kk []int32) {
+	start = start[:len(lo)]
+	kk = kk[:len(start)*3]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+12]
+		k := kk[xx*3 : xx*3+3]
+		k0, k1, k2 := k[0], k[1], k[2]
+		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2) >> precisionBits
+		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2) >> precisionBits
+		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2) >> precisionBits
+		lo[xx] = uint64(b) | uint64(r)<<32
+		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+	}
+}
+
+func vertExactLanes3(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
+	n := len(out) / 4
+	l0, l1, l2 := los[0][:n], los[1][:n], los[2][:n]
+	g0, g1, g2 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8]
+	k0, k1, k2 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2])
+	x := 0
+	for ; x+1 < len(l0); x += 2 {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2
+		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
+	}
+	if x < len(l0) {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	}
+}
+
+func horizExactLanes4(lo []uint64, g, row []byte, start, kk []int32) {
+	start = start[:len(lo)]
+	kk = kk[:len(start)*4]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+16]
+		k := kk[xx*4 : xx*4+4]
+		k0, k1, k2, k3 := k[0], k[1], k[2], k[3]
+		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3) >> precisionBits
+		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3) >> precisionBits
+		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3) >> precisionBits
+		lo[xx] = uint64(b) | uint64(r)<<32
+		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+	}
+}
+
+func vertExactLanes4(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
+	n := len(out) / 4
+	l0, l1, l2, l3 := los[0][:n], los[1][:n], los[2][:n], los[3][:n]
+	g0, g1, g2, g3 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8], gs[3][:n*4+8]
+	k0, k1, k2, k3 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3])
+	x := 0
+	for ; x+1 < len(l0); x += 2 {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3
+		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2 + l3[x+1]*k3
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
+	}
+	if x < len(l0) {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	}
+}
+
+func horizExactLanes5(lo []uint64, g, row []byte, start, kk []int32) {
+	start = start[:len(lo)]
+	kk = kk[:len(start)*5]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+20]
+		k := kk[xx*5 : xx*5+5]
+		k0, k1, k2, k3, k4 := k[0], k[1], k[2], k[3], k[4]
+		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3 + int32(p[16])*k4) >> precisionBits
+		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3 + int32(p[17])*k4) >> precisionBits
+		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3 + int32(p[18])*k4) >> precisionBits
+		lo[xx] = uint64(b) | uint64(r)<<32
+		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+	}
+}
+
+func vertExactLanes5(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
+	n := len(out) / 4
+	l0, l1, l2, l3, l4 := los[0][:n], los[1][:n], los[2][:n], los[3][:n], los[4][:n]
+	g0, g1, g2, g3, g4 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8], gs[3][:n*4+8], gs[4][:n*4+8]
+	k0, k1, k2, k3, k4 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3]), uint64(kk[4])
+	x := 0
+	for ; x+1 < len(l0); x += 2 {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4
+		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2 + l3[x+1]*k3 + l4[x+1]*k4
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
+	}
+	if x < len(l0) {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	}
+}
+
+func horizExactLanes6(lo []uint64, g, row []byte, start, kk []int32) {
+	start = start[:len(lo)]
+	kk = kk[:len(start)*6]
+	for xx, x0 := range start {
+		x := int(x0) * 4
+		p := row[x : x+24]
+		k := kk[xx*6 : xx*6+6]
+		k0, k1, k2, k3, k4, k5 := k[0], k[1], k[2], k[3], k[4], k[5]
+		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3 + int32(p[16])*k4 + int32(p[20])*k5) >> precisionBits
+		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3 + int32(p[17])*k4 + int32(p[21])*k5) >> precisionBits
+		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3 + int32(p[18])*k4 + int32(p[22])*k5) >> precisionBits
+		lo[xx] = uint64(b) | uint64(r)<<32
+		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+	}
+}
+
+func vertExactLanes6(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
+	n := len(out) / 4
+	l0, l1, l2, l3, l4, l5 := los[0][:n], los[1][:n], los[2][:n], los[3][:n], los[4][:n], los[5][:n]
+	g0, g1, g2, g3, g4, g5 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8], gs[3][:n*4+8], gs[4][:n*4+8], gs[5][:n*4+8]
+	k0, k1, k2, k3, k4, k5 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3]), uint64(kk[4]), uint64(kk[5])
+	x := 0
+	for ; x+1 < len(l0); x += 2 {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4 + l5[x]*k5
+		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2 + l3[x+1]*k3 + l4[x+1]*k4 + l5[x+1]*k5
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4 + binary.LittleEndian.Uint64(g5[x*4:])*k5
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
+	}
+	if x < len(l0) {
+		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4 + l5[x]*k5
+		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4 + binary.LittleEndian.Uint64(g5[x*4:])*k5
+		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
 	}
 }
