@@ -272,3 +272,33 @@ func TestNoMessages(t *testing.T) {
 		t.Error("a request went out")
 	}
 }
+
+// TestConcurrentCalls: one client shared by many goroutines, some calls
+// retried, accounts every call once.
+func TestConcurrentCalls(t *testing.T) {
+	c, srv := newClient(t, llm.Anthropic, func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "ok", Usage: llm.Usage{InputTokens: 10, OutputTokens: 1}}
+	}, func(o *llm.Options) { o.Model = "claude-haiku-4-5"; o.MaxRetries = 5 }) // 5 faults cannot exhaust a call
+	srv.Fail(llmtest.Fault{Kind: llmtest.Status, Status: 500, Times: 5})
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			r := ask("q")
+			r.RunID = []string{"a", "b"}[i%2]
+			if _, err := c.Chat(t.Context(), r); err != nil {
+				t.Errorf("Chat: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	tot := c.Totals()
+	if tot.Calls != 20 || tot.Failures != 0 || tot.InputTokens != 200 || tot.OutputTokens != 20 {
+		t.Errorf("Totals = %+v, want 20 calls, 200 in, 20 out", tot)
+	}
+	if srv.Calls() != 25 {
+		t.Errorf("server calls = %d, want 25 (20 + 5 retried)", srv.Calls())
+	}
+	if a, b := c.Cost("a"), c.Cost("b"); !near(a, b) || !near(a+b, c.Cost("")) {
+		t.Errorf("Cost(a) = %v, Cost(b) = %v, total %v: want equal halves", a, b, c.Cost(""))
+	}
+}
