@@ -10,6 +10,7 @@ type metrics struct {
 	started     *prometheus.CounterVec
 	ended       *prometheus.CounterVec
 	events      prometheus.Counter
+	batches     prometheus.Counter
 	dropped     prometheus.Counter
 	lagged      prometheus.Counter
 	subscribers prometheus.Gauge
@@ -26,6 +27,9 @@ func newMetrics(r *Registry) *metrics {
 		}, []string{"kind", "status"}),
 		events: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "acu_run_events_total", Help: "Progress events appended to live runs.",
+		}),
+		batches: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "acu_run_event_commits_total", Help: "Transactions that stored progress events (group commit: one may hold many events).",
 		}),
 		dropped: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "acu_run_events_dropped_total", Help: "Events that arrived after their run's end and were dropped.",
@@ -48,7 +52,7 @@ func newMetrics(r *Registry) *metrics {
 
 func (m *metrics) register(reg prometheus.Registerer) error {
 	var errs []error
-	for _, c := range []prometheus.Collector{m.started, m.ended, m.events, m.dropped, m.lagged, m.subscribers, m.live} {
+	for _, c := range []prometheus.Collector{m.started, m.ended, m.events, m.batches, m.dropped, m.lagged, m.subscribers, m.live} {
 		errs = append(errs, reg.Register(c))
 	}
 	return errors.Join(errs...)

@@ -102,7 +102,7 @@ type Result struct {
 // Store is what the registry needs from storage; *store.DB satisfies it.
 type Store interface {
 	CreateRunEvent(ctx context.Context, r store.Run, ev store.Event) (store.Event, error)
-	AppendEvent(ctx context.Context, ev store.Event) (store.Event, error)
+	AppendEvents(ctx context.Context, evs []store.Event) ([]error, error)
 	EndRunEvent(ctx context.Context, end store.RunEnd, ev store.Event) (store.Run, store.Event, error)
 	UpdateRunSpec(ctx context.Context, id string, spec json.RawMessage) error
 	GetRun(ctx context.Context, id string) (store.Run, error)
@@ -145,6 +145,20 @@ type Registry struct {
 	subs    map[*sub]struct{}
 
 	dropped atomic.Uint64
+
+	// Group commit of Emit: events queue here while a leader commits the
+	// previous batch in one transaction.
+	qmu     sync.Mutex
+	queue   []*pending
+	leading bool
+}
+
+// pending is one queued Emit.
+type pending struct {
+	ev   store.Event
+	err  error
+	lead bool          // promoted to commit the next batch
+	wake chan struct{} // committed, or promoted
 }
 
 type waiter struct {
@@ -295,22 +309,87 @@ func (r *Registry) Emit(ctx context.Context, runID, stream string, data any) (Ev
 		}
 	}
 
-	r.wmu.Lock()
-	sev, err := r.st.AppendEvent(ctx, store.Event{RunID: runID, Stream: stream, At: r.now(), Data: raw})
+	if err := ctx.Err(); err != nil {
+		return Event{}, fmt.Errorf("emit %s event to run %q: %w", stream, runID, err)
+	}
+	sev, err := r.append(store.Event{RunID: runID, Stream: stream, At: r.now(), Data: raw})
 	if err != nil {
-		r.wmu.Unlock()
 		if errors.Is(err, ErrEnded) {
 			return Event{}, r.drop(ctx, runID, stream)
 		}
 		return Event{}, err
 	}
-	ev := Event(sev)
-	r.mu.Lock()
-	r.publish(ev)
-	r.mu.Unlock()
-	r.wmu.Unlock()
 	r.m.events.Inc()
-	return ev, nil
+	return Event(sev), nil
+}
+
+// append persists and publishes ev with group commit: the first writer to
+// find no commit in progress leads, committing everything queued so far in
+// one transaction; writers arriving meanwhile queue for the next batch,
+// which the first of them leads. Each returns once its own event is
+// committed and published. The transaction is not tied to any caller's
+// context, since it carries other callers' events.
+func (r *Registry) append(ev store.Event) (store.Event, error) {
+	p := &pending{ev: ev, wake: make(chan struct{}, 1)}
+	r.qmu.Lock()
+	r.queue = append(r.queue, p)
+	if r.leading {
+		r.qmu.Unlock()
+		<-p.wake
+		if !p.lead {
+			return p.ev, p.err
+		}
+		r.qmu.Lock()
+	} else {
+		r.leading = true
+	}
+	batch := r.queue
+	r.queue = nil
+	r.qmu.Unlock()
+
+	r.commit(batch)
+
+	r.qmu.Lock()
+	if len(r.queue) > 0 {
+		next := r.queue[0]
+		next.lead = true
+		next.wake <- struct{}{}
+	} else {
+		r.leading = false
+	}
+	r.qmu.Unlock()
+	return p.ev, p.err
+}
+
+// commit stores a batch in one transaction, publishes the stored events in
+// cursor order, and wakes the batch's writers.
+func (r *Registry) commit(batch []*pending) {
+	evs := make([]store.Event, len(batch))
+	for i, p := range batch {
+		evs[i] = p.ev
+	}
+	r.wmu.Lock()
+	errs, err := r.st.AppendEvents(context.Background(), evs)
+	if err == nil {
+		r.mu.Lock()
+		for i := range evs {
+			if errs[i] == nil {
+				r.publish(Event(evs[i]))
+			}
+		}
+		r.mu.Unlock()
+	}
+	r.wmu.Unlock()
+	r.m.batches.Inc()
+	for i, p := range batch {
+		p.ev = evs[i]
+		if err != nil {
+			p.err = err
+		} else {
+			p.err = errs[i]
+		}
+		p.wake <- struct{}{}
+	}
 }
 
 func (r *Registry) drop(ctx context.Context, runID, stream string) error {

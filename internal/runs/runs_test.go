@@ -813,3 +813,22 @@ func BenchmarkStartEnd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEmitParallel measures group commit: many writers at once share
+// transactions.
+func BenchmarkEmitParallel(b *testing.B) {
+	e := newEnv(b, Options{})
+	run := e.start(b, "wait")
+	data := json.RawMessage(`{"answer":"NO","evidence":"progress bar at 40%"}`)
+	b.ReportAllocs()
+	b.SetParallelism(32)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.reg.Emit(context.Background(), run.ID, "verdict", data); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/e.metric(b, "acu_run_event_commits_total"), "events/commit")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ type EventFilter struct {
 // event is not stored).
 func (db *DB) AppendEvent(ctx context.Context, ev Event) (Event, error) {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if err := liveCheck(ctx, tx, ev.RunID); err != nil {
+		if err := db.liveCheck(ctx, tx, ev.RunID); err != nil {
 			return fmt.Errorf("append %s event to run %q: %w", ev.Stream, ev.RunID, err)
 		}
 		return db.insertEvent(ctx, tx, &ev)
@@ -43,22 +44,78 @@ func (db *DB) AppendEvent(ctx context.Context, ev Event) (Event, error) {
 	return ev, nil
 }
 
-func (db *DB) insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
+// AppendEvents appends a batch of events in one transaction (group
+// commit), assigning each its Seq and Cursor in slice order. An event whose
+// run is unknown or ended, or whose fields are invalid, is not stored and
+// its entry in errs says why (ErrNotFound, ErrEnded); the others are. err
+// reports a failure of the whole transaction, in which case nothing is
+// stored.
+func (db *DB) AppendEvents(ctx context.Context, evs []Event) (errs []error, err error) {
+	errs = make([]error, len(evs))
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		clear(errs)
+		live := make(map[string]error, 4)
+		for i := range evs {
+			ev := &evs[i]
+			lerr, seen := live[ev.RunID]
+			if !seen {
+				lerr = db.liveCheck(ctx, tx, ev.RunID)
+				if lerr != nil && !errors.Is(lerr, ErrNotFound) && !errors.Is(lerr, ErrEnded) {
+					return lerr
+				}
+				live[ev.RunID] = lerr
+			}
+			if lerr != nil {
+				errs[i] = fmt.Errorf("append %s event to run %q: %w", ev.Stream, ev.RunID, lerr)
+				continue
+			}
+			if err := validEvent(ev); err != nil {
+				errs[i] = err
+				continue
+			}
+			// Any SQL failure here fails the whole batch: after some errors
+			// SQLite has already rolled the transaction back.
+			if err := db.insertValid(ctx, tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("append %d events: %w", len(evs), err)
+	}
+	return errs, nil
+}
+
+func validEvent(ev *Event) error {
 	if ev.Stream == "" {
 		return fmt.Errorf("append event to run %q: stream is required", ev.RunID)
 	}
-	data, err := jsonArg("data", ev.Data)
-	if err != nil {
-		return fmt.Errorf("append %s event to run %q: %w", ev.Stream, ev.RunID, err)
+	if len(ev.Data) > 0 && !json.Valid(ev.Data) {
+		return fmt.Errorf("append %s event to run %q: data: invalid JSON", ev.Stream, ev.RunID)
+	}
+	return nil
+}
+
+func (db *DB) insertEvent(ctx context.Context, tx *sql.Tx, ev *Event) error {
+	if err := validEvent(ev); err != nil {
+		return err
+	}
+	return db.insertValid(ctx, tx, ev)
+}
+
+// insertValid inserts an event validEvent accepted.
+func (db *DB) insertValid(ctx context.Context, tx *sql.Tx, ev *Event) error {
+	var data any
+	if len(ev.Data) > 0 {
+		data = string(ev.Data)
 	}
 	if ev.At.IsZero() {
 		ev.At = db.now()
 	} else {
 		ev.At = ev.At.UTC().Truncate(time.Millisecond)
 	}
-	err = tx.QueryRowContext(ctx, `INSERT INTO events (run_id, seq, stream, at, data)
-		VALUES (?1, (SELECT COALESCE(max(seq), 0) + 1 FROM events WHERE run_id = ?1), ?2, ?3, ?4)
-		RETURNING cursor, seq`,
+	err := tx.StmtContext(ctx, db.stInsertEvent).QueryRowContext(ctx,
 		ev.RunID, ev.Stream, ev.At.UnixMilli(), data).Scan(&ev.Cursor, &ev.Seq)
 	if err != nil {
 		return fmt.Errorf("append %s event to run %q: %w", ev.Stream, ev.RunID, err)

@@ -211,7 +211,7 @@ func (db *DB) UpdateRunSpec(ctx context.Context, id string, spec json.RawMessage
 		return fmt.Errorf("update spec of run %q: %w", id, err)
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		if err := liveCheck(ctx, tx, id); err != nil {
+		if err := db.liveCheck(ctx, tx, id); err != nil {
 			return fmt.Errorf("update spec of run %q: %w", id, err)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET spec = ?, updated_at = ? WHERE id = ?`, arg, db.now().UnixMilli(), id); err != nil {
@@ -256,7 +256,7 @@ func (db *DB) endRun(ctx context.Context, tx *sql.Tx, end RunEnd) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("end run %q: %w", end.ID, err)
 	}
-	if err := liveCheck(ctx, tx, end.ID); err != nil {
+	if err := db.liveCheck(ctx, tx, end.ID); err != nil {
 		return Run{}, fmt.Errorf("end run %q: %w", end.ID, err)
 	}
 	now := db.now()
@@ -273,9 +273,9 @@ func (db *DB) endRun(ctx context.Context, tx *sql.Tx, end RunEnd) (Run, error) {
 }
 
 // liveCheck returns ErrNotFound or ErrEnded unless run id is live.
-func liveCheck(ctx context.Context, tx *sql.Tx, id string) error {
+func (db *DB) liveCheck(ctx context.Context, tx *sql.Tx, id string) error {
 	var ended sql.NullInt64
-	err := tx.QueryRowContext(ctx, `SELECT ended_at FROM runs WHERE id = ?`, id).Scan(&ended)
+	err := tx.StmtContext(ctx, db.stLive).QueryRowContext(ctx, id).Scan(&ended)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}

@@ -652,3 +652,44 @@ func TestTwoHandlesWriteOneFile(t *testing.T) {
 		t.Fatalf("stored %d events, want 100", len(evs))
 	}
 }
+
+func TestAppendEventsBatch(t *testing.T) {
+	ctx := t.Context()
+	db, _ := openTest(t)
+	mustCreate(t, db, Run{ID: "a", Kind: "wait", Status: "running"})
+	mustCreate(t, db, Run{ID: "b", Kind: "wait", Status: "running"})
+	mustCreate(t, db, Run{ID: "done", Kind: "wait", Status: "running"})
+	if err := db.EndRun(ctx, "done", "resolved", "", nil, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	evs := []Event{
+		{RunID: "a", Stream: "verdict"},
+		{RunID: "done", Stream: "verdict"},
+		{RunID: "b", Stream: "verdict"},
+		{RunID: "nope", Stream: "verdict"},
+		{RunID: "a", Stream: "verdict", Data: json.RawMessage(`{`)},
+		{RunID: "a", Stream: ""},
+		{RunID: "a", Stream: "log", Data: json.RawMessage(`{"x":1}`)},
+	}
+	errs, err := db.AppendEvents(ctx, evs)
+	if err != nil {
+		t.Fatalf("AppendEvents() = %v", err)
+	}
+	for i, want := range []error{nil, ErrEnded, nil, ErrNotFound, errAny, errAny, nil} {
+		switch {
+		case want == nil && errs[i] != nil, want != nil && errs[i] == nil:
+			t.Errorf("event %d: error %v, want %v", i, errs[i], want)
+		case want != nil && want != errAny && !errors.Is(errs[i], want):
+			t.Errorf("event %d: error %v, want %v", i, errs[i], want)
+		}
+	}
+	if evs[0].Seq != 1 || evs[6].Seq != 2 || evs[2].Seq != 1 || !(evs[0].Cursor < evs[2].Cursor && evs[2].Cursor < evs[6].Cursor) {
+		t.Errorf("assigned seq/cursor: %+v, %+v, %+v", evs[0], evs[2], evs[6])
+	}
+	stored, _ := db.EventsAfter(ctx, 0, EventFilter{})
+	if len(stored) != 3 {
+		t.Errorf("stored %d events, want 3", len(stored))
+	}
+}
+
+var errAny = errors.New("any error")
