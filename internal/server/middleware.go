@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/subtle"
+	"github.com/acu-dev/acu/internal/api"
 	"log/slog"
 	"net"
 	"net/http"
@@ -52,11 +53,24 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 	})
 }
 
+// Guard holds the browser-facing defences every acu listener shares (the
+// daemon's API, the relay, the agent panel): the Host check against DNS
+// rebinding and the Origin check against cross-site requests.
+type Guard struct {
+	AllowedHosts []string // extra Host names besides loopback ones
+	ListenHost   string   // the configured listen host, accepted as a Host too
+}
+
+// Wrap applies the Host and Origin checks and the security headers to next.
+func (g Guard) Wrap(next http.Handler) http.Handler {
+	return secureHeaders(g.checkHost(g.checkOrigin(next)))
+}
+
 // checkHost refuses requests whose Host header is not a loopback name or
 // address or one configured explicitly: the DNS-rebinding defence.
-func (s *Server) checkHost(next http.Handler) http.Handler {
+func (g Guard) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.hostAllowed(r.Host) {
+		if !g.HostAllowed(r.Host) {
 			writeError(w, r, errForbidden("Host %q is not allowed: use 127.0.0.1 or localhost, or add the name to ACU_ALLOWED_HOSTS", r.Host))
 			return
 		}
@@ -64,7 +78,8 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) hostAllowed(hostport string) bool {
+// HostAllowed reports whether a Host header value may reach this listener.
+func (g Guard) HostAllowed(hostport string) bool {
 	h := hostport
 	if host, _, err := net.SplitHostPort(hostport); err == nil {
 		h = host
@@ -76,26 +91,26 @@ func (s *Server) hostAllowed(hostport string) bool {
 	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
 		return true
 	}
-	for _, a := range s.opts.AllowedHosts {
+	for _, a := range g.AllowedHosts {
 		if strings.EqualFold(a, h) {
 			return true
 		}
 	}
-	// A daemon bound to a specific non-loopback address answers to it.
-	return s.opts.ListenHost != "" && strings.EqualFold(strings.Trim(s.opts.ListenHost, "[]"), h)
+	// A listener bound to a specific non-loopback address answers to it.
+	return g.ListenHost != "" && strings.EqualFold(strings.Trim(g.ListenHost, "[]"), h)
 }
 
 // checkOrigin refuses requests that carry a foreign Origin (or, without
 // Origin, a foreign Referer): a web page on another site must never reach
 // a daemon that moves the mouse. Requests without either (CLI, agents) pass.
-func (s *Server) checkOrigin(next http.Handler) http.Handler {
+func (g Guard) checkOrigin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o := r.Header.Get("Origin"); o != "" {
-			if !s.sameOrigin(o, r) {
+			if !g.sameOrigin(o, r) {
 				writeError(w, r, errForbidden("cross-origin request from %q refused", o))
 				return
 			}
-		} else if ref := r.Header.Get("Referer"); ref != "" && !s.sameOrigin(ref, r) {
+		} else if ref := r.Header.Get("Referer"); ref != "" && !g.sameOrigin(ref, r) {
 			writeError(w, r, errForbidden("request referred by a foreign page refused"))
 			return
 		}
@@ -107,12 +122,18 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) sameOrigin(origin string, r *http.Request) bool {
+func (g Guard) sameOrigin(origin string, r *http.Request) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" {
 		return false
 	}
-	return strings.EqualFold(u.Host, r.Host) && s.hostAllowed(u.Host)
+	return strings.EqualFold(u.Host, r.Host) && g.HostAllowed(u.Host)
+}
+
+// WriteError writes acu's JSON error body ({"error":{code,message,field}})
+// with the given status, for listeners outside this package.
+func WriteError(w http.ResponseWriter, status int, code, field, message string) {
+	writeJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: message, Field: field}})
 }
 
 // authenticate requires the bearer token or a valid session cookie.

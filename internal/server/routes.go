@@ -62,9 +62,7 @@ func (s *Server) routes() http.Handler {
 
 	var h http.Handler = mux
 	h = s.limitBody(h)
-	h = s.checkOrigin(h)
-	h = s.checkHost(h)
-	h = secureHeaders(h)
+	h = Guard{AllowedHosts: s.opts.AllowedHosts, ListenHost: s.opts.ListenHost}.Wrap(h)
 	h = s.accessLog(h)
 	return h
 }
