@@ -12,6 +12,8 @@ packages=(
   tesseract-ocr tesseract-ocr-eng
   libturbojpeg0-dev
   tmux
+  chromium
+  dbus-x11 at-spi2-core zenity
   python3 python3-xlib python3-numpy python3-pil python3-tk
 )
 
