@@ -43,7 +43,8 @@ func TestFaults(t *testing.T) {
 				}
 			})
 			t.Run("timeout then success", func(t *testing.T) {
-				c, srv := newClient(t, p, nil, func(o *llm.Options) { o.Timeout = 100 * time.Millisecond })
+				// The retry must answer within the timeout too: keep it roomy.
+				c, srv := newClient(t, p, nil, func(o *llm.Options) { o.Timeout = time.Second })
 				srv.Fail(llmtest.Fault{Kind: llmtest.Hang})
 				resp, err := c.Chat(t.Context(), ask("q"))
 				if err != nil {
