@@ -24,6 +24,10 @@
 //     from live delivery and its own goroutine catches up from the store,
 //     where every event already is, before it rejoins. No event is lost and
 //     no writer waits on a slow reader.
+//   - Emit uses group commit: concurrent Emits queue while one writer
+//     commits the previous batch, and the next batch is one transaction.
+//     Each Emit still returns only after its own event is committed and
+//     published; once queued it no longer watches its context.
 //   - Recover, at start-up, offers every run a previous process left live to
 //     its owner (claim) and ends the rest with phase "error" and
 //     RestartMessage: a run never silently vanishes.

@@ -285,6 +285,8 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 // Emit appends a progress event to a live run's stream and delivers it to
 // subscribers once it is persisted. After the run's end the event is
 // dropped, counted, and ErrEnded returned; callers may ignore that error.
+// Concurrent Emits share transactions (group commit); ctx is checked on
+// entry, after which the call waits for its batch's commit.
 func (r *Registry) Emit(ctx context.Context, runID, stream string, data any) (Event, error) {
 	if stream == "" || stream == StreamLifecycle {
 		return Event{}, fmt.Errorf("emit to run %q: stream must be set and not %q", runID, StreamLifecycle)
