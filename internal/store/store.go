@@ -70,6 +70,13 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store %s: create its directory: %w", path, err)
 	}
+	// Create the file owner-only before SQLite does (its WAL and shared-memory
+	// files take the same mode): specs and notification messages are private.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	f.Close()
 	db := &DB{path: path, clock: opts.Clock, log: opts.Logger}
 	if db.clock == nil {
 		db.clock = time.Now

@@ -68,6 +68,11 @@ func TestOpenPragmasAndMigrations(t *testing.T) {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("database directory mode = %v, %v, want 0700", fi.Mode().Perm(), err)
 	}
+	for _, name := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(name); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode = %v, %v, want 0600", filepath.Base(name), fi.Mode().Perm(), err)
+		}
+	}
 
 	for _, c := range []struct {
 		pragma string
