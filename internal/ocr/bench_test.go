@@ -4,6 +4,7 @@ import (
 	"context"
 	"image/png"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -46,18 +47,23 @@ func BenchmarkPreprocess(b *testing.B) {
 	}
 }
 
-// BenchmarkRecognizeFrame runs Tesseract on a 1024x600 frame, uncached.
+// BenchmarkRecognizeFrame runs Tesseract on a 1024x600 frame, uncached, at
+// each upscale factor.
 func BenchmarkRecognizeFrame(b *testing.B) {
 	f := benchFrame(b)
-	e, err := New(Options{CacheSize: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := e.RecognizeFrame(context.Background(), f); err != nil {
-			b.Fatal(err)
-		}
+	for _, scale := range []int{2, 3} {
+		b.Run("scale="+strconv.Itoa(scale), func(b *testing.B) {
+			e, err := New(Options{Scale: scale, CacheSize: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.RecognizeFrame(context.Background(), f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

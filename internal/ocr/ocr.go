@@ -25,7 +25,7 @@ import (
 type Options struct {
 	Binary    string        // tesseract executable; default "tesseract" on PATH
 	Lang      string        // traineddata languages; default "eng"
-	Scale     int           // integer upscale before recognition; default 3
+	Scale     int           // integer upscale before recognition; default 2
 	PSM       int           // Tesseract page segmentation mode; default 11 (sparse text)
 	Invert    string        // InvertRegions (default), InvertGlobal, InvertNone
 	Threshold string        // ThresholdNone (default) or ThresholdOtsu
@@ -64,7 +64,7 @@ func New(o Options) (*Engine, error) {
 		o.Lang = "eng"
 	}
 	if o.Scale <= 0 {
-		o.Scale = 3
+		o.Scale = 2
 	}
 	if o.Scale > 8 {
 		return nil, fmt.Errorf("ocr scale %d: must be 1..8", o.Scale)
