@@ -346,7 +346,11 @@ func (r *Registry) append(ev store.Event) (store.Event, error) {
 		r.leading = true
 	}
 	batch := r.queue
-	r.queue = nil
+	if len(batch) > maxBatch {
+		batch, r.queue = batch[:maxBatch:maxBatch], slices.Clone(batch[maxBatch:])
+	} else {
+		r.queue = nil
+	}
 	r.qmu.Unlock()
 
 	r.commit(batch)
@@ -362,6 +366,10 @@ func (r *Registry) append(ev store.Event) (store.Event, error) {
 	r.qmu.Unlock()
 	return p.ev, p.err
 }
+
+// maxBatch bounds one group-commit transaction, so no writer waits behind
+// an unbounded batch. A variable so a test can make batches overflow.
+var maxBatch = 256
 
 // commit stores a batch in one transaction, publishes the stored events in
 // cursor order, and wakes the batch's writers.

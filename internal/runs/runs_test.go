@@ -832,3 +832,53 @@ func BenchmarkEmitParallel(b *testing.B) {
 	})
 	b.ReportMetric(float64(b.N)/e.metric(b, "acu_run_event_commits_total"), "events/commit")
 }
+
+// Hundreds of simultaneous writers overflow one group-commit batch; every
+// event is stored once, with consecutive seq, and acknowledged.
+func TestGroupCommitManyWriters(t *testing.T) {
+	ctx := t.Context()
+	e := newEnv(t, Options{})
+	run := e.start(t, "wait")
+	defer func(n int) { maxBatch = n }(maxBatch)
+	maxBatch = 8
+	const writers, each = 600, 3
+	var wg sync.WaitGroup
+	seen := make([][]int64, writers)
+	for w := range writers {
+		wg.Go(func() {
+			for range each {
+				ev, err := e.reg.Emit(ctx, run.ID, "verdict", nil)
+				if err != nil {
+					t.Errorf("Emit() = %v", err)
+					return
+				}
+				seen[w] = append(seen[w], ev.Seq)
+			}
+		})
+	}
+	wg.Wait()
+	acked := map[int64]bool{}
+	for _, seqs := range seen {
+		for i, s := range seqs {
+			if i > 0 && s <= seqs[i-1] {
+				t.Errorf("one writer's seqs %v are not increasing", seqs)
+			}
+			if acked[s] {
+				t.Errorf("seq %d acknowledged twice", s)
+			}
+			acked[s] = true
+		}
+	}
+	evs := e.events(t, Filter{RunID: run.ID})
+	if len(evs) != writers*each+1 || len(acked) != writers*each {
+		t.Fatalf("stored %d events, acknowledged %d, want %d progress events + start", len(evs), len(acked), writers*each)
+	}
+	for i, ev := range evs {
+		if ev.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i, ev.Seq)
+		}
+	}
+	if c := e.metric(t, "acu_run_event_commits_total"); c < writers*each/8 || c > writers*each {
+		t.Errorf("acu_run_event_commits_total = %v", c)
+	}
+}
