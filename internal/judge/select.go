@@ -34,10 +34,10 @@ type SelectOptions struct {
 	// Vision judge settings (ACU_VISION_SYSTEM_INSTRUCTIONS, ACU_FRAME_MAX_DIM, ...).
 	System      string
 	MaxTokens   int
-	Temperature float64
+	Temperature *float64 // nil: 0.1
 	MaxDim      int
 	Quality     int
-	Timeout     time.Duration // per judgement, across retries; 0: none beyond the client's
+	Timeout     time.Duration // per judgement, across retries; 0: none beyond the client's (Client.Timeout is per attempt)
 
 	// Client is the template for the model client: timeouts, retries,
 	// metrics, ledger, logger. Select fills in Provider, BaseURL, Model,

@@ -26,14 +26,14 @@ const DefaultSystem = "You are a screen-state judge. You see one screenshot (or 
 
 // VisionOptions configures a vision judge.
 type VisionOptions struct {
-	Client      chatter // *llm.Client
-	Backend     string  // name reported by Name(), e.g. "openrouter"
-	Model       string  // empty: the client's default model
-	System      string  // empty: DefaultSystem
-	MaxTokens   int     // 0: 150
-	Temperature float64 // 0: 0.1; negative: send 0
-	MaxDim      int     // 0: 960 (long side of the JPEG sent)
-	Quality     int     // 0: 72
+	Client      chatter  // *llm.Client
+	Backend     string   // name reported by Name(), e.g. "openrouter"
+	Model       string   // empty: the client's default model
+	System      string   // empty: DefaultSystem
+	MaxTokens   int      // 0: 150
+	Temperature *float64 // nil: 0.1
+	MaxDim      int      // 0: 960 (long side of the JPEG sent)
+	Quality     int      // 0: 72
 	Timeout     time.Duration
 	Logger      *slog.Logger
 }
@@ -41,6 +41,7 @@ type VisionOptions struct {
 // Vision asks a vision model the seed's YES/NO question about a frame.
 type Vision struct {
 	o        VisionOptions
+	temp     float64
 	unparsed atomic.Int64
 	calls    atomic.Int64
 }
@@ -59,11 +60,12 @@ func NewVision(o VisionOptions) (*Vision, error) {
 	if o.MaxTokens == 0 {
 		o.MaxTokens = 150
 	}
-	switch {
-	case o.Temperature == 0:
-		o.Temperature = 0.1
-	case o.Temperature < 0:
-		o.Temperature = 0
+	temp := 0.1
+	if o.Temperature != nil {
+		temp = *o.Temperature
+	}
+	if temp < 0 || temp > 2 {
+		return nil, fmt.Errorf("vision judge temperature %v: must be 0..2", temp)
 	}
 	if o.MaxDim == 0 {
 		o.MaxDim = 960
@@ -80,7 +82,7 @@ func NewVision(o VisionOptions) (*Vision, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Vision{o: o}, nil
+	return &Vision{o: o, temp: temp}, nil
 }
 
 // Name implements Backend.
@@ -154,7 +156,7 @@ func (v *Vision) Judge(ctx context.Context, q Question) (Verdict, error) {
 		System:      v.o.System,
 		Messages:    []llm.Message{msg},
 		MaxTokens:   v.o.MaxTokens,
-		Temperature: v.o.Temperature,
+		Temperature: v.temp,
 		RunID:       q.RunID,
 	})
 	if err != nil {

@@ -126,7 +126,7 @@ func TestVisionUnparsed(t *testing.T) {
 
 func TestVisionNo(t *testing.T) {
 	srv := llmtest.NewAnthropic(t, func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Text: "NO: the progress bar shows 40%."} })
-	v := newVision(t, srv, judge.VisionOptions{Backend: "claude", System: "custom system", MaxTokens: 20, Temperature: -1})
+	v := newVision(t, srv, judge.VisionOptions{Backend: "claude", System: "custom system", MaxTokens: 20, Temperature: new(float64)})
 	vd, err := v.Judge(t.Context(), judge.Question{Condition: "download finished", Frame: testFrame()})
 	if err != nil {
 		t.Fatal(err)
