@@ -34,7 +34,7 @@ type SelectOptions struct {
 	// Vision judge settings (ACU_VISION_SYSTEM_INSTRUCTIONS, ACU_FRAME_MAX_DIM, ...).
 	System      string
 	MaxTokens   int
-	Temperature *float64 // nil: 0.1
+	Temperature float64 // sent as is (ACU_VISION_TEMPERATURE, whose default is 0.1)
 	MaxDim      int
 	Quality     int
 	Timeout     time.Duration // per judgement, across retries; 0: none beyond the client's (Client.Timeout is per attempt)
@@ -181,7 +181,7 @@ func Select(ctx context.Context, o SelectOptions) (Backend, Choice, error) {
 		Model:       co.Model,
 		System:      o.System,
 		MaxTokens:   o.MaxTokens,
-		Temperature: o.Temperature,
+		Temperature: &o.Temperature,
 		MaxDim:      o.MaxDim,
 		Quality:     o.Quality,
 		Timeout:     o.Timeout,
