@@ -57,7 +57,9 @@ func BenchmarkCapture(b *testing.B) {
 // BenchmarkCaptureCached is a Capture of a static screen: the cached frame
 // after one marker round trip proves no damage arrived.
 func BenchmarkCaptureCached(b *testing.B) {
-	dpy := benchDisplay(b, 1280, 720)
+	// No xterm here: a blinking cursor is a real change.
+	dpy := testx.StartXvfb(b, xvfb.Options{Width: 1280, Height: 720})
+	testx.NewWindow(b, dpy, testx.Spec{Title: "static", X: 10, Y: 10, W: 600, H: 400, Pattern: pattern})
 	h, err := NewHub(Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -94,6 +96,37 @@ func BenchmarkPipeline(b *testing.B) {
 				if _, err := f.JPEG(960, 72); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkCaptureUnchanged is a Capture after damage whose pixels turn out
+// unchanged (a blinking cursor back in place): screen read + hash, no copy,
+// no allocation of a frame.
+func BenchmarkCaptureUnchanged(b *testing.B) {
+	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+		dpy := testx.StartXvfb(b, xvfb.Options{Width: size[0], Height: size[1]})
+		testx.NewWindow(b, dpy, testx.Spec{Title: "static", X: 10, Y: 10, W: 600, H: 400, Pattern: pattern})
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			h, err := NewHub(Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+				b.Fatal(err)
+			}
+			s, _ := h.source(dpy)
+			b.ReportAllocs()
+			for b.Loop() {
+				s.seq.Add(1) // as if damage had arrived
+				if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if st := h.StatsFor(dpy); st.Unchanged == 0 {
+				b.Fatalf("no unchanged reads: %+v", st)
 			}
 		})
 	}

@@ -225,7 +225,6 @@ type source struct {
 	lastErr    error
 	cached     *frame.Frame
 	cachedSeq  uint64
-	spare      []byte
 	ids        map[string]uint32 // window query -> last matched id
 	everOnline bool
 
@@ -271,7 +270,11 @@ func (s *source) full(ctx context.Context) (*frame.Frame, error) {
 	s.flight = f
 	s.flightMu.Unlock()
 
-	f.frame, f.err = s.captureFull(ctx)
+	// Callers joining this capture must not fail because the first caller
+	// gave up: the capture runs on its own bounded context.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	f.frame, f.err = s.captureFull(cctx)
+	cancel()
 
 	s.flightMu.Lock()
 	s.flight = nil
@@ -299,7 +302,9 @@ func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 	seq := s.seq.Load()
 	start := time.Now()
 	w, h := c.Screen.Width, c.Screen.Height
-	buf, viaSHM, err := s.grab(c, w, h)
+	// pix is the SHM segment itself (not ours to publish) or a GetImage
+	// reply (a fresh buffer).
+	pix, viaSHM, err := s.grab(c, w, h)
 	if err != nil {
 		if !c.Alive() {
 			s.teardown()
@@ -307,30 +312,33 @@ func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 		return nil, fmt.Errorf("capture %s: %w", s.name, err)
 	}
 	if len(s.hub.exclude) > 0 {
-		if err := s.blackout(ctx, c, buf, w, h); err != nil {
+		if err := s.blackout(ctx, c, pix, w, h); err != nil {
 			// Never publish a frame whose private windows may show.
-			s.recycle(buf, viaSHM)
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
 		}
 	}
-	f := frame.New(buf, w, h, w*4, s.name, "screen", start)
-	f.Resample = s.hub.opts.Resample
-	s.st.observe(viaSHM, time.Since(start))
-	if old := s.cached; !noCache && old != nil && old.Hash == f.Hash && old.W == w && old.H == h {
-		s.recycle(buf, viaSHM)
+	hash := frame.Hash(pix, w, h, w*4)
+	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
+		// Unchanged content: no copy, no allocation, same frame.
+		s.st.observe(viaSHM, time.Since(start))
 		s.cachedSeq = seq
 		s.st.unchanged.Add(1)
 		return old, nil
 	}
+	if viaSHM {
+		// Copy out of the segment once; the frame owns its pixels.
+		pix = append([]byte(nil), pix...)
+	}
+	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
+		Hash: hash, Resample: s.hub.opts.Resample}
+	s.st.observe(viaSHM, time.Since(start))
 	s.cached, s.cachedSeq = f, seq
 	s.log.Debug("captured", "frame_hash", f.Hash, "shm", viaSHM)
 	return f, nil
 }
 
-// recycle keeps an unpublished buffer for the next SHM copy.
-func (s *source) recycle(buf []byte, _ bool) { s.spare = buf }
-
-// grab reads the whole root window into a new buffer of w*h BGRX pixels.
+// grab reads the whole root window: w*h BGRX pixels, in the SHM segment
+// (valid until the next grab) or in a fresh GetImage reply buffer.
 func (s *source) grab(c *display.Conn, w, h int) ([]byte, bool, error) {
 	n := w * h * 4
 	if c.Ext.SHM && !s.shmOff && !s.hub.opts.NoSHM {
@@ -347,13 +355,7 @@ func (s *source) grab(c *display.Conn, w, h int) ([]byte, bool, error) {
 			_, err := shm.GetImage(c.X, xproto.Drawable(c.Screen.Root), 0, 0, uint16(w), uint16(h),
 				0xffffffff, xproto.ImageFormatZPixmap, s.sh.seg, 0).Reply()
 			if err == nil {
-				buf := s.spare
-				s.spare = nil
-				if len(buf) != n {
-					buf = make([]byte, n)
-				}
-				copy(buf, s.sh.data[:n])
-				return buf, true, nil
+				return s.sh.data[:n:n], true, nil
 			}
 			if !c.Alive() {
 				return nil, false, err
@@ -548,7 +550,7 @@ func (s *source) connect(ctx context.Context) error {
 			return fail("damage", err)
 		}
 	}
-	s.cached, s.spare = nil, nil
+	s.cached = nil
 	s.shmOff = false
 	s.seq.Add(1)
 	clear(s.ids)
@@ -577,7 +579,7 @@ func (s *source) teardown() {
 	}
 	s.unsub()
 	c.Close()
-	s.conn, s.unsub, s.cached, s.spare = nil, nil, nil, nil
+	s.conn, s.unsub, s.cached = nil, nil, nil
 	s.emu.Lock()
 	for id, ch := range s.markers {
 		close(ch)
