@@ -34,58 +34,66 @@ type Update struct {
 // Revision is one entry of a job's history: its criteria and clock at
 // creation and after each Update.
 type Revision struct {
-	At       time.Time     `json:"at"`
-	Criteria string        `json:"criteria"`
-	Timeout  time.Duration `json:"timeoutMs"` // milliseconds on the wire
-	Deadline time.Time     `json:"deadline"`
+	At       time.Time
+	Criteria string
+	Timeout  time.Duration // milliseconds on the wire
+	Deadline time.Time
 }
 
 // Verdict is the last judgement of a job.
 type Verdict struct {
-	At        time.Time     `json:"at"`
-	Met       bool          `json:"met"`
-	Evidence  string        `json:"evidence"`
-	FrameHash string        `json:"frameHash"`
-	Latency   time.Duration `json:"latencyMs"`
-	CostUSD   float64       `json:"costUsd"`
-	Backend   string        `json:"backend"`
-	Model     string        `json:"model,omitempty"`
-	Deduped   bool          `json:"deduped,omitempty"`
-	Error     string        `json:"error,omitempty"`
+	At        time.Time
+	Met       bool
+	Evidence  string
+	FrameHash string
+	Latency   time.Duration
+	CostUSD   float64
+	Backend   string
+	Model     string
+	Deduped   bool
+	Error     string
 }
 
 // Job is a wait job as callers see it.
 type Job struct {
-	ID           string        `json:"id"`
-	Status       string        `json:"status"` // watching, resolved, timeout, cancelled, error
-	Criteria     string        `json:"criteria"`
-	Target       string        `json:"target"`
-	Display      string        `json:"display"`
-	Source       string        `json:"source"` // what is watched: screen, window, crop, tmux (pty fallback: window or screen)
-	TaskID       string        `json:"task_id,omitempty"`
-	Timeout      time.Duration `json:"timeout"`
-	PollInterval time.Duration `json:"poll_interval"`
-	CreatedAt    time.Time     `json:"created_at"`
-	Deadline     time.Time     `json:"deadline"`
-	EndedAt      time.Time     `json:"ended_at,omitzero"`
+	ID           string
+	Status       string // watching, resolved, timeout, cancelled, error
+	Criteria     string
+	Target       string
+	Display      string
+	Source       string // what is watched: screen, window, crop, tmux (pty fallback: window or screen)
+	TaskID       string
+	Timeout      time.Duration
+	PollInterval time.Duration
+	CreatedAt    time.Time
+	Deadline     time.Time
+	EndedAt      time.Time
 
-	Evaluations int      `json:"evaluations"` // judgements made or taken from the cache (skips excluded)
-	JudgeErrors int      `json:"judge_errors"`
-	Skipped     int      `json:"skipped"` // evaluations skipped: same content hash and criteria as the last judgement
-	LastVerdict *Verdict `json:"last_verdict,omitempty"`
-	LastError   string   `json:"last_error,omitempty"`
+	Evaluations int // judgements made or taken from the cache (skips excluded)
+	JudgeErrors int
+	Skipped     int // evaluations skipped: same content hash and criteria as the last judgement
+	LastVerdict *Verdict
+	LastError   string
 
 	// Set when the job has ended.
-	Evidence   string `json:"evidence,omitempty"`
-	Screenshot string `json:"screenshot,omitempty"`
-	FrameHash  string `json:"frame_hash,omitempty"`
-	Message    string `json:"message,omitempty"` // the notification text
-	Reason     string `json:"reason,omitempty"`  // cancel reason or error
+	Evidence   string
+	Screenshot string
+	FrameHash  string
+	Message    string // the notification text
+	Reason     string // cancel reason or error
 
-	History []Revision `json:"history,omitempty"`
+	History []Revision
 }
 
 // spec is the run's persisted spec: everything needed to resume.
+// revision is a persisted Revision.
+type revision struct {
+	At        time.Time `json:"at"`
+	Criteria  string    `json:"criteria"`
+	TimeoutMs int64     `json:"timeoutMs"`
+	Deadline  time.Time `json:"deadline"`
+}
+
 type spec struct {
 	Criteria       string     `json:"criteria"`
 	Target         string     `json:"target"`
@@ -96,7 +104,7 @@ type spec struct {
 	PollIntervalMs int64      `json:"pollIntervalMs"`
 	CreatedAt      time.Time  `json:"createdAt"`
 	Deadline       time.Time  `json:"deadline"`
-	History        []Revision `json:"history,omitempty"`
+	History        []revision `json:"history,omitempty"`
 }
 
 // result is the run's persisted result.
@@ -181,7 +189,9 @@ func (j *job) view() Job {
 		JudgeErrors:  j.judgeErrors,
 		Skipped:      j.skipped,
 		LastError:    j.lastErr,
-		History:      append([]Revision(nil), sp.History...),
+	}
+	for _, r := range sp.History {
+		v.History = append(v.History, Revision{At: r.At, Criteria: r.Criteria, Timeout: time.Duration(r.TimeoutMs) * time.Millisecond, Deadline: r.Deadline})
 	}
 	if j.lastVerdict != nil {
 		lv := *j.lastVerdict
@@ -245,7 +255,7 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 		CreatedAt:      now,
 		Deadline:       now.Add(timeout),
 	}
-	sp.History = []Revision{{At: now, Criteria: criteria, Timeout: timeout, Deadline: sp.Deadline}}
+	sp.History = []revision{{At: now, Criteria: criteria, TimeoutMs: sp.TimeoutMs, Deadline: sp.Deadline}}
 	run, err := e.opts.Runs.Start(ctx, runs.StartOptions{Kind: KindWait, SessionKey: s.SessionKey, TaskID: s.TaskID, Spec: sp})
 	if err != nil {
 		return Job{}, fmt.Errorf("start wait run: %w", err)
@@ -473,7 +483,7 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 	}
 	prev := j.spec
 	sp := j.spec
-	sp.History = append([]Revision(nil), sp.History...)
+	sp.History = append([]revision(nil), sp.History...)
 	now := e.now().UTC()
 	if u.Criteria != nil {
 		sp.Criteria = crit
@@ -482,7 +492,7 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 		sp.TimeoutMs = u.Timeout.Milliseconds()
 		sp.Deadline = now.Add(*u.Timeout)
 	}
-	sp.History = append(sp.History, Revision{At: now, Criteria: sp.Criteria, Timeout: sp.timeout(), Deadline: sp.Deadline})
+	sp.History = append(sp.History, revision{At: now, Criteria: sp.Criteria, TimeoutMs: sp.TimeoutMs, Deadline: sp.Deadline})
 	if err := e.opts.Runs.UpdateSpec(ctx, id, sp); err != nil {
 		j.mu.Unlock()
 		return Job{}, fmt.Errorf("persist update of wait job %q: %w", id, err)

@@ -58,7 +58,6 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 	defer deadline.Stop()
 
 	for {
-		trigger := time.Now()
 		select {
 		case <-ctx.Done():
 			return // leave the run live: the next start resumes it
@@ -84,6 +83,7 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 			}
 		}
 
+		trigger := time.Now()
 		// A cancel or a passed deadline wins over an evaluation.
 		select {
 		case reason := <-j.cancelCh:
@@ -166,9 +166,6 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	j.mu.Unlock()
 
 	q := judge.Question{Condition: sp.Criteria, Elapsed: e.now().Sub(sp.CreatedAt), Frame: obs.frame, Text: obs.text, RunID: j.id}
-	if obs.frame != nil && q.Text != "" {
-		q.Text = ""
-	}
 	start := time.Now()
 	v, deduped, err := e.judgeShared(ctx, ectx, q, obs.hash)
 	latency := time.Since(start)
@@ -262,9 +259,8 @@ type resolution struct {
 	verdict judge.Verdict
 }
 
-// finish ends a job: screenshot (resolved), task log, notification enqueued
-// (idempotency key <id>:<outcome>, before the run ends, so a crash between
-// the two re-enqueues nothing new), then the run's end.
+// finish ends a job: notification enqueued (idempotency key <id>:<outcome>),
+// screenshot saved (resolved), task log appended, then the run's end.
 func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res *resolution) {
 	fctx, cancel := finalCtx(ctx)
 	defer cancel()
@@ -289,11 +285,6 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	case StatusResolved:
 		r.Evidence = res.verdict.Evidence
 		r.FrameHash = fmtHash(res.obs.hash)
-		path, err := e.saveScreenshot(j.id, res.obs)
-		if err != nil {
-			e.log.Warn("save wait screenshot", "run_id", j.id, "error", err)
-		}
-		r.Screenshot = path
 		msg = ResolvedMessage(j.id, sp.Criteria, r.Evidence)
 	case StatusTimeout:
 		msg = TimeoutMessage(j.id, sp.Criteria, sp.timeout())
@@ -310,15 +301,26 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	}
 	r.Message = msg
 
-	if sp.TaskID != "" && e.opts.Store != nil {
-		if err := e.opts.Store.AppendTaskProgress(fctx, sp.TaskID, j.id, msg); err != nil {
-			e.log.Warn("append wait outcome to task log", "run_id", j.id, "task_id", sp.TaskID, "error", err)
-		}
-	}
+	// The notification goes first: it is what the agent waits for, and the
+	// message needs neither the screenshot nor the task log. The run ends
+	// last, so a crash before its end resumes the job, and a re-resolution
+	// enqueues nothing new (same key).
 	if err := e.notify(fctx, j.id, status, msg); err != nil {
 		// The run is ended anyway: its lifecycle end still wakes stream
 		// subscribers and blocked waiters.
 		e.log.Error("enqueue wait notification", "run_id", j.id, "status", status, "error", err)
+	}
+	if res != nil {
+		path, err := e.saveScreenshot(j.id, res.obs)
+		if err != nil {
+			e.log.Warn("save wait screenshot", "run_id", j.id, "error", err)
+		}
+		r.Screenshot = path
+	}
+	if sp.TaskID != "" && e.opts.Store != nil {
+		if err := e.opts.Store.AppendTaskProgress(fctx, sp.TaskID, j.id, msg); err != nil {
+			e.log.Warn("append wait outcome to task log", "run_id", j.id, "task_id", sp.TaskID, "error", err)
+		}
 	}
 	// The job reads as ended before the run's end wakes waiters, so a
 	// caller woken by the end never sees it live.
