@@ -244,14 +244,13 @@ func precompute(inSize, outSize int) *coeffs {
 
 // scratch holds Resize's per-call buffers; pooled.
 type scratch struct {
-	ringLo []uint64 // Exact: horizontally resampled rows (B, R lanes), taps of them
-	ringG  []byte   // Exact: the same rows' G as uint32s
-	rowsLo [][]uint64
-	ringF  []uint64 // Fast: the same, channels spread into 21-bit lanes
-	spread []uint64 // Fast: one source row spread into lanes
-	tags   []int    // source row held by each ring slot, -1 for none
-	rows   [][]byte
-	rowsF  [][]uint64
+	ringLanes []lanes // Exact: horizontally resampled rows, taps of them
+	rowsLanes [][]lanes
+	ringF     []uint64 // Fast: the same, channels spread into 21-bit lanes
+	spread    []uint64 // Fast: one source row spread into lanes
+	tags      []int    // source row held by each ring slot, -1 for none
+	rows      [][]byte
+	rowsF     [][]uint64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -310,31 +309,25 @@ func resizeExact(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int,
 		clear(s.rows) // do not keep the caller's source alive from the pool
 		return
 	}
-	// The intermediate rows are kept as lanes: lo holds B and R of a pixel
-	// in the two 32-bit halves of a uint64, g holds G as a uint32, so that
-	// one 64-bit load of g gives two pixels' G. The vertical pass then
-	// multiplies 2 channel values per 64-bit multiply, exactly: every sum
-	// stays below 1<<31.
-	gBytes := rowBytes + 8
-	s.ringLo = grow(s.ringLo, ks*dw)
-	s.ringG = grow(s.ringG, ks*gBytes)
+	// The intermediate rows are kept as lanes (see lanes).
+	np := (dw + 1) / 2
+	s.ringLanes = grow(s.ringLanes, ks*np)
 	s.resetTags(ks)
 	for yy := y0; yy < y1; yy++ {
 		ymin := int(vc.start[yy])
-		los, gs := s.rowsLo[:0], s.rows[:0]
+		rows := s.rowsLanes[:0]
 		for t := 0; t < ks; t++ {
 			y := ymin + t
 			slot := y % ks
-			lo := s.ringLo[slot*dw : (slot+1)*dw]
-			g := s.ringG[slot*gBytes : (slot+1)*gBytes]
+			r := s.ringLanes[slot*np : (slot+1)*np]
 			if s.tags[slot] != y {
-				horizExactLanes(lo, g, src[y*stride:y*stride+sw*4], hc)
+				horizExactLanes(r, src[y*stride:y*stride+sw*4], hc)
 				s.tags[slot] = y
 			}
-			los, gs = append(los, lo), append(gs, g)
+			rows = append(rows, r)
 		}
-		s.rowsLo, s.rows = los, gs
-		vertExactLanes(dst[yy*rowBytes:(yy+1)*rowBytes], los, gs, vc.exact[yy*ks:yy*ks+ks])
+		s.rowsLanes = rows
+		vertExactLanes(dst[yy*rowBytes:(yy+1)*rowBytes], rows, vc.exact[yy*ks:yy*ks+ks])
 	}
 }
 
@@ -539,61 +532,87 @@ func vertFast(out []byte, rows [][]uint64, kk []uint64) {
 	}
 }
 
-// packLanes makes a BGRX pixel from Exact's lane sums: B in a's low lane,
-// R in its high lane, G in g's low lane.
-func packLanes(a, g uint64) uint32 {
-	return uint32(a>>precisionBits&0xff | (g>>precisionBits&0xff)<<8 | (a>>(32+precisionBits)&0xff)<<16)
+// lanes are two horizontally resampled pixels (Exact): B and R of each in
+// the two 32-bit halves of [0] and [1], both G in [2]. A 64-bit multiply of
+// a lane word weighs two channel values at once, exactly: every sum stays
+// below 1<<31, so no lane carries into the next.
+type lanes [3]uint64
+
+// storeLanes writes the pixel pair p (the second only if it is inside out)
+// from lane sums: a and b hold B and R of each pixel, g both G.
+func storeLanes(out []byte, p int, a, b, g uint64) {
+	if p*8+8 <= len(out) {
+		o := out[p*8 : p*8+8 : p*8+8]
+		o[0], o[1], o[2], o[3] = byte(a>>precisionBits), byte(g>>precisionBits), byte(a>>(32+precisionBits)), 0
+		o[4], o[5], o[6], o[7] = byte(b>>precisionBits), byte(g>>(32+precisionBits)), byte(b>>(32+precisionBits)), 0
+		return
+	}
+	o := out[p*8 : p*8+4 : p*8+4]
+	o[0], o[1], o[2], o[3] = byte(a>>precisionBits), byte(g>>precisionBits), byte(a>>(32+precisionBits)), 0
 }
 
-func horizExactLanes(lo []uint64, g, row []byte, c *coeffs) {
+func horizExactLanes(out []lanes, row []byte, c *coeffs) {
 	switch c.taps {
 	case 2:
-		horizExactLanes2(lo, g, row, c.start, c.exact)
+		horizExactLanes2(out, row, c.start, c.exact)
 	case 3:
-		horizExactLanes3(lo, g, row, c.start, c.exact)
+		horizExactLanes3(out, row, c.start, c.exact)
 	case 4:
-		horizExactLanes4(lo, g, row, c.start, c.exact)
+		horizExactLanes4(out, row, c.start, c.exact)
 	case 5:
-		horizExactLanes5(lo, g, row, c.start, c.exact)
+		horizExactLanes5(out, row, c.start, c.exact)
 	case 6:
-		horizExactLanes6(lo, g, row, c.start, c.exact)
+		horizExactLanes6(out, row, c.start, c.exact)
 	default:
 		taps := c.taps
-		for xx, x0 := range c.start[:len(lo)] {
-			kk := c.exact[xx*taps : xx*taps+taps]
-			p := row[int(x0)*4 : (int(x0)+taps)*4]
-			s0, s1, s2 := int32(exactHalf), int32(exactHalf), int32(exactHalf)
-			for i, k := range kk {
-				s0 += int32(p[i*4]) * k
-				s1 += int32(p[i*4+1]) * k
-				s2 += int32(p[i*4+2]) * k
+		for p := range out {
+			var v [2]uint64
+			var g uint64
+			for i := 0; i < 2 && 2*p+i < len(c.start); i++ {
+				xx := 2*p + i
+				x0 := int(c.start[xx])
+				kk := c.exact[xx*taps : xx*taps+taps]
+				q := row[x0*4 : (x0+taps)*4]
+				s0, s1, s2 := int32(exactHalf), int32(exactHalf), int32(exactHalf)
+				for t, k := range kk {
+					s0 += int32(q[t*4]) * k
+					s1 += int32(q[t*4+1]) * k
+					s2 += int32(q[t*4+2]) * k
+				}
+				v[i] = uint64(clip8(s0)) | uint64(clip8(s2))<<32
+				g |= uint64(clip8(s1)) << (32 * i)
 			}
-			lo[xx] = uint64(clip8(s0)) | uint64(clip8(s2))<<32
-			binary.LittleEndian.PutUint32(g[xx*4:], uint32(clip8(s1)))
+			out[p] = lanes{v[0], v[1], g}
 		}
 	}
 }
 
-func vertExactLanes(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
-	switch len(los) {
+func vertExactLanes(out []byte, rows [][]lanes, kk []int32) {
+	switch len(rows) {
 	case 2:
-		vertExactLanes2(out, los, gs, kk)
+		vertExactLanes2(out, rows, kk)
 	case 3:
-		vertExactLanes3(out, los, gs, kk)
+		vertExactLanes3(out, rows, kk)
 	case 4:
-		vertExactLanes4(out, los, gs, kk)
+		vertExactLanes4(out, rows, kk)
 	case 5:
-		vertExactLanes5(out, los, gs, kk)
+		vertExactLanes5(out, rows, kk)
 	case 6:
-		vertExactLanes6(out, los, gs, kk)
+		vertExactLanes6(out, rows, kk)
 	default:
-		for x := 0; x < len(out)/4; x++ {
-			a, g := uint64(exactHalf2), uint64(exactHalf)
-			for t, l := range los {
-				a += l[x] * uint64(kk[t])
-				g += uint64(binary.LittleEndian.Uint32(gs[t][x*4:])) * uint64(kk[t])
+		for p := 0; p < (len(out)/4+1)/2; p++ {
+			var v [3]uint64
+			for c := range v {
+				v[c] = exactHalf2
+				for t, r := range rows {
+					v[c] += r[p][c] * uint64(kk[t])
+				}
+				// Clip each 32-bit lane at 255<<precisionBits (only a
+				// filter with thousands of taps could reach it).
+				lo, hi := min(v[c]&0xffffffff, 255<<precisionBits), min(v[c]>>32, 255<<precisionBits)
+				v[c] = lo | hi<<32
 			}
-			binary.LittleEndian.PutUint32(out[x*4:], packLanes(min(a&0xffffffff, 255<<precisionBits)|min(a>>32, 255<<precisionBits)<<32, min(g, 255<<precisionBits)))
+			storeLanes(out, p, v[0], v[1], v[2])
 		}
 	}
 }
@@ -642,11 +661,13 @@ func horizFast2(out, sp []uint64, start []int32, kk []uint64) {
 }
 
 func vertFast2(out []byte, rows [][]uint64, kk []uint64) {
-	r0, r1 := rows[0], rows[1]
+	n := len(out) / 4
+	r0, r1 := rows[0][:n], rows[1][:n]
 	k0, k1 := kk[0], kk[1]
-	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 {
-		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1))
-		out, r0, r1 = out[4:], r0[1:], r1[1:]
+	for x := range r0 {
+		v := (fastHalf + r0[x]*k0 + r1[x]*k1) >> fastBits
+		o := out[x*4 : x*4+4 : x*4+4]
+		o[0], o[1], o[2], o[3] = byte(v), byte(v>>laneG), byte(v>>laneR), 0
 	}
 }
 
@@ -691,11 +712,13 @@ func horizFast3(out, sp []uint64, start []int32, kk []uint64) {
 }
 
 func vertFast3(out []byte, rows [][]uint64, kk []uint64) {
-	r0, r1, r2 := rows[0], rows[1], rows[2]
+	n := len(out) / 4
+	r0, r1, r2 := rows[0][:n], rows[1][:n], rows[2][:n]
 	k0, k1, k2 := kk[0], kk[1], kk[2]
-	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 {
-		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2))
-		out, r0, r1, r2 = out[4:], r0[1:], r1[1:], r2[1:]
+	for x := range r0 {
+		v := (fastHalf + r0[x]*k0 + r1[x]*k1 + r2[x]*k2) >> fastBits
+		o := out[x*4 : x*4+4 : x*4+4]
+		o[0], o[1], o[2], o[3] = byte(v), byte(v>>laneG), byte(v>>laneR), 0
 	}
 }
 
@@ -740,11 +763,13 @@ func horizFast4(out, sp []uint64, start []int32, kk []uint64) {
 }
 
 func vertFast4(out []byte, rows [][]uint64, kk []uint64) {
-	r0, r1, r2, r3 := rows[0], rows[1], rows[2], rows[3]
+	n := len(out) / 4
+	r0, r1, r2, r3 := rows[0][:n], rows[1][:n], rows[2][:n], rows[3][:n]
 	k0, k1, k2, k3 := kk[0], kk[1], kk[2], kk[3]
-	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 {
-		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3))
-		out, r0, r1, r2, r3 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:]
+	for x := range r0 {
+		v := (fastHalf + r0[x]*k0 + r1[x]*k1 + r2[x]*k2 + r3[x]*k3) >> fastBits
+		o := out[x*4 : x*4+4 : x*4+4]
+		o[0], o[1], o[2], o[3] = byte(v), byte(v>>laneG), byte(v>>laneR), 0
 	}
 }
 
@@ -789,11 +814,13 @@ func horizFast5(out, sp []uint64, start []int32, kk []uint64) {
 }
 
 func vertFast5(out []byte, rows [][]uint64, kk []uint64) {
-	r0, r1, r2, r3, r4 := rows[0], rows[1], rows[2], rows[3], rows[4]
+	n := len(out) / 4
+	r0, r1, r2, r3, r4 := rows[0][:n], rows[1][:n], rows[2][:n], rows[3][:n], rows[4][:n]
 	k0, k1, k2, k3, k4 := kk[0], kk[1], kk[2], kk[3], kk[4]
-	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 && len(r4) >= 1 {
-		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3+r4[0]*k4))
-		out, r0, r1, r2, r3, r4 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:], r4[1:]
+	for x := range r0 {
+		v := (fastHalf + r0[x]*k0 + r1[x]*k1 + r2[x]*k2 + r3[x]*k3 + r4[x]*k4) >> fastBits
+		o := out[x*4 : x*4+4 : x*4+4]
+		o[0], o[1], o[2], o[3] = byte(v), byte(v>>laneG), byte(v>>laneR), 0
 	}
 }
 
@@ -838,190 +865,292 @@ func horizFast6(out, sp []uint64, start []int32, kk []uint64) {
 }
 
 func vertFast6(out []byte, rows [][]uint64, kk []uint64) {
-	r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+	n := len(out) / 4
+	r0, r1, r2, r3, r4, r5 := rows[0][:n], rows[1][:n], rows[2][:n], rows[3][:n], rows[4][:n], rows[5][:n]
 	k0, k1, k2, k3, k4, k5 := kk[0], kk[1], kk[2], kk[3], kk[4], kk[5]
-	for len(out) >= 4 && len(r0) >= 1 && len(r1) >= 1 && len(r2) >= 1 && len(r3) >= 1 && len(r4) >= 1 && len(r5) >= 1 {
-		binary.LittleEndian.PutUint32(out, packFast(fastHalf+r0[0]*k0+r1[0]*k1+r2[0]*k2+r3[0]*k3+r4[0]*k4+r5[0]*k5))
-		out, r0, r1, r2, r3, r4, r5 = out[4:], r0[1:], r1[1:], r2[1:], r3[1:], r4[1:], r5[1:]
+	for x := range r0 {
+		v := (fastHalf + r0[x]*k0 + r1[x]*k1 + r2[x]*k2 + r3[x]*k3 + r4[x]*k4 + r5[x]*k5) >> fastBits
+		o := out[x*4 : x*4+4 : x*4+4]
+		o[0], o[1], o[2], o[3] = byte(v), byte(v>>laneG), byte(v>>laneR), 0
 	}
 }
 
-func horizExactLanes2(lo []uint64, g, row []byte, start, kk []int32) {
-	start = start[:len(lo)]
-	kk = kk[:len(start)*2]
-	for xx, x0 := range start {
-		x := int(x0) * 4
-		p := row[x : x+8]
-		k := kk[xx*2 : xx*2+2]
-		k0, k1 := k[0], k[1]
-		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1) >> precisionBits
-		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1) >> precisionBits
-		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1) >> precisionBits
-		lo[xx] = uint64(b) | uint64(r)<<32
-		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+func horizExactLanes2(out []lanes, row []byte, start, kk []int32) {
+	full := len(start) / 2
+	out = out[:(len(start)+1)/2]
+	for p := 0; p < full; p++ {
+		var a, b, g0, g1 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+8]
+			k := kk[(2*p)*2 : (2*p)*2+2]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		{
+			x := int(start[2*p+1]) * 4
+			q := row[x : x+8]
+			k := kk[(2*p+1)*2 : (2*p+1)*2+2]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1]) >> precisionBits
+			b = uint64(cb) | uint64(cr)<<32
+			g1 = uint64(cg)
+		}
+		out[p] = lanes{a, b, g0 | g1<<32}
+	}
+	if full < len(out) {
+		p := full
+		var a, g0 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+8]
+			k := kk[(2*p)*2 : (2*p)*2+2]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		out[p] = lanes{a, 0, g0}
 	}
 }
 
-func vertExactLanes2(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
-	n := len(out) / 4
-	l0, l1 := los[0][:n], los[1][:n]
-	g0, g1 := gs[0][:n*4+8], gs[1][:n*4+8]
+func vertExactLanes2(out []byte, rows [][]lanes, kk []int32) {
+	np := (len(out)/4 + 1) / 2
+	r0, r1 := rows[0][:np], rows[1][:np]
 	k0, k1 := uint64(kk[0]), uint64(kk[1])
-	x := 0
-	for ; x+1 < len(l0); x += 2 {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1
-		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
-		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
-	}
-	if x < len(l0) {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	for p := range r0 {
+		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1
+		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1
+		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1
+		storeLanes(out, p, a, b, g)
 	}
 }
 
-func horizExactLanes3(lo []uint64, g, row []byte, start, kk []int32) {
-	start = start[:len(lo)]
-	kk = kk[:len(start)*3]
-	for xx, x0 := range start {
-		x := int(x0) * 4
-		p := row[x : x+12]
-		k := kk[xx*3 : xx*3+3]
-		k0, k1, k2 := k[0], k[1], k[2]
-		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2) >> precisionBits
-		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2) >> precisionBits
-		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2) >> precisionBits
-		lo[xx] = uint64(b) | uint64(r)<<32
-		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+func horizExactLanes3(out []lanes, row []byte, start, kk []int32) {
+	full := len(start) / 2
+	out = out[:(len(start)+1)/2]
+	for p := 0; p < full; p++ {
+		var a, b, g0, g1 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+12]
+			k := kk[(2*p)*3 : (2*p)*3+3]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		{
+			x := int(start[2*p+1]) * 4
+			q := row[x : x+12]
+			k := kk[(2*p+1)*3 : (2*p+1)*3+3]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2]) >> precisionBits
+			b = uint64(cb) | uint64(cr)<<32
+			g1 = uint64(cg)
+		}
+		out[p] = lanes{a, b, g0 | g1<<32}
+	}
+	if full < len(out) {
+		p := full
+		var a, g0 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+12]
+			k := kk[(2*p)*3 : (2*p)*3+3]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		out[p] = lanes{a, 0, g0}
 	}
 }
 
-func vertExactLanes3(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
-	n := len(out) / 4
-	l0, l1, l2 := los[0][:n], los[1][:n], los[2][:n]
-	g0, g1, g2 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8]
+func vertExactLanes3(out []byte, rows [][]lanes, kk []int32) {
+	np := (len(out)/4 + 1) / 2
+	r0, r1, r2 := rows[0][:np], rows[1][:np], rows[2][:np]
 	k0, k1, k2 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2])
-	x := 0
-	for ; x+1 < len(l0); x += 2 {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2
-		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
-		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
-	}
-	if x < len(l0) {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	for p := range r0 {
+		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2
+		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2
+		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2
+		storeLanes(out, p, a, b, g)
 	}
 }
 
-func horizExactLanes4(lo []uint64, g, row []byte, start, kk []int32) {
-	start = start[:len(lo)]
-	kk = kk[:len(start)*4]
-	for xx, x0 := range start {
-		x := int(x0) * 4
-		p := row[x : x+16]
-		k := kk[xx*4 : xx*4+4]
-		k0, k1, k2, k3 := k[0], k[1], k[2], k[3]
-		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3) >> precisionBits
-		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3) >> precisionBits
-		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3) >> precisionBits
-		lo[xx] = uint64(b) | uint64(r)<<32
-		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+func horizExactLanes4(out []lanes, row []byte, start, kk []int32) {
+	full := len(start) / 2
+	out = out[:(len(start)+1)/2]
+	for p := 0; p < full; p++ {
+		var a, b, g0, g1 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+16]
+			k := kk[(2*p)*4 : (2*p)*4+4]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		{
+			x := int(start[2*p+1]) * 4
+			q := row[x : x+16]
+			k := kk[(2*p+1)*4 : (2*p+1)*4+4]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3]) >> precisionBits
+			b = uint64(cb) | uint64(cr)<<32
+			g1 = uint64(cg)
+		}
+		out[p] = lanes{a, b, g0 | g1<<32}
+	}
+	if full < len(out) {
+		p := full
+		var a, g0 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+16]
+			k := kk[(2*p)*4 : (2*p)*4+4]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		out[p] = lanes{a, 0, g0}
 	}
 }
 
-func vertExactLanes4(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
-	n := len(out) / 4
-	l0, l1, l2, l3 := los[0][:n], los[1][:n], los[2][:n], los[3][:n]
-	g0, g1, g2, g3 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8], gs[3][:n*4+8]
+func vertExactLanes4(out []byte, rows [][]lanes, kk []int32) {
+	np := (len(out)/4 + 1) / 2
+	r0, r1, r2, r3 := rows[0][:np], rows[1][:np], rows[2][:np], rows[3][:np]
 	k0, k1, k2, k3 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3])
-	x := 0
-	for ; x+1 < len(l0); x += 2 {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3
-		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2 + l3[x+1]*k3
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
-		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
-	}
-	if x < len(l0) {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	for p := range r0 {
+		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2 + r3[p][0]*k3
+		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2 + r3[p][1]*k3
+		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2 + r3[p][2]*k3
+		storeLanes(out, p, a, b, g)
 	}
 }
 
-func horizExactLanes5(lo []uint64, g, row []byte, start, kk []int32) {
-	start = start[:len(lo)]
-	kk = kk[:len(start)*5]
-	for xx, x0 := range start {
-		x := int(x0) * 4
-		p := row[x : x+20]
-		k := kk[xx*5 : xx*5+5]
-		k0, k1, k2, k3, k4 := k[0], k[1], k[2], k[3], k[4]
-		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3 + int32(p[16])*k4) >> precisionBits
-		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3 + int32(p[17])*k4) >> precisionBits
-		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3 + int32(p[18])*k4) >> precisionBits
-		lo[xx] = uint64(b) | uint64(r)<<32
-		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+func horizExactLanes5(out []lanes, row []byte, start, kk []int32) {
+	full := len(start) / 2
+	out = out[:(len(start)+1)/2]
+	for p := 0; p < full; p++ {
+		var a, b, g0, g1 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+20]
+			k := kk[(2*p)*5 : (2*p)*5+5]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3] + int32(q[16])*k[4]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3] + int32(q[17])*k[4]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3] + int32(q[18])*k[4]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		{
+			x := int(start[2*p+1]) * 4
+			q := row[x : x+20]
+			k := kk[(2*p+1)*5 : (2*p+1)*5+5]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3] + int32(q[16])*k[4]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3] + int32(q[17])*k[4]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3] + int32(q[18])*k[4]) >> precisionBits
+			b = uint64(cb) | uint64(cr)<<32
+			g1 = uint64(cg)
+		}
+		out[p] = lanes{a, b, g0 | g1<<32}
+	}
+	if full < len(out) {
+		p := full
+		var a, g0 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+20]
+			k := kk[(2*p)*5 : (2*p)*5+5]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3] + int32(q[16])*k[4]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3] + int32(q[17])*k[4]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3] + int32(q[18])*k[4]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		out[p] = lanes{a, 0, g0}
 	}
 }
 
-func vertExactLanes5(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
-	n := len(out) / 4
-	l0, l1, l2, l3, l4 := los[0][:n], los[1][:n], los[2][:n], los[3][:n], los[4][:n]
-	g0, g1, g2, g3, g4 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8], gs[3][:n*4+8], gs[4][:n*4+8]
+func vertExactLanes5(out []byte, rows [][]lanes, kk []int32) {
+	np := (len(out)/4 + 1) / 2
+	r0, r1, r2, r3, r4 := rows[0][:np], rows[1][:np], rows[2][:np], rows[3][:np], rows[4][:np]
 	k0, k1, k2, k3, k4 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3]), uint64(kk[4])
-	x := 0
-	for ; x+1 < len(l0); x += 2 {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4
-		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2 + l3[x+1]*k3 + l4[x+1]*k4
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
-		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
-	}
-	if x < len(l0) {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	for p := range r0 {
+		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2 + r3[p][0]*k3 + r4[p][0]*k4
+		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2 + r3[p][1]*k3 + r4[p][1]*k4
+		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2 + r3[p][2]*k3 + r4[p][2]*k4
+		storeLanes(out, p, a, b, g)
 	}
 }
 
-func horizExactLanes6(lo []uint64, g, row []byte, start, kk []int32) {
-	start = start[:len(lo)]
-	kk = kk[:len(start)*6]
-	for xx, x0 := range start {
-		x := int(x0) * 4
-		p := row[x : x+24]
-		k := kk[xx*6 : xx*6+6]
-		k0, k1, k2, k3, k4, k5 := k[0], k[1], k[2], k[3], k[4], k[5]
-		b := (exactHalf + int32(p[0])*k0 + int32(p[4])*k1 + int32(p[8])*k2 + int32(p[12])*k3 + int32(p[16])*k4 + int32(p[20])*k5) >> precisionBits
-		gr := (exactHalf + int32(p[1])*k0 + int32(p[5])*k1 + int32(p[9])*k2 + int32(p[13])*k3 + int32(p[17])*k4 + int32(p[21])*k5) >> precisionBits
-		r := (exactHalf + int32(p[2])*k0 + int32(p[6])*k1 + int32(p[10])*k2 + int32(p[14])*k3 + int32(p[18])*k4 + int32(p[22])*k5) >> precisionBits
-		lo[xx] = uint64(b) | uint64(r)<<32
-		binary.LittleEndian.PutUint32(g[xx*4:], uint32(gr))
+func horizExactLanes6(out []lanes, row []byte, start, kk []int32) {
+	full := len(start) / 2
+	out = out[:(len(start)+1)/2]
+	for p := 0; p < full; p++ {
+		var a, b, g0, g1 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+24]
+			k := kk[(2*p)*6 : (2*p)*6+6]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3] + int32(q[16])*k[4] + int32(q[20])*k[5]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3] + int32(q[17])*k[4] + int32(q[21])*k[5]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3] + int32(q[18])*k[4] + int32(q[22])*k[5]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		{
+			x := int(start[2*p+1]) * 4
+			q := row[x : x+24]
+			k := kk[(2*p+1)*6 : (2*p+1)*6+6]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3] + int32(q[16])*k[4] + int32(q[20])*k[5]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3] + int32(q[17])*k[4] + int32(q[21])*k[5]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3] + int32(q[18])*k[4] + int32(q[22])*k[5]) >> precisionBits
+			b = uint64(cb) | uint64(cr)<<32
+			g1 = uint64(cg)
+		}
+		out[p] = lanes{a, b, g0 | g1<<32}
+	}
+	if full < len(out) {
+		p := full
+		var a, g0 uint64
+		{
+			x := int(start[2*p]) * 4
+			q := row[x : x+24]
+			k := kk[(2*p)*6 : (2*p)*6+6]
+			cb := (exactHalf + int32(q[0])*k[0] + int32(q[4])*k[1] + int32(q[8])*k[2] + int32(q[12])*k[3] + int32(q[16])*k[4] + int32(q[20])*k[5]) >> precisionBits
+			cg := (exactHalf + int32(q[1])*k[0] + int32(q[5])*k[1] + int32(q[9])*k[2] + int32(q[13])*k[3] + int32(q[17])*k[4] + int32(q[21])*k[5]) >> precisionBits
+			cr := (exactHalf + int32(q[2])*k[0] + int32(q[6])*k[1] + int32(q[10])*k[2] + int32(q[14])*k[3] + int32(q[18])*k[4] + int32(q[22])*k[5]) >> precisionBits
+			a = uint64(cb) | uint64(cr)<<32
+			g0 = uint64(cg)
+		}
+		out[p] = lanes{a, 0, g0}
 	}
 }
 
-func vertExactLanes6(out []byte, los [][]uint64, gs [][]byte, kk []int32) {
-	n := len(out) / 4
-	l0, l1, l2, l3, l4, l5 := los[0][:n], los[1][:n], los[2][:n], los[3][:n], los[4][:n], los[5][:n]
-	g0, g1, g2, g3, g4, g5 := gs[0][:n*4+8], gs[1][:n*4+8], gs[2][:n*4+8], gs[3][:n*4+8], gs[4][:n*4+8], gs[5][:n*4+8]
+func vertExactLanes6(out []byte, rows [][]lanes, kk []int32) {
+	np := (len(out)/4 + 1) / 2
+	r0, r1, r2, r3, r4, r5 := rows[0][:np], rows[1][:np], rows[2][:np], rows[3][:np], rows[4][:np], rows[5][:np]
 	k0, k1, k2, k3, k4, k5 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3]), uint64(kk[4]), uint64(kk[5])
-	x := 0
-	for ; x+1 < len(l0); x += 2 {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4 + l5[x]*k5
-		b := exactHalf2 + l0[x+1]*k0 + l1[x+1]*k1 + l2[x+1]*k2 + l3[x+1]*k3 + l4[x+1]*k4 + l5[x+1]*k5
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4 + binary.LittleEndian.Uint64(g5[x*4:])*k5
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
-		binary.LittleEndian.PutUint32(out[x*4+4:], packLanes(b, g>>32))
-	}
-	if x < len(l0) {
-		a := exactHalf2 + l0[x]*k0 + l1[x]*k1 + l2[x]*k2 + l3[x]*k3 + l4[x]*k4 + l5[x]*k5
-		g := exactHalf2 + binary.LittleEndian.Uint64(g0[x*4:])*k0 + binary.LittleEndian.Uint64(g1[x*4:])*k1 + binary.LittleEndian.Uint64(g2[x*4:])*k2 + binary.LittleEndian.Uint64(g3[x*4:])*k3 + binary.LittleEndian.Uint64(g4[x*4:])*k4 + binary.LittleEndian.Uint64(g5[x*4:])*k5
-		binary.LittleEndian.PutUint32(out[x*4:], packLanes(a, g))
+	for p := range r0 {
+		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2 + r3[p][0]*k3 + r4[p][0]*k4 + r5[p][0]*k5
+		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2 + r3[p][1]*k3 + r4[p][1]*k4 + r5[p][1]*k5
+		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2 + r3[p][2]*k3 + r4[p][2]*k4 + r5[p][2]*k5
+		storeLanes(out, p, a, b, g)
 	}
 }
