@@ -21,8 +21,10 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
 	"github.com/acu-dev/acu/internal/notify"
+	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/server"
@@ -77,9 +79,13 @@ type daemon struct {
 	engine   *smartwait.Engine
 	dispatch *notify.Dispatcher
 	choice   judge.Choice
-	token    secret.String
-	metrics  *prometheus.Registry
-	started  time.Time
+	// judgeClient is the vision judge's model client (nil for the OCR
+	// judge); ledger accounts the cost of every model client.
+	judgeClient *llm.Client
+	ledger      *llm.Ledger
+	token       secret.String
+	metrics     *prometheus.Registry
+	started     time.Time
 }
 
 func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemon, error) {
@@ -90,7 +96,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{cfg: c, started: time.Now().UTC()}
+	d := &daemon{cfg: c, started: time.Now().UTC(), ledger: llm.NewLedger()}
 	ok := false
 	defer func() {
 		if !ok {
@@ -108,7 +114,15 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	if d.hub, err = capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, Registerer: reg}); err != nil {
 		return nil, err
 	}
-	backend, choice, err := judge.Select(ctx, selectOptions(c, log))
+	sel := selectOptions(c, log)
+	sel.Client.Metrics = llm.NewMetrics(reg)
+	sel.Client.Ledger = d.ledger
+	sel.NewClient = func(o llm.Options) (*llm.Client, error) {
+		cl, err := llm.New(o)
+		d.judgeClient = cl
+		return cl, err
+	}
+	backend, choice, err := judge.Select(ctx, sel)
 	if err != nil {
 		return nil, fmt.Errorf("choose the judge: %w", err)
 	}
@@ -171,9 +185,18 @@ func (d *daemon) cancelWait(ctx context.Context, id, reason string) error {
 }
 
 func (d *daemon) health(ctx context.Context) api.Health {
-	return api.Health{Status: "ok", Version: Version, Epoch: d.runs.Epoch(), Started: d.started,
+	h := api.Health{Status: "ok", Version: Version, Epoch: d.runs.Epoch(), Started: d.started,
 		LiveRuns: len(d.runs.Live()),
 		Judge:    &api.JudgeInfo{Backend: d.choice.Backend, Model: d.choice.Model, Reason: d.choice.Reason}}
+	if d.judgeClient != nil {
+		jh := d.judgeClient.Health()
+		h.Breakers = map[string]string{"judge": jh.State}
+		if jh.State != "closed" {
+			h.Status = "degraded"
+			h.Problems = append(h.Problems, fmt.Sprintf("the judge's model client is %s after %d failures: %s", jh.State, jh.ConsecutiveFailures, jh.LastError))
+		}
+	}
+	return h
 }
 
 func (d *daemon) close() {
@@ -190,7 +213,10 @@ func selectOptions(c *config.Config, log *slog.Logger) judge.SelectOptions {
 		Backend: c.VisionBackend, BaseURL: c.VisionBaseURL, Model: c.VisionModel, OpenRouterModel: c.OpenRouterModel,
 		Keys:      judge.Keys{OpenRouter: c.OpenRouterAPIKey, Anthropic: c.AnthropicAPIKey, Gemini: c.GeminiAPIKey, OpenAI: c.OpenAIAPIKey},
 		OllamaURL: c.OllamaURL, System: c.VisionSystem, MaxTokens: c.VisionMaxTokens, Temperature: c.VisionTemperature,
-		MaxDim: c.FrameMaxDim, Quality: c.FrameQuality, Timeout: c.VisionTimeout,
+		MaxDim: c.FrameMaxDim, Quality: c.FrameQuality,
+		Client: llm.Options{Timeout: c.VisionTimeout, Logger: log.With("component", "llm"),
+			Headers: map[string]string{"X-Title": "acu"}},
+		OCR:    ocr.Options{Binary: c.TesseractBinary},
 		Logger: log.With("component", "judge"),
 	}
 }
