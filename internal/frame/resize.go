@@ -463,8 +463,15 @@ func resizeFast(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, 
 // spreadRow puts each BGRX pixel's B, G, R into 21-bit lanes.
 func spreadRow(dst []uint64, row []byte) {
 	row = row[:len(dst)*4]
-	for i := range dst {
-		p := uint64(binary.LittleEndian.Uint32(row[i*4:]))
+	i := 0
+	for ; i+1 < len(dst) && len(row) >= 8; i += 2 {
+		x := binary.LittleEndian.Uint64(row)
+		dst[i] = x&0xff | (x&0xff00)<<(laneG-8) | (x&0xff0000)<<(laneR-16)
+		dst[i+1] = x>>32&0xff | (x>>40&0xff)<<laneG | (x>>48&0xff)<<laneR
+		row = row[8:]
+	}
+	if i < len(dst) && len(row) >= 4 {
+		p := uint64(binary.LittleEndian.Uint32(row))
 		dst[i] = p&0xff | (p&0xff00)<<(laneG-8) | (p&0xff0000)<<(laneR-16)
 	}
 }

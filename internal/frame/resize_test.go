@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -206,5 +207,30 @@ func TestResizeFastWithinTwoLevels(t *testing.T) {
 				t.Logf("Fast equals Exact")
 			}
 		})
+	}
+}
+
+// TestResizeBands checks that splitting the output into parallel bands
+// changes nothing and leaves no goroutine behind.
+func TestResizeBands(t *testing.T) {
+	pix, w, h, stride := loadBGRX(t, "screen.png")
+	before := runtime.NumGoroutine()
+	for _, m := range []Mode{Exact, Fast} {
+		for _, sz := range [][2]int{{960, 540}, {641, 333}, {1280, 300}, {700, 720}} {
+			dw, dh := sz[0], sz[1]
+			prev := runtime.GOMAXPROCS(1)
+			one := make([]byte, dw*dh*4)
+			Resize(one, dw, dh, pix, w, h, stride, m)
+			runtime.GOMAXPROCS(4)
+			four := make([]byte, dw*dh*4)
+			Resize(four, dw, dh, pix, w, h, stride, m)
+			runtime.GOMAXPROCS(prev)
+			if !bytes.Equal(one, four) {
+				t.Errorf("%v %dx%d: Resize in bands differs from Resize in one piece", m, dw, dh)
+			}
+		}
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("Resize left %d goroutines running", after-before)
 	}
 }
