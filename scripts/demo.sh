@@ -50,6 +50,7 @@ xterm -T downloads -geometry 90x16+40+40 -fa 'DejaVu Sans Mono' -fs 13 -e sh -c 
   echo "Downloading ubuntu.iso"; for i in 10 25 40 55 70 85; do sleep 1; echo "  $i%"; done
   echo "Download complete"; exec sleep 600' &
 pids+=($!)
+for _ in $(seq 100); do xwininfo -name downloads >/dev/null 2>&1 && break; sleep 0.1; done
 
 echo "== acu wait '\"Download complete\" is visible' --timeout 60 --target window:downloads"
 set +e

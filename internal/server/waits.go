@@ -81,7 +81,11 @@ func waitError(id string, err error) error {
 	var ve *smartwait.ValidationError
 	switch {
 	case errors.As(err, &ve):
-		return errInvalid(ve.Field, "%s", ve.Error())
+		msg := ve.Error()
+		if strings.HasPrefix(ve.Message, ve.Field) {
+			msg = ve.Message // already names its field ("target window:x on :1 matches no window")
+		}
+		return errInvalid(ve.Field, "%s", msg)
 	case errors.Is(err, smartwait.ErrNotFound):
 		return errNotFound("no wait job %q: list them with GET /v1/waits", id)
 	case errors.Is(err, smartwait.ErrNotLive):
