@@ -557,3 +557,25 @@ func TestClosedHub(t *testing.T) {
 		t.Errorf("Capture after Close = %v, want ErrClosed", err)
 	}
 }
+
+// Two servers that number DAMAGE events differently (MIT-SHM on and off)
+// are watched by one hub at the same time.
+func TestWatchServersWithDifferentEventNumbers(t *testing.T) {
+	d1 := testx.StartXvfb(t, xvfb.Options{Width: 200, Height: 100})
+	d2 := testx.StartXvfb(t, xvfb.Options{Width: 200, Height: 100, NoSHM: true})
+	w1 := testx.NewWindow(t, d1, testx.Spec{Title: "one", W: 50, H: 50})
+	w2 := testx.NewWindow(t, d2, testx.Spec{Title: "two", W: 50, H: 50})
+	h := newHub(t, Options{})
+	c1, err := h.Watch(t.Context(), d1, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, err := h.Watch(t.Context(), d2, Target{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.SetPixel(1, 1, color.RGBA{R: 1})
+	waitNotified(t, c2, "display without SHM")
+	w1.SetPixel(1, 1, color.RGBA{R: 1})
+	waitNotified(t, c1, "display with SHM")
+}

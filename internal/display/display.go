@@ -11,11 +11,9 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/damage"
-	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xcmisc"
 	"github.com/jezek/xgb/xfixes"
 	"github.com/jezek/xgb/xproto"
-	"github.com/jezek/xgb/xtest"
 )
 
 // ErrNoDisplay is returned (wrapped) by Open when the display name is empty
@@ -61,7 +59,8 @@ type Conn struct {
 	Screen Screen
 	Ext    Extensions
 
-	log *slog.Logger
+	log        *slog.Logger
+	firstEvent map[string]byte // extension -> its first event number here
 
 	atomMu sync.Mutex
 	atoms  map[string]xproto.Atom
@@ -146,39 +145,26 @@ func (c *Conn) setup() error {
 		}
 	}
 
-	// Query every extension in one pipelined batch.
-	names := []string{"MIT-SHM", "DAMAGE", "XTEST", "XFIXES", "XC-MISC"}
-	cookies := make([]xproto.QueryExtensionCookie, len(names))
-	for i, n := range names {
-		cookies[i] = xproto.QueryExtension(c.X, uint16(len(n)), n)
+	info, err := initExtensions(c.X)
+	if err != nil {
+		return err
 	}
-	present := map[string]bool{}
-	for i, ck := range cookies {
-		r, err := ck.Reply()
-		if err != nil {
-			return fmt.Errorf("query extension %s: %w", names[i], err)
-		}
-		present[names[i]] = r.Present
-	}
-	if present["XC-MISC"] && xcmisc.Init(c.X) == nil {
+	ext := info.ext
+	c.firstEvent = info.firstEvent
+	if ext.XCMisc {
 		c.Ext.XCMisc = true
 		c.X.SetIDRangeFunc(xidRange)
 	}
-	if present["MIT-SHM"] && shm.Init(c.X) == nil {
-		c.Ext.SHM = true
-	}
-	if present["XFIXES"] && xfixes.Init(c.X) == nil {
+	c.Ext.SHM, c.Ext.XTest = ext.SHM, ext.XTest
+	if ext.XFixes {
 		if _, err := xfixes.QueryVersion(c.X, 5, 0).Reply(); err == nil {
 			c.Ext.XFixes = true
 		}
 	}
-	if present["DAMAGE"] && c.Ext.XFixes && damage.Init(c.X) == nil {
+	if ext.Damage && c.Ext.XFixes {
 		if _, err := damage.QueryVersion(c.X, 1, 1).Reply(); err == nil {
 			c.Ext.Damage = true
 		}
-	}
-	if present["XTEST"] && xtest.Init(c.X) == nil {
-		c.Ext.XTest = true
 	}
 	return nil
 }
@@ -207,6 +193,7 @@ func (c *Conn) read() {
 			c.log.Debug("x error", "err", xerr.Error())
 			continue
 		}
+		ev = c.decode(ev)
 		c.subMu.RLock()
 		for _, fn := range c.subs {
 			fn(ev)

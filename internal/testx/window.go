@@ -11,6 +11,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/acu-dev/acu/internal/display"
 )
 
 // Spec describes a test window.
@@ -92,7 +94,7 @@ type Window struct {
 
 // NewWindow opens a connection to display, creates and maps a window as spec
 // says, and waits until its content is on screen.
-func NewWindow(t testing.TB, display string, spec Spec) *Window {
+func NewWindow(t testing.TB, dpy string, spec Spec) *Window {
 	t.Helper()
 	if spec.W <= 0 {
 		spec.W = 200
@@ -100,15 +102,21 @@ func NewWindow(t testing.TB, display string, spec Spec) *Window {
 	if spec.H <= 0 {
 		spec.H = 150
 	}
-	conn, err := xgb.NewConnDisplay(display)
+	conn, err := xgb.NewConnDisplay(dpy)
 	if err != nil {
-		t.Fatalf("testx: connect to %s: %v", display, err)
+		t.Fatalf("testx: connect to %s: %v", dpy, err)
+	}
+	// Register xgb's extension tables through display before this
+	// connection receives events (see display.InitExtensions).
+	if _, err := display.InitExtensions(conn); err != nil {
+		conn.Close()
+		t.Fatalf("testx: %v", err)
 	}
 	w := &Window{t: t, conn: conn, w: spec.W, h: spec.H, x: spec.X, y: spec.Y,
 		changed: make(chan struct{}), mapped: make(chan struct{}), closed: make(chan struct{})}
 	t.Cleanup(w.Close)
 	if err := w.create(spec); err != nil {
-		t.Fatalf("testx: create window %q on %s: %v", spec.Title, display, err)
+		t.Fatalf("testx: create window %q on %s: %v", spec.Title, dpy, err)
 	}
 	return w
 }
