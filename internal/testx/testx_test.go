@@ -10,6 +10,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
@@ -59,8 +60,8 @@ func TestInputRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := xtest.Init(c); err != nil {
-		t.Fatal(err)
+	if ext, err := display.InitExtensions(c); err != nil || !ext.XTest {
+		t.Fatalf("InitExtensions() = %+v, %v; want XTEST", ext, err)
 	}
 	root := xproto.Setup(c).DefaultScreen(c).Root
 	xtest.FakeInput(c, xproto.MotionNotify, 0, 0, root, 30, 40, 0)
