@@ -16,6 +16,7 @@ import (
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -145,7 +146,7 @@ func TestVisionMarkerHashGate(t *testing.T) {
 func TestTimeoutCancelUpdate(t *testing.T) {
 	dpy := testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 240})
 	testx.NewWindow(t, dpy, testx.Spec{Title: "static", W: 100, H: 100, Fill: grey})
-	_, jb := newMarkerJudge(t)
+	mj, jb := newMarkerJudge(t)
 	h := newHarness(t, harnessOpts{judge: jb, display: dpy})
 
 	t.Run("timeout", func(t *testing.T) {
@@ -191,6 +192,11 @@ func TestTimeoutCancelUpdate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Create: %v", err)
 		}
+		eventually(t, "first judgement", func() bool {
+			j, _ := h.eng.Get(t.Context(), job.ID)
+			return j.Evaluations == 1
+		})
+		calls := mj.calls.Load()
 		crit := "a grey window is visible"
 		to := 2 * time.Second
 		before := time.Now()
@@ -204,6 +210,12 @@ func TestTimeoutCancelUpdate(t *testing.T) {
 		if len(got.History) != 2 || got.History[0].Criteria != "a red marker is visible" {
 			t.Errorf("History = %+v, want the original and the update", got.History)
 		}
+		upd, err := h.db.EventsAfter(t.Context(), 0, store.EventFilter{RunID: job.ID, Streams: []string{StreamUpdate}})
+		if err != nil || len(upd) != 1 || !strings.Contains(string(upd[0].Data), `"previous"`) {
+			t.Errorf("update events = %+v, %v; want one with the previous state", upd, err)
+		}
+		// New criteria on the same frame: judged again (the verdict may differ).
+		eventually(t, "judgement under the new criteria", func() bool { return mj.calls.Load() == calls+1 })
 		run, err := h.reg.Get(t.Context(), job.ID)
 		if err != nil {
 			t.Fatal(err)
