@@ -122,13 +122,34 @@ func (c *Conn) walk() ([]xproto.Window, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Most top-level windows are clients themselves (no window manager):
+	// check them all in one pipelined batch, descend only into the rest.
+	props := make([]xproto.ListPropertiesCookie, len(tops))
+	for i, top := range tops {
+		props[i] = xproto.ListProperties(c.X, top)
+	}
 	out := make([]xproto.Window, 0, len(tops))
-	for _, top := range tops {
-		if id := c.findClient(top, wmState, 3); id != 0 {
+	for i, top := range tops {
+		r, err := props[i].Reply()
+		if err != nil {
+			continue
+		}
+		if isClient(r.Atoms, wmState) {
+			out = append(out, top)
+		} else if id := c.findClient(top, wmState, 3); id != 0 {
 			out = append(out, id)
 		}
 	}
 	return out, nil
+}
+
+func isClient(atoms []xproto.Atom, wmState xproto.Atom) bool {
+	for _, a := range atoms {
+		if a == wmState || a == xproto.AtomWmName || a == xproto.AtomWmClass {
+			return true
+		}
+	}
+	return false
 }
 
 // findClient returns w when it carries client properties, else the first
@@ -138,10 +159,8 @@ func (c *Conn) findClient(w xproto.Window, wmState xproto.Atom, depth int) xprot
 	if err != nil {
 		return 0
 	}
-	for _, a := range props.Atoms {
-		if a == wmState || a == xproto.AtomWmName || a == xproto.AtomWmClass {
-			return w
-		}
+	if isClient(props.Atoms, wmState) {
+		return w
 	}
 	if depth <= 1 {
 		return 0
