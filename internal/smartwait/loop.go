@@ -22,6 +22,10 @@ type observation struct {
 	at    time.Time // when the evaluation was triggered (change or poll)
 }
 
+// watchRetry spaces attempts to re-establish a failed or ended change
+// watch; the poll carries the job meanwhile.
+const watchRetry = 5 * time.Second
+
 // runJob watches one job until it ends or ctx (Run's) ends. It is the only
 // goroutine that ends the job's run.
 func (e *Engine) runJob(ctx context.Context, j *job) {
@@ -38,11 +42,15 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	var changes <-chan struct{}
+	var (
+		changes   <-chan struct{}
+		lastWatch time.Time
+	)
 	watch := func() {
-		if sp.Source == sourceTmux {
+		if sp.Source == sourceTmux || time.Since(lastWatch) < watchRetry {
 			return // tmux has no damage: polled
 		}
+		lastWatch = time.Now()
 		ch, err := e.opts.Capture.Watch(wctx, sp.Display, j.target)
 		if err != nil {
 			e.log.Debug("watch target: falling back to polling", "run_id", j.id, "display", sp.Display, "error", err)
