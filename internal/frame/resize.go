@@ -61,8 +61,10 @@ func TargetSize(w, h, maxDim int) (int, int) {
 
 // Resize resamples the sw*sh BGRX pixels of src (stride bytes per row) into
 // dst as dw*dh BGRX pixels (stride dw*4; pad bytes written as 0) with the
-// bilinear filter of mode. It panics if a buffer is too short, like an index
-// out of range would. An empty source gives black.
+// bilinear filter of mode. dst must not overlap src. It panics if a buffer
+// is too short, like an index out of range would. An empty source gives
+// black. Large outputs are made in parallel bands of rows (up to
+// GOMAXPROCS, at most 4), with the same result. Safe for concurrent use.
 func Resize(dst []byte, dw, dh int, src []byte, sw, sh, stride int, mode Mode) {
 	checkBuf("frame.Resize source", src, sw, sh, stride)
 	checkBuf("frame.Resize destination", dst, dw, dh, dw*4)
