@@ -20,8 +20,10 @@ const (
 // ignoring pad bytes. Equal hashes mean equal visible pixels (64-bit, not
 // cryptographic). The size is part of the hash.
 //
-// The visible bytes are read as little-endian words (two pixels each, pad
-// bytes masked off) and fed round-robin to four xxHash64-style lanes. Every
+// Each row's visible bytes are read as little-endian words (two pixels
+// each, pad bytes masked off) and fed to four xxHash64-style lanes, one
+// word per lane in turn; a row's last words (fewer than four) go to the
+// first lane. Every
 // step is a bijection of a lane's state for a fixed input word and of the
 // input word for a fixed state, and the final merge is a bijection of each
 // lane, so frames that differ in exactly one pixel always hash differently.
