@@ -45,6 +45,8 @@ var benchScenes = []struct {
 	{name: "dialog-absent", tk: "dialog-absent"},
 	{name: "dialog-present", tk: "dialog-present"},
 	{name: "dialog-failed", tk: "dialog-failed"},
+	{name: "ide-indexing", tk: "ide-indexing"},
+	{name: "ide-ready", tk: "ide-ready"},
 }
 
 // TestGenerateBenchSet redraws the benchmark screenshots. Run it with

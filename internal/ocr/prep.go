@@ -11,11 +11,11 @@ import (
 
 // scratch holds the buffers of one recognition, reused across frames.
 type scratch struct {
-	gray  []uint8
-	bg    []bool
-	right []int16
-	pgm   []byte
-	crop  []uint8
+	gray []uint8
+	bg   []bool
+	pgm  []byte
+	crop []uint8
+	orig []uint8
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -101,6 +101,10 @@ const (
 const (
 	bgRun = 20 // flat run length (pixels at 1x) that marks background
 	bgTol = 6  // luminance distance still counted as the same flat colour
+	// shortSegment is the longest stretch of non-background pixels on a row
+	// judged against its neighbours; longer ones use their own mode.
+	shortSegment = 32
+	bandHalf     = 8 // rows above and below a long segment that vote for its background
 )
 
 // invert makes text dark-on-light in place.
@@ -130,10 +134,13 @@ func invert(g gray, mode string, sc *scratch) {
 //
 // Screens are mostly flat colours. A pixel is background when it lies on a
 // flat run (within bgTol) at least bgRun long, across or down; text strokes
-// are shorter than that at screen sizes. Every other pixel is drawn by its
-// distance from the nearest background pixel on its row, to the left and to
-// the right, taking the larger, so text touching the edge of a window of
-// another colour still shows.
+// are shorter than that at screen sizes. The other pixels form segments on
+// each row. A short segment (a glyph between background pixels) is drawn by
+// its distance from the background pixels on either side, taking the larger,
+// so text touching the edge of a window of another colour still shows. A
+// long one (text whose gaps are too short to be runs, as in a 20-pixel status
+// bar, where the nearest runs are the window's border lines) is drawn by its
+// distance from its own most common value.
 func flatten(g gray, sc *scratch) {
 	n := g.w * g.h
 	isBG := grow(&sc.bg, n)
@@ -179,35 +186,75 @@ func flatten(g gray, sc *scratch) {
 			lut[d] = uint8(max(0, 255-(d-bgTol)*3))
 		}
 	}
-	right := grow(&sc.right, g.w) // nearest background value to the right, -1 none
+	orig := grow(&sc.orig, n)
+	copy(orig, g.pix)
+	var hist [256]uint32
 	for y := 0; y < g.h; y++ {
 		row := g.pix[y*g.w : (y+1)*g.w]
 		mark := isBG[y*g.w : (y+1)*g.w]
-		next := int16(-1)
-		for x := g.w - 1; x >= 0; x-- {
+		left := -1 // the background value left of the segment, -1 none
+		for x := 0; x < g.w; {
 			if mark[x] {
-				next = int16(row[x])
-			}
-			right[x] = next
-		}
-		left := int16(-1)
-		for x, v := range row {
-			if mark[x] {
-				left = int16(v)
+				left = int(row[x])
 				row[x] = 255
+				x++
 				continue
 			}
-			d := 0
-			if left >= 0 {
-				d = absDiff(v, uint8(left))
+			// A segment of pixels off the background runs: [x, e).
+			e := x + 1
+			for e < g.w && !mark[e] {
+				e++
 			}
-			if right[x] >= 0 {
-				d = max(d, absDiff(v, uint8(right[x])))
+			right := -1
+			if e < g.w {
+				right = int(row[e])
 			}
-			if left < 0 && right[x] < 0 {
-				d = 255 - int(v) // no background on this row: assume light
+			seg := row[x:e]
+			mode := -1
+			if len(seg) > shortSegment {
+				// Long: a stretch of text whose own gaps are too short to
+				// be runs (a status bar, a button). Its background is the
+				// most common value of the band of rows around it, where
+				// text is a minority even when one row of it (through the
+				// bars of a run of e's) is mostly ink.
+				hist = [256]uint32{}
+				for yy := max(0, y-bandHalf); yy < min(g.h, y+bandHalf+1); yy++ {
+					for _, v := range orig[yy*g.w+x : yy*g.w+e] {
+						hist[v]++
+					}
+				}
+				mode = 0
+				for i, c := range hist {
+					if c > hist[mode] {
+						mode = i
+					}
+				}
 			}
-			row[x] = lut[d]
+			if mode >= 0 {
+				for i, v := range seg {
+					seg[i] = lut[absDiff(v, uint8(mode))]
+				}
+			} else {
+				// Short: a glyph between background pixels; compare with
+				// them, taking the larger difference so text touching the
+				// edge of a window of another colour still shows.
+				for i, v := range seg {
+					d := 0
+					switch {
+					case left < 0 && right < 0:
+						d = 255 - int(v) // no background on this row: assume light
+					default:
+						if left >= 0 {
+							d = absDiff(v, uint8(left))
+						}
+						if right >= 0 {
+							d = max(d, absDiff(v, uint8(right)))
+						}
+					}
+					seg[i] = lut[d]
+				}
+			}
+			x = e
 		}
 	}
 }

@@ -94,7 +94,36 @@ def editor(dialog, failed=False):
     ttk.Button(d, text="OK").pack(side="right", padx=16, pady=10)
 
 
+def ide(ready):
+    """A dark-theme editor: coloured code, a low-contrast comment, a blue
+    status bar with small white text and a toast in the corner."""
+    body = window("main.go - Code", 30, 40, 960, 540, bg="#1e1e1e")
+    code = tk.Text(body, font=("DejaVu Sans Mono", 10), bd=0, bg="#1e1e1e", fg="#d4d4d4", height=22, highlightthickness=0)
+    code.tag_configure("kw", foreground="#569cd6")
+    code.tag_configure("str", foreground="#ce9178")
+    code.tag_configure("cm", foreground="#6a9955")
+    for text, tag in [
+        ("package ", "kw"), ("main\n\n", None),
+        ("import ", "kw"), ('"fmt"\n\n', "str"),
+        ("// TODO: remove retry hack\n", "cm"),
+        ("func ", "kw"), ("main() {\n", None),
+        ("\tfmt.Println(", None), ('"hello, acu"', "str"), (")\n}\n", None),
+    ]:
+        code.insert("end", text, tag or ())
+    code.pack(fill="both", expand=True, padx=8, pady=8)
+    status = tk.Frame(body, bg="#007acc", height=22)
+    status.pack(fill="x", side="bottom")
+    tk.Label(status, text="Ready" if ready else "Indexing... 37%", bg="#007acc", fg="#ffffff", font=("DejaVu Sans", 9)).pack(side="left", padx=8)
+    tk.Label(status, text="Ln 5, Col 1   UTF-8   Go", bg="#007acc", fg="#ffffff", font=("DejaVu Sans", 9)).pack(side="right", padx=8)
+    toast = tk.Frame(body, bg="#252526", highlightbackground="#454545", highlightthickness=1)
+    toast.place(relx=1.0, rely=1.0, x=-16, y=-34, anchor="se", width=330, height=64)
+    tk.Label(toast, text="Repository cloned" if ready else "Cloning repository...", bg="#252526", fg="#cccccc", font=("DejaVu Sans", 10)).pack(anchor="w", padx=10, pady=(8, 2))
+    tk.Label(toast, text="Open it in a new window?" if ready else "github.com/acu-dev/acu", bg="#252526", fg="#8b8b8b", font=("DejaVu Sans", 9)).pack(anchor="w", padx=10)
+
+
 scenes = {
+    "ide-indexing": lambda: ide(False),
+    "ide-ready": lambda: ide(True),
     "desktop": lambda: None,
     "progress-40": lambda: progress(40, False),
     "progress-100": lambda: progress(100, True),
