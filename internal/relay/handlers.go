@@ -1,0 +1,445 @@
+package relay
+
+import (
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/server"
+)
+
+//go:embed web
+var webFS embed.FS
+
+// tokenCookie carries the token for the HUD page once it was opened with
+// /?token=.
+const tokenCookie = "acu_relay"
+
+// routes lists every route of the relay.
+func (r *Relay) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /feed", r.handlePostFeed)
+	mux.HandleFunc("GET /feed", r.handleGetFeed)
+	mux.HandleFunc("GET /feed/stream", r.handleFeedStream)
+	mux.HandleFunc("POST /sense", r.handlePostSense)
+	mux.HandleFunc("GET /sense", r.handleGetSense)
+	mux.HandleFunc("GET /agent/digest", r.handleDigest)
+	mux.HandleFunc("GET /agent/last", r.handleLast)
+	mux.HandleFunc("GET /agent/history", r.handleHistory)
+	mux.HandleFunc("GET /agent/context", r.handleContext)
+	mux.HandleFunc("GET /agent/config", r.handleGetConfig)
+	mux.HandleFunc("POST /agent/config", r.handlePostConfig)
+	mux.HandleFunc("GET /health", r.handleHealth)
+	sub, _ := fs.Sub(webFS, "web")
+	files := http.FileServerFS(sub)
+	mux.HandleFunc("GET /{$}", r.handleHUD)
+	mux.HandleFunc("GET /hud", r.handleHUD)
+	mux.Handle("GET /hud.js", files)
+	mux.Handle("GET /hud.css", files)
+	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		server.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/relay.md for the relay's endpoints", req.Method, req.URL.Path))
+	})
+	return r.opts.Guard.Wrap(r.auth(mux))
+}
+
+// auth requires the token when one is configured: a bearer header, or the
+// cookie the HUD page got from /?token=.
+func (r *Relay) auth(next http.Handler) http.Handler {
+	if !r.opts.Token.Set() {
+		return next
+	}
+	want := []byte(r.opts.Token.Reveal())
+	ok := func(got string) bool { return subtle.ConstantTimeCompare([]byte(got), want) == 1 }
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if h := req.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") && ok(strings.TrimPrefix(h, "Bearer ")) {
+			next.ServeHTTP(w, req)
+			return
+		}
+		if c, err := req.Cookie(tokenCookie); err == nil && ok(c.Value) {
+			next.ServeHTTP(w, req)
+			return
+		}
+		if t := req.URL.Query().Get("token"); t != "" && req.Method == http.MethodGet && (req.URL.Path == "/" || req.URL.Path == "/hud") && ok(t) {
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+			http.Redirect(w, req, req.URL.Path, http.StatusSeeOther)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="acu-relay"`)
+		server.WriteError(w, http.StatusUnauthorized, "unauthorized", "", "missing or wrong token: send Authorization: Bearer <ACU_RELAY_TOKEN>")
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		server.WriteError(w, http.StatusInternalServerError, "internal", "", "encode the answer")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// readBody reads at most limit bytes; ok is false when it answered an error.
+func readBody(w http.ResponseWriter, req *http.Request, limit int64, what string) ([]byte, bool) {
+	if req.ContentLength > limit {
+		server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
+		return nil, false
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, req.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
+			return nil, false
+		}
+		server.WriteError(w, http.StatusBadRequest, "invalid", "", "read the request body: "+err.Error())
+		return nil, false
+	}
+	return b, true
+}
+
+func afterParam(w http.ResponseWriter, req *http.Request) (int64, bool) {
+	v := req.URL.Query().Get("after")
+	if v == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		server.WriteError(w, http.StatusBadRequest, "invalid", "after", fmt.Sprintf("after must be an id (a whole number from 0), got %q", v))
+		return 0, false
+	}
+	return n, true
+}
+
+type feedIn struct {
+	Text     *string `json:"text"`
+	Priority string  `json:"priority"`
+}
+
+func (r *Relay) handlePostFeed(w http.ResponseWriter, req *http.Request) {
+	b, ok := readBody(w, req, MaxFeedBody, "feed")
+	if !ok {
+		return
+	}
+	var in feedIn
+	if err := json.Unmarshal(b, &in); err != nil {
+		server.WriteError(w, http.StatusBadRequest, "invalid", "", "body must be a JSON object {text, priority}: "+jsonProblem(err))
+		return
+	}
+	if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
+		server.WriteError(w, http.StatusBadRequest, "invalid", "text", "text is required: the message to show")
+		return
+	}
+	if len(in.Priority) > 32 {
+		server.WriteError(w, http.StatusBadRequest, "invalid", "priority", "priority must be a short word: low, normal, high or urgent")
+		return
+	}
+	it := r.AddFeed(*in.Text, in.Priority, "")
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "id": it.ID})
+}
+
+// feedList is GET /feed's answer: items, and the seed clients' messages.
+type feedList struct {
+	Items    []FeedItem `json:"items"`
+	Messages []FeedItem `json:"messages"`
+	Epoch    string     `json:"epoch"`
+}
+
+// overlay drops [PERIODIC] transcript items, which stay in the buffer for
+// the analysis loop, unless all is set.
+func overlay(items []FeedItem, all bool) []FeedItem {
+	if all {
+		return items
+	}
+	out := items[:0]
+	for _, it := range items {
+		if !strings.HasPrefix(it.Text, "[PERIODIC]") {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (r *Relay) handleGetFeed(w http.ResponseWriter, req *http.Request) {
+	after, ok := afterParam(w, req)
+	if !ok {
+		return
+	}
+	items := overlay(r.Feed(after), req.URL.Query().Get("all") == "true")
+	if items == nil {
+		items = []FeedItem{}
+	}
+	writeJSON(w, http.StatusOK, feedList{Items: items, Messages: items, Epoch: r.epoch})
+}
+
+func (r *Relay) handlePostSense(w http.ResponseWriter, req *http.Request) {
+	b, ok := readBody(w, req, MaxSenseBody, "sense")
+	if !ok {
+		return
+	}
+	ev, err := r.AddSense(b)
+	if err != nil {
+		var be *errBadEvent
+		field := ""
+		if errors.As(err, &be) {
+			field = be.field
+		}
+		server.WriteError(w, http.StatusBadRequest, "invalid", field, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "id": ev.ID})
+}
+
+type senseList struct {
+	Items  []SenseEvent `json:"items"`
+	Events []SenseEvent `json:"events"`
+	Epoch  string       `json:"epoch"`
+}
+
+func (r *Relay) handleGetSense(w http.ResponseWriter, req *http.Request) {
+	after, ok := afterParam(w, req)
+	if !ok {
+		return
+	}
+	evs := r.Sense(after)
+	if evs == nil {
+		evs = []SenseEvent{}
+	}
+	writeJSON(w, http.StatusOK, senseList{Items: evs, Events: evs, Epoch: r.epoch})
+}
+
+func (r *Relay) handleDigest(w http.ResponseWriter, _ *http.Request) {
+	var d *Digest
+	if v, ok := r.LatestDigest(); ok {
+		d = &v
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "digest": d})
+}
+
+func (r *Relay) handleLast(w http.ResponseWriter, _ *http.Request) {
+	var e *Entry
+	if v, ok := r.Last(); ok {
+		e = &v
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "result": e})
+}
+
+func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
+	limit := 10
+	if v := req.URL.Query().Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			server.WriteError(w, http.StatusBadRequest, "invalid", "limit", fmt.Sprintf("limit must be a whole number from 1 to %d, got %q", AgentCapacity, v))
+			return
+		}
+		limit = min(n, AgentCapacity)
+	}
+	r.mu.Lock()
+	res := r.agent.tail(make([]Entry, 0, limit), limit)
+	r.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "results": res})
+}
+
+func (r *Relay) handleContext(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "context": r.Context()})
+}
+
+// publicConfig is the configuration as /agent/config shows it.
+type publicConfig struct {
+	AgentConfig
+	MaxAge   int64 `json:"maxAge"` // the seed's name of maxAgeMs
+	HasModel bool  `json:"hasModel"`
+}
+
+func (r *Relay) configBody() map[string]any {
+	c := r.Config()
+	return map[string]any{"ok": true, "config": publicConfig{AgentConfig: c, MaxAge: c.MaxAgeMs, HasModel: r.opts.Model != nil}}
+}
+
+func (r *Relay) handleGetConfig(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, r.configBody())
+}
+
+// configIn is a partial update; absent fields keep their value.
+type configIn struct {
+	Enabled          *bool     `json:"enabled"`
+	IntervalMs       *int64    `json:"intervalMs"`
+	MaxIntervalMs    *int64    `json:"maxIntervalMs"`
+	Model            *string   `json:"model"`
+	MaxAge           *int64    `json:"maxAge"`
+	MaxAgeMs         *int64    `json:"maxAgeMs"`
+	MaxTokens        *int      `json:"maxTokens"`
+	Temperature      *float64  `json:"temperature"`
+	PushToFeed       *bool     `json:"pushToFeed"`
+	LogVerbose       *bool     `json:"logVerbose"`
+	DebounceMs       *int64    `json:"debounceMs"`
+	FallbackModels   *[]string `json:"fallbackModels"`
+	OpenRouterAPIKey *string   `json:"openrouterApiKey"`
+}
+
+func (r *Relay) handlePostConfig(w http.ResponseWriter, req *http.Request) {
+	b, ok := readBody(w, req, 16<<10, "config")
+	if !ok {
+		return
+	}
+	var in configIn
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		field := ""
+		if _, f, ok := strings.Cut(err.Error(), "json: unknown field "); ok {
+			field = strings.Trim(f, `"`)
+			server.WriteError(w, http.StatusBadRequest, "invalid", field, fmt.Sprintf("unknown field %q: accepted are enabled, intervalMs, model, maxAge, maxTokens, temperature, pushToFeed, logVerbose, debounceMs, fallbackModels", field))
+			return
+		}
+		server.WriteError(w, http.StatusBadRequest, "invalid", field, "body must be a JSON object of config fields: "+jsonProblem(err))
+		return
+	}
+	if in.OpenRouterAPIKey != nil {
+		server.WriteError(w, http.StatusBadRequest, "invalid", "openrouterApiKey", "the API key is not set over HTTP: set OPENROUTER_API_KEY in the relay's environment and restart it")
+		return
+	}
+	c := r.Config()
+	set := func(dst *int64, v *int64) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	if in.Enabled != nil {
+		c.Enabled = *in.Enabled
+	}
+	set(&c.IntervalMs, in.IntervalMs)
+	set(&c.IntervalMs, in.MaxIntervalMs)
+	if in.Model != nil {
+		c.Model = strings.TrimSpace(*in.Model)
+	}
+	set(&c.MaxAgeMs, in.MaxAge)
+	set(&c.MaxAgeMs, in.MaxAgeMs)
+	if in.MaxTokens != nil {
+		c.MaxTokens = *in.MaxTokens
+	}
+	if in.Temperature != nil {
+		c.Temperature = *in.Temperature
+	}
+	if in.PushToFeed != nil {
+		c.PushToFeed = *in.PushToFeed
+	}
+	if in.LogVerbose != nil {
+		c.LogVerbose = *in.LogVerbose
+	}
+	set(&c.DebounceMs, in.DebounceMs)
+	if in.FallbackModels != nil {
+		c.FallbackModels = *in.FallbackModels
+	}
+	if err := r.SetConfig(c); err != nil {
+		var ce *ConfigError
+		field := ""
+		if errors.As(err, &ce) {
+			field = ce.Field
+			if field == "maxAgeMs" && in.MaxAge != nil {
+				field = "maxAge"
+			}
+		}
+		server.WriteError(w, http.StatusBadRequest, "invalid", field, err.Error())
+		return
+	}
+	r.log.Info("analysis configuration changed", "model", c.Model, "interval_ms", c.IntervalMs, "enabled", c.Enabled)
+	writeJSON(w, http.StatusOK, r.configBody())
+}
+
+func (r *Relay) handleHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, r.Health())
+}
+
+func (r *Relay) handleHUD(w http.ResponseWriter, req *http.Request) {
+	b, err := webFS.ReadFile("web/index.html")
+	if err != nil {
+		server.WriteError(w, http.StatusInternalServerError, "internal", "", "the HUD page is missing from this build")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	_, _ = w.Write(b)
+}
+
+// handleFeedStream pushes feed items as Server-Sent Events: an id on every
+// event (Last-Event-ID or ?after= resumes), heartbeats, one "hello" event
+// with the epoch first.
+func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request) {
+	after, ok := afterParam(w, req)
+	if !ok {
+		return
+	}
+	if v := req.Header.Get("Last-Event-ID"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			server.WriteError(w, http.StatusBadRequest, "invalid", "Last-Event-ID", fmt.Sprintf("Last-Event-ID must be a feed id, got %q", v))
+			return
+		}
+		after = n
+	}
+	if req.URL.Query().Get("after") == "" && req.Header.Get("Last-Event-ID") == "" && req.URL.Query().Get("replay") != "true" {
+		// A fresh stream starts at the newest item (shown) unless asked to
+		// replay everything.
+		r.mu.Lock()
+		if it, ok := r.feed.last(); ok {
+			after = it.ID - 1
+		}
+		r.mu.Unlock()
+	}
+	all := req.URL.Query().Get("all") == "true"
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprintf(w, "retry: 1000\nevent: hello\ndata: {\"epoch\":%q}\n\n", r.epoch); err != nil {
+		return
+	}
+	if rc.Flush() != nil {
+		return
+	}
+	hb := time.NewTicker(r.opts.Heartbeat)
+	defer hb.Stop()
+	var buf []FeedItem
+	for {
+		r.mu.Lock()
+		buf = r.feed.after(buf[:0], after)
+		wake := r.feedWake
+		r.mu.Unlock()
+		if len(buf) > 0 {
+			after = buf[len(buf)-1].ID
+			for _, it := range overlay(buf, all) {
+				b, _ := json.Marshal(it)
+				if _, err := fmt.Fprintf(w, "id: %d\nevent: feed\ndata: %s\n\n", it.ID, b); err != nil {
+					return
+				}
+			}
+			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if rc.Flush() != nil {
+				return
+			}
+			continue
+		}
+		select {
+		case <-req.Context().Done():
+			return
+		case <-hb.C:
+			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-wake:
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/llm/llmtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if leak := waitForLeaks(5 * time.Second); leak != "" {
+			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leak)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// waitForLeaks returns the stacks of goroutines of this package still
+// running after d, or "".
+func waitForLeaks(d time.Duration) string {
+	deadline := time.Now().Add(d)
+	for {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		var leaks []string
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, "internal/relay.") && !strings.Contains(g, "TestMain") && !strings.Contains(g, "waitForLeaks") {
+				leaks = append(leaks, g)
+			}
+		}
+		if len(leaks) == 0 {
+			return ""
+		}
+		if time.Now().After(deadline) {
+			return strings.Join(leaks, "\n\n")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// harness is a relay behind an httptest server, with a fake model.
+type harness struct {
+	r     *Relay
+	srv   *httptest.Server
+	model *llmtest.Server
+}
+
+func newHarness(t *testing.T, reply llmtest.Handler, adjust func(*Options)) *harness {
+	t.Helper()
+	m := llmtest.NewOpenAI(t, reply)
+	client := m.Client(t, func(o *llm.Options) { o.MaxRetries = -1; o.Timeout = 5 * time.Second })
+	cfg := DefaultAgentConfig()
+	opts := Options{Agent: cfg, Model: client}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	r, err := New(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(srv.Close)
+	return &harness{r: r, srv: srv, model: m}
+}
+
+func (h *harness) do(t *testing.T, method, path, body string, hdr ...string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+			continue
+		}
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+func (h *harness) getJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	code, b := h.do(t, "GET", path, "")
+	if code != 200 {
+		t.Fatalf("GET %s = %d %s", path, code, b)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("GET %s: decode %s: %v", path, b, err)
+	}
+}
+
+func (h *harness) post(t *testing.T, path, body string) {
+	t.Helper()
+	code, b := h.do(t, "POST", path, body)
+	if code != 200 {
+		t.Fatalf("POST %s = %d %s", path, code, b)
+	}
+}
+
+func senseBody(typ, app, ocr string, ts int64) string {
+	b, _ := json.Marshal(map[string]any{"type": typ, "ts": ts, "ocr": ocr, "meta": map[string]any{"app": app, "ssim": 0.85}})
+	return string(b)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+var _ = bytes.NewReader
