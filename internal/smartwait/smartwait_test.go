@@ -3,6 +3,7 @@ package smartwait
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/color"
 	"os"
 	"os/exec"
@@ -490,7 +491,7 @@ func TestPtyTarget(t *testing.T) {
 		t.Fatalf("tmux is required: %v", err)
 	}
 	dpy := testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 240})
-	sock := "acu-sw-" + strings.ReplaceAll(t.Name(), "/", "-") + "-" + filepath.Base(t.TempDir())
+	sock := fmt.Sprintf("acu-sw-%d-%d", os.Getpid(), time.Now().UnixNano())
 	tmux := func(args ...string) {
 		t.Helper()
 		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
@@ -499,7 +500,10 @@ func TestPtyTarget(t *testing.T) {
 		}
 	}
 	tmux("new-session", "-d", "-s", "build", "-x", "80", "-y", "24", "sh -c 'echo compiling; sleep 2; echo Build finished OK; sleep 600'")
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", sock, "kill-server").Run() })
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", sock, "kill-server").Run()
+		_ = os.Remove(filepath.Join(fmt.Sprintf("/tmp/tmux-%d", os.Getuid()), sock))
+	})
 
 	h := newHarness(t, harnessOpts{judge: ocrJudge(t), display: dpy, modify: func(o *Options) { o.TmuxSocket = sock }})
 	job, err := h.eng.Create(t.Context(), Spec{Criteria: `"Build finished" is visible`, Target: "pty:build", Timeout: 60 * time.Second})
