@@ -250,14 +250,15 @@ func (x wordIndex) find(phrase string, budget int) (match, bool) {
 	pt := tokens(phrase)
 	want := strings.Join(pt, "")
 	best := match{dist: budget + 1}
+	var joined []byte
 	for i := range x.toks {
-		var joined strings.Builder
+		joined = joined[:0]
 		for n := 1; n <= len(pt)+2 && i+n <= len(x.toks); n++ {
-			joined.WriteString(x.toks[i+n-1])
+			joined = append(joined, x.toks[i+n-1]...)
 			if n+2 < len(pt) {
 				continue
 			}
-			got := joined.String()
+			got := joined
 			if len(got) > len(want)+budget {
 				break
 			}
@@ -291,21 +292,26 @@ func (x wordIndex) wordsOf(from, to int) []int {
 	return ws
 }
 
-// levenshtein returns the edit distance of a and b, or limit when it is at
+// levenshtein returns the edit distance of a and b (bytes: tokens are
+// lower-cased letters and digits, compared as UTF-8), or limit when it is at
 // least limit.
-func levenshtein(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+func levenshtein(a []byte, b string, limit int) int {
+	var buf [2 * 65]int
+	var prev, cur []int
+	if len(b) < 65 {
+		prev, cur = buf[:len(b)+1], buf[65:65+len(b)+1]
+	} else {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(ra); i++ {
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
 		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
+		for j := 1; j <= len(b); j++ {
 			c := prev[j-1]
-			if ra[i-1] != rb[j-1] {
+			if a[i-1] != b[j-1] {
 				c++
 			}
 			c = min(c, prev[j]+1, cur[j-1]+1)
@@ -317,5 +323,5 @@ func levenshtein(a, b string, limit int) int {
 		}
 		prev, cur = cur, prev
 	}
-	return min(prev[len(rb)], limit)
+	return min(prev[len(b)], limit)
 }
