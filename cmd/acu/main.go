@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 )
 
@@ -131,5 +130,3 @@ func runVersion(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stdout, "acu", Version)
 	return nil
 }
-
-func joinArgs(a []string) string { return strings.Join(a, " ") }

@@ -111,7 +111,12 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		return nil, err
 	}
 	d.runs = runs.New(d.db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg})
-	if d.hub, err = capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, Registerer: reg}); err != nil {
+	resample, err := frame.ParseMode(c.FrameResize)
+	if err != nil {
+		return nil, err
+	}
+	if d.hub, err = capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows,
+		Resample: resample, Registerer: reg}); err != nil {
 		return nil, err
 	}
 	sel := selectOptions(c, log)

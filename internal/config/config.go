@@ -40,6 +40,7 @@ type Config struct {
 	Display        string
 	FrameMaxDim    int
 	FrameQuality   int
+	FrameResize    string
 	ExcludeWindows []string
 
 	// Judges and model keys.
