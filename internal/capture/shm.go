@@ -35,7 +35,7 @@ func newSHM(c *display.Conn, size int) (*shmSeg, error) {
 	_, _ = unix.SysvShmCtl(id, unix.IPC_RMID, nil)
 	if err != nil {
 		_ = unix.SysvShmDetach(data)
-		return nil, fmt.Errorf("X server attach of shared memory (remote display?): %w", err)
+		return nil, fmt.Errorf("attach shared memory in the X server (a remote display?): %w", err)
 	}
 	return &shmSeg{seg: seg, data: data}, nil
 }

@@ -69,9 +69,7 @@ func (s *source) removeWatcher(w *watcher) {
 		return
 	}
 	w.removed = true
-	if _, ok := s.watchers[w]; ok {
-		delete(s.watchers, w)
-	}
+	delete(s.watchers, w)
 	close(w.ch)
 }
 

@@ -18,7 +18,7 @@ import (
 
 // ErrNoDisplay is returned (wrapped) by Open when the display name is empty
 // or the server cannot be reached.
-var ErrNoDisplay = errors.New("X display not available")
+var ErrNoDisplay = errors.New("no reachable X display")
 
 // HowToStart tells the user how to start a display; errors include it.
 const HowToStart = `start one with "acu display start :99" or "Xvfb :99 -screen 0 1280x720x24 &"`
