@@ -1,0 +1,828 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"log/slog"
+	"math"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acu-dev/acu/internal/annotate"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/runlog"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/secret"
+	"github.com/acu-dev/acu/internal/server"
+)
+
+// Phases reported in /state.
+const (
+	PhaseWaitingInject    = "waiting_inject"    // no model output to run: BOOT off, after an error, or after a stop
+	PhaseExecuting        = "executing"         // running the turn's actions
+	PhaseCapturing        = "capturing"         // waiting CAPTURE_DELAY and capturing
+	PhaseAnnotating       = "annotating"        // drawing the overlays in Go
+	PhaseWaitingAnnotated = "waiting_annotated" // annotator=panel: waiting for POST /annotated with pending_seq
+	PhaseCallingVLM       = "calling_vlm"       // waiting for the model
+	PhasePaused           = "paused"            // paused before the next turn (POST /control)
+	PhaseStopped          = "stopped"           // the session ended; POST /inject starts a new one
+)
+
+// Annotators.
+const (
+	AnnotatorGo    = "go"    // overlays drawn in Go, no browser in the loop
+	AnnotatorPanel = "panel" // the seed's protocol: the panel draws and POSTs /annotated
+)
+
+// RunKind is the runs registry kind of an agent session.
+const RunKind = "agent"
+
+// StreamTurn is the event stream a session's turns are emitted on.
+const StreamTurn = "turn"
+
+// Options configures an Agent. cmd/acu builds them from the ACU_AGENT_*
+// settings.
+type Options struct {
+	// Display is the X display the agent sees and drives.
+	Display string
+	// Hub captures the display; required. Conn is the connection input is
+	// sent on; nil makes Run open its own.
+	Hub  *capture.Hub
+	Conn *display.Conn
+	// Model answers each turn (an *llm.Client for the OpenAI-compatible
+	// API_URL); required. ModelName overrides the client's model when set.
+	Model       llm.Chatter
+	ModelName   string
+	Temperature float64
+	TopP        float64
+	MaxTokens   int
+	// ModelTimeout bounds one whole model call (all its attempts) on top of
+	// the client's per-attempt timeout; 0 means none beyond the client's.
+	ModelTimeout time.Duration
+	// SystemPrompt replaces the built-in prompt when set.
+	SystemPrompt string
+
+	// Crop is CAPTURE_CROP: the working area, x1,y1,x2,y2 in 0..1000 of the
+	// screen; all zero means the whole screen.
+	Crop [4]int
+	// CaptureWidth and CaptureHeight, when both > 0, are the screenshot's
+	// size; else CaptureScalePercent (1..99) scales it; else full size.
+	CaptureWidth, CaptureHeight int
+	CaptureScalePercent         int
+	CaptureDelay                time.Duration
+	// Physical is PHYSICAL_EXECUTION: false maps and logs actions without
+	// sending input.
+	Physical      bool
+	ActionDelay   time.Duration
+	DragSteps     int
+	DragStepDelay time.Duration
+
+	// UI is UI_CONFIG; Annotator is AnnotatorGo (default) or AnnotatorPanel.
+	UI        annotate.Config
+	Annotator string
+
+	// RunsDir is where run_0001/... directories go; empty writes none.
+	RunsDir   string
+	LogLayout runlog.Layout
+	LogToFile bool
+
+	// Boot starts the first session with BootText as the model's output.
+	Boot     bool
+	BootText string
+
+	// MaxTurns and MaxCostUSD end a session when reached; 0 means no limit.
+	MaxTurns   int
+	MaxCostUSD float64
+
+	// Runs records each session as a run of kind "agent"; nil records none.
+	Runs *runs.Registry
+	// Token protects the HTTP endpoints (bearer header, or the session
+	// cookie of a one-time login link); empty leaves them open to loopback
+	// clients that pass Guard (tests only).
+	Token secret.String
+	Guard server.Guard
+	// MaxBody caps request bodies (POST /annotated carries a PNG); default
+	// 32 MiB.
+	MaxBody int64
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Agent is the desktop agent loop and its HTTP surface.
+type Agent struct {
+	opts Options
+	log  *slog.Logger
+	ann  *annotate.Annotator
+
+	inbox     chan string     // model outputs to run: boot, /inject
+	annotated chan annotation // panel annotator posts
+	control   chan string     // pause, resume, step, stop
+	sessions  *sessions
+
+	mu    sync.Mutex
+	st    State
+	trail [][]Action // newest first
+
+	dev       *input.Device
+	area      input.Area
+	rawBuf    []byte
+	annBuf    []byte
+	paused    bool
+	stepOnce  bool
+	cost      float64
+	runID     string
+	dir       *runlog.Dir
+	dirLog    *slog.Logger
+	lastModel string
+}
+
+type annotation struct {
+	seq int
+	png []byte
+}
+
+// New checks opts and returns an Agent. Nothing starts until Run.
+func New(opts Options) (*Agent, error) {
+	if opts.Hub == nil {
+		return nil, errors.New("agent: no capture hub")
+	}
+	if opts.Model == nil {
+		return nil, errors.New("agent: no model client: set ACU_AGENT_API_URL")
+	}
+	if opts.Display == "" && opts.Conn == nil {
+		return nil, errors.New("agent: no display: set DISPLAY")
+	}
+	if opts.Conn != nil && opts.Display == "" {
+		opts.Display = opts.Conn.Name
+	}
+	switch opts.Annotator {
+	case "":
+		opts.Annotator = AnnotatorGo
+	case AnnotatorGo, AnnotatorPanel:
+	default:
+		return nil, fmt.Errorf("agent: annotator %q: want go or panel", opts.Annotator)
+	}
+	if opts.UI.ExecutedHeat.TrailTurns == 0 {
+		opts.UI = annotate.Default()
+	}
+	if err := opts.UI.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.LogLayout == "" {
+		opts.LogLayout = runlog.Flat
+	}
+	if opts.MaxTokens <= 0 {
+		opts.MaxTokens = 1000
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = 32 << 20
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.SystemPrompt == "" {
+		opts.SystemPrompt = DefaultSystemPrompt
+	}
+	a := &Agent{
+		opts: opts, log: opts.Logger, ann: annotate.New(opts.UI),
+		inbox: make(chan string, 1), annotated: make(chan annotation), control: make(chan string, 4),
+		sessions: newSessions(opts.Now),
+	}
+	a.st = State{Phase: PhaseWaitingInject, Annotator: opts.Annotator, BBoxes: []Box{}, Actions: []Action{}, Trail: [][]Action{}}
+	if opts.Boot {
+		a.inbox <- opts.BootText
+	}
+	return a, nil
+}
+
+// BaseURL turns the seed's API_URL (the full .../v1/chat/completions URL) or
+// a base URL up to /v1 into the base URL internal/llm takes.
+func BaseURL(apiURL string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(apiURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("API_URL %q: want an http(s) URL such as http://127.0.0.1:1235/v1/chat/completions", apiURL)
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/chat/completions")
+	return strings.TrimSuffix(u.String(), "/"), nil
+}
+
+// Run runs the loop until ctx ends: it waits for model output (BOOT or
+// POST /inject), runs sessions of turns, and records each session as a run.
+func (a *Agent) Run(ctx context.Context) error {
+	conn := a.opts.Conn
+	if conn == nil {
+		c, err := display.Open(ctx, a.opts.Display, display.Options{Logger: a.log})
+		if err != nil {
+			return fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
+		}
+		defer c.Close()
+		conn = c
+	}
+	a.area = input.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
+	dev, err := input.New(conn, a.area, input.Options{
+		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical, Logger: a.log,
+	})
+	if err != nil {
+		return fmt.Errorf("agent: input on %s: %w", a.opts.Display, err)
+	}
+	defer dev.Close()
+	a.dev = dev
+	a.log.Info("agent ready", "display", a.opts.Display, "area", a.area.String(), "annotator", a.opts.Annotator,
+		"physical", a.opts.Physical, "boot", a.opts.Boot)
+	for {
+		a.setPhase(PhaseWaitingInject)
+		var text string
+		select {
+		case <-ctx.Done():
+			return nil
+		case text = <-a.inbox:
+		case c := <-a.control:
+			a.applyControl(c)
+			continue
+		}
+		if err := a.session(ctx, text); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// errStop ends a session on request.
+var errStop = errors.New("stopped")
+
+// session runs turns from the first model output until a stop, a limit or
+// ctx's end. Only an unrecoverable error (the run directory cannot be
+// created) is returned.
+func (a *Agent) session(ctx context.Context, text string) (err error) {
+	if err := a.startSession(ctx); err != nil {
+		return err
+	}
+	status, msg := runs.StatusCompleted, ""
+	defer func() { a.endSession(status, msg) }()
+	for {
+		if err := a.gate(ctx); err != nil {
+			status = runs.StatusCancelled
+			if errors.Is(err, errStop) {
+				msg = "stopped from the panel"
+			}
+			return nil
+		}
+		next, done, err := a.turn(ctx, text)
+		if err != nil {
+			status = runs.StatusCancelled
+			if !errors.Is(err, errStop) && ctx.Err() == nil {
+				status, msg = runs.StatusError, err.Error()
+			}
+			return nil
+		}
+		if done != "" {
+			msg = done
+			return nil
+		}
+		text = next
+	}
+}
+
+func (a *Agent) startSession(ctx context.Context) error {
+	a.ann.Reset()
+	a.mu.Lock()
+	a.trail = nil
+	a.cost = 0
+	a.st = State{Phase: PhaseExecuting, Annotator: a.opts.Annotator, BBoxes: []Box{}, Actions: []Action{}, Trail: [][]Action{}, MsgID: a.st.MsgID}
+	a.mu.Unlock()
+	if a.opts.RunsDir != "" {
+		d, err := runlog.Create(runlog.Options{Base: a.opts.RunsDir, Layout: a.opts.LogLayout, LogToFile: a.opts.LogToFile, Now: a.opts.Now})
+		if err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+		a.dir = d
+		a.dirLog = nil
+		if w := d.Log(); w != nil {
+			a.dirLog = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+	}
+	if a.opts.Runs != nil {
+		spec := map[string]any{"display": a.opts.Display, "crop": a.opts.Crop, "annotator": a.opts.Annotator,
+			"physical": a.opts.Physical, "maxTurns": a.opts.MaxTurns, "maxCostUsd": a.opts.MaxCostUSD}
+		if a.dir != nil {
+			spec["runDir"] = a.dir.Path()
+		}
+		r, err := a.opts.Runs.Start(ctx, runs.StartOptions{Kind: RunKind, Spec: spec})
+		if err != nil {
+			a.log.Warn("agent session not recorded as a run", "err", err)
+		} else {
+			a.runID = r.ID
+		}
+	}
+	a.mu.Lock()
+	a.st.RunID = a.runID
+	if a.dir != nil {
+		a.st.RunDir = a.dir.Path()
+	}
+	a.mu.Unlock()
+	a.logInfo("agent session started", "run_id", a.runID, "run_dir", a.st.RunDir)
+	return nil
+}
+
+func (a *Agent) endSession(status, msg string) {
+	a.logInfo("agent session ended", "run_id", a.runID, "status", status, "reason", msg)
+	if a.opts.Runs != nil && a.runID != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errMsg := ""
+		if status == runs.StatusError {
+			errMsg = msg
+		}
+		a.mu.Lock()
+		res := map[string]any{"turns": a.st.Turn, "costUsd": a.cost, "reason": msg}
+		a.mu.Unlock()
+		if _, err := a.opts.Runs.End(ctx, a.runID, status, errMsg, res); err != nil {
+			a.log.Warn("end agent run", "run_id", a.runID, "err", err)
+		}
+		cancel()
+	}
+	if a.dir != nil {
+		if err := a.dir.Close(); err != nil {
+			a.log.Warn("close run directory", "err", err)
+		}
+		a.dir, a.dirLog = nil, nil
+	}
+	a.runID = ""
+	a.mu.Lock()
+	a.st.Phase = PhaseStopped
+	if status == runs.StatusError {
+		a.st.Error = msg
+	}
+	a.st.MsgID++
+	a.mu.Unlock()
+}
+
+// logInfo logs to the process log and main.log.
+func (a *Agent) logInfo(msg string, args ...any) {
+	a.log.Info(msg, args...)
+	if a.dirLog != nil {
+		a.dirLog.Info(msg, args...)
+	}
+}
+
+func (a *Agent) logWarn(msg string, args ...any) {
+	a.log.Warn(msg, args...)
+	if a.dirLog != nil {
+		a.dirLog.Warn(msg, args...)
+	}
+}
+
+// gate blocks while paused; a step lets one turn through.
+func (a *Agent) gate(ctx context.Context) error {
+	for {
+		// Drain pending controls without blocking.
+		select {
+		case c := <-a.control:
+			if a.applyControl(c) {
+				return errStop
+			}
+			continue
+		default:
+		}
+		a.mu.Lock()
+		paused, step := a.paused, a.stepOnce
+		if paused && step {
+			a.stepOnce = false
+		}
+		a.mu.Unlock()
+		if !paused || step {
+			return nil
+		}
+		a.setPhase(PhasePaused)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case c := <-a.control:
+			if a.applyControl(c) {
+				return errStop
+			}
+		}
+	}
+}
+
+// applyControl applies pause/resume/step and reports a stop.
+func (a *Agent) applyControl(c string) (stop bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch c {
+	case "pause":
+		a.paused = true
+	case "resume":
+		a.paused, a.stepOnce = false, false
+	case "step":
+		a.paused, a.stepOnce = true, true
+	case "stop":
+		return true
+	}
+	a.st.Paused = a.paused
+	a.st.MsgID++
+	return false
+}
+
+func (a *Agent) setPhase(p string) {
+	a.mu.Lock()
+	a.st.Phase = p
+	a.mu.Unlock()
+}
+
+// turn runs one turn from the model output text and returns the model's next
+// output, or done with the reason the session ends (a limit).
+func (a *Agent) turn(ctx context.Context, text string) (next, done string, err error) {
+	out := Parse(text)
+	a.mu.Lock()
+	a.st.Turn++
+	n := a.st.Turn
+	a.st.Phase = PhaseExecuting
+	a.st.Error = ""
+	a.st.Observation, a.st.BBoxes, a.st.Actions, a.st.Rejected, a.st.VLMJSON = out.Observation, out.BBoxes, out.Actions, out.Rejected, text
+	a.mu.Unlock()
+	for _, r := range out.Rejected {
+		a.logWarn("action rejected", "turn", n, "kind", r.Kind, "name", r.Name, "reason", r.Reason)
+	}
+	execErrs := a.execute(ctx, n, out.Actions)
+	if ctx.Err() != nil {
+		return "", "", ctx.Err()
+	}
+	a.setPhase(PhaseCapturing)
+	if err := sleep(ctx, a.opts.CaptureDelay); err != nil {
+		return "", "", err
+	}
+	shot, err := a.capture(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	marks := a.marks(out.Actions)
+	trail := a.ann.Push(marks)
+	a.pushTrail(out.Actions)
+
+	var rawPNG, annPNG []byte
+	if a.opts.Annotator == AnnotatorGo {
+		a.setPhase(PhaseAnnotating)
+		rawPNG, annPNG, err = a.annotateAndEncode(shot, out.BBoxes, trail)
+		if err != nil {
+			return "", "", err
+		}
+		a.mu.Lock()
+		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq, a.st.AnnotatedSeq = rawPNG, annPNG, n, n
+		a.st.Width, a.st.Height = shot.w, shot.h
+		a.st.MsgID++
+		a.mu.Unlock()
+	} else {
+		rawPNG, err = frame.EncodePNG(shot.pix, shot.w, shot.h, shot.stride)
+		if err != nil {
+			return "", "", fmt.Errorf("encode screenshot: %w", err)
+		}
+		a.mu.Lock()
+		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq = rawPNG, nil, n
+		a.st.Width, a.st.Height = shot.w, shot.h
+		a.st.Phase = PhaseWaitingAnnotated
+		a.st.MsgID++
+		a.mu.Unlock()
+	}
+	a.saveRaw(n, out, text, rawPNG)
+	if a.opts.Annotator == AnnotatorPanel {
+		annPNG, err = a.waitAnnotated(ctx, n)
+		if err != nil {
+			return "", "", err
+		}
+	}
+	a.saveAnnotated(n, annPNG)
+	a.emitTurn(ctx, n, out, execErrs)
+
+	if a.opts.MaxTurns > 0 && n >= a.opts.MaxTurns {
+		return "", fmt.Sprintf("turn limit of %d reached", a.opts.MaxTurns), nil
+	}
+	a.setPhase(PhaseCallingVLM)
+	reply, err := a.callModel(ctx, n, out, shot.w, shot.h, annPNG)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		// The loop stays usable: report the error and wait for /inject.
+		msg := err.Error()
+		a.logWarn("model call failed; POST /inject to continue", "turn", n, "err", err)
+		a.mu.Lock()
+		a.st.Error = msg
+		a.st.Phase = PhaseWaitingInject
+		a.st.MsgID++
+		a.mu.Unlock()
+		a.emit(ctx, "error", map[string]any{"turn": n, "error": msg})
+		select {
+		case <-ctx.Done():
+			return "", "", ctx.Err()
+		case t := <-a.inbox:
+			return t, "", nil
+		case c := <-a.control:
+			for {
+				if a.applyControl(c) {
+					return "", "", errStop
+				}
+				select {
+				case <-ctx.Done():
+					return "", "", ctx.Err()
+				case t := <-a.inbox:
+					return t, "", nil
+				case c = <-a.control:
+				}
+			}
+		}
+	}
+	a.mu.Lock()
+	a.cost += reply.CostUSD
+	a.st.CostUSD = a.cost
+	cost := a.cost
+	a.mu.Unlock()
+	if a.opts.MaxCostUSD > 0 && cost >= a.opts.MaxCostUSD {
+		return "", fmt.Sprintf("cost limit of $%.4f reached ($%.4f spent)", a.opts.MaxCostUSD, cost), nil
+	}
+	return reply.Text, "", nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// execute runs the actions through XTest (or dry), ACTION_DELAY apart, and
+// returns per-action errors (nil entries for successes).
+func (a *Agent) execute(ctx context.Context, n int, acts []Action) []string {
+	errs := make([]string, len(acts))
+	for i, act := range acts {
+		if i > 0 {
+			if sleep(ctx, a.opts.ActionDelay) != nil {
+				return errs
+			}
+		}
+		if err := a.dev.Do(ctx, act.inputAction()); err != nil {
+			errs[i] = err.Error()
+			a.logWarn("action failed", "turn", n, "index", i, "name", act.Name, "err", err)
+			continue
+		}
+		if a.dirLog != nil {
+			a.dirLog.Debug("action", "turn", n, "index", i, "name", act.Name, "x1", act.X1, "y1", act.Y1)
+		}
+	}
+	return errs
+}
+
+// shot is the post-action screenshot: the working area, resized, as BGRX.
+type shot struct {
+	pix       []byte
+	w, h      int
+	stride    int
+	areaW     int
+	areaH     int
+	captureAt time.Time
+}
+
+// capture reads the screen, crops it to the working area (the same pixels
+// input maps into) and resizes it as configured.
+func (a *Agent) capture(ctx context.Context) (shot, error) {
+	f, err := a.opts.Hub.Capture(ctx, a.opts.Display, capture.Target{Kind: capture.Screen})
+	if err != nil {
+		return shot{}, fmt.Errorf("capture %s: %w", a.opts.Display, err)
+	}
+	ar := a.area
+	v := f.Sub(image.Rect(ar.X, ar.Y, ar.X+ar.W, ar.Y+ar.H), "area")
+	w, h := OutputSize(v.W, v.H, a.opts.CaptureWidth, a.opts.CaptureHeight, a.opts.CaptureScalePercent)
+	s := shot{w: v.W, h: v.H, stride: v.Stride, pix: v.Pix, areaW: v.W, areaH: v.H, captureAt: f.At}
+	if w != v.W || h != v.H {
+		need := w * h * 4
+		if cap(a.rawBuf) < need {
+			a.rawBuf = make([]byte, need)
+		}
+		a.rawBuf = a.rawBuf[:need]
+		frame.Resize(a.rawBuf, w, h, v.Pix, v.W, v.H, v.Stride, frame.Fast)
+		s.pix, s.w, s.h, s.stride = a.rawBuf, w, h, w*4
+	}
+	return s, nil
+}
+
+// OutputSize is the screenshot size for a w*h working area: width x height
+// when both are > 0, else scaled by percent (1..99), else unchanged.
+func OutputSize(w, h, width, height, percent int) (int, int) {
+	if width > 0 && height > 0 {
+		return width, height
+	}
+	if percent > 0 && percent < 100 {
+		return max(int(math.Round(float64(w)*float64(percent)/100)), 1), max(int(math.Round(float64(h)*float64(percent)/100)), 1)
+	}
+	return w, h
+}
+
+// annotateAndEncode copies the screenshot, draws the overlays on the copy
+// and encodes both as PNG, the two encodings in parallel.
+func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) (rawPNG, annPNG []byte, err error) {
+	need := s.w * s.h * 4
+	if cap(a.annBuf) < need {
+		a.annBuf = make([]byte, need)
+	}
+	buf := a.annBuf[:need]
+	for y := range s.h {
+		copy(buf[y*s.w*4:(y+1)*s.w*4], s.pix[y*s.stride:y*s.stride+s.w*4])
+	}
+	bx := make([]annotate.Box, len(boxes))
+	for i, b := range boxes {
+		bx[i] = annotate.Box{X1: b.X1, Y1: b.Y1, X2: b.X2, Y2: b.Y2}
+	}
+	var rawErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rawPNG, rawErr = frame.EncodePNG(s.pix, s.w, s.h, s.stride)
+	}()
+	a.ann.Draw(annotate.Image{Pix: buf, W: s.w, H: s.h, Stride: s.w * 4, Format: annotate.BGRX}, bx, trail)
+	annPNG, err = frame.EncodePNG(buf, s.w, s.h, s.w*4)
+	wg.Wait()
+	if err == nil {
+		err = rawErr
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode screenshot: %w", err)
+	}
+	return rawPNG, annPNG, nil
+}
+
+// marks converts actions to annotation marks with their labels.
+func (a *Agent) marks(acts []Action) []annotate.Mark {
+	out := make([]annotate.Mark, 0, len(acts))
+	for i, act := range acts {
+		m := annotate.Mark{Pos: true, X: act.X1, Y: act.Y1}
+		switch act.Name {
+		case input.KindDrag:
+			m.Drag, m.X2, m.Y2 = true, act.X2, act.Y2
+			m.Label = fmt.Sprintf("%d drag %d,%d>%d,%d", i+1, act.X1, act.Y1, act.X2, act.Y2)
+		case input.KindType:
+			m.Pos = false
+			m.Label = fmt.Sprintf("%d type %q", i+1, truncate(act.Text, 40))
+		case input.KindKey:
+			m.Pos = false
+			m.Label = fmt.Sprintf("%d key %s", i+1, truncate(act.Keys, 40))
+		case input.KindScroll:
+			m.Label = fmt.Sprintf("%d scroll %d,%d dy=%d", i+1, act.X1, act.Y1, act.DY)
+		default:
+			m.Label = fmt.Sprintf("%d %s %d,%d", i+1, act.Name, act.X1, act.Y1)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "..."
+}
+
+func (a *Agent) pushTrail(acts []Action) {
+	n := max(a.opts.UI.ExecutedHeat.TrailTurns, 1)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.trail = append([][]Action{acts}, a.trail...)
+	if len(a.trail) > n {
+		a.trail = a.trail[:n]
+	}
+	a.st.Trail = a.trail
+}
+
+// waitAnnotated waits for POST /annotated with seq n (annotator=panel).
+func (a *Agent) waitAnnotated(ctx context.Context, n int) ([]byte, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case c := <-a.control:
+			if a.applyControl(c) {
+				return nil, errStop
+			}
+		case an := <-a.annotated:
+			if an.seq == n {
+				a.mu.Lock()
+				a.st.AnnotatedSeq, a.st.AnnotatedPNG = n, an.png
+				a.st.MsgID++
+				a.mu.Unlock()
+				return an.png, nil
+			}
+		}
+	}
+}
+
+func (a *Agent) saveRaw(n int, out Output, text string, png []byte) {
+	if a.dir == nil {
+		return
+	}
+	rec := runlog.RawRecord{Turn: n, Observation: out.Observation, BBoxes: out.BBoxes, Actions: out.Actions, VLMText: text}
+	if len(out.Rejected) > 0 {
+		rec.Rejected = out.Rejected
+	}
+	if err := a.dir.WriteRaw(rec, png); err != nil {
+		a.logWarn("run log", "turn", n, "err", err)
+	}
+}
+
+func (a *Agent) saveAnnotated(n int, png []byte) {
+	if a.dir == nil {
+		return
+	}
+	if err := a.dir.WriteAnnotated(n, png); err != nil {
+		a.logWarn("run log", "turn", n, "err", err)
+	}
+}
+
+// TurnEvent is the data of a "turn" progress event.
+type TurnEvent struct {
+	Turn         int        `json:"turn"`
+	Observation  string     `json:"observation"`
+	Actions      []Action   `json:"actions"`
+	BBoxes       []Box      `json:"bboxes"`
+	Rejected     []Rejected `json:"rejected,omitempty"`
+	ActionErrors []string   `json:"actionErrors,omitempty"`
+	Parse        string     `json:"parse"`
+	RawPNG       string     `json:"rawPng,omitempty"`
+	AnnotatedPNG string     `json:"annotatedPng,omitempty"`
+	CostUSD      float64    `json:"costUsd"`
+}
+
+func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string) {
+	ev := TurnEvent{Turn: n, Observation: out.Observation, Actions: out.Actions, BBoxes: out.BBoxes, Rejected: out.Rejected, Parse: out.Mode}
+	for _, e := range execErrs {
+		if e != "" {
+			ev.ActionErrors = execErrs
+			break
+		}
+	}
+	if a.dir != nil {
+		ev.RawPNG = a.dir.Path() + "/" + a.dir.RawName(n)
+		ev.AnnotatedPNG = a.dir.Path() + "/" + a.dir.AnnotatedName(n)
+	}
+	a.mu.Lock()
+	ev.CostUSD = a.cost
+	a.mu.Unlock()
+	a.emit(ctx, StreamTurn, ev)
+}
+
+func (a *Agent) emit(ctx context.Context, stream string, data any) {
+	if a.opts.Runs == nil || a.runID == "" {
+		return
+	}
+	if _, err := a.opts.Runs.Emit(ctx, a.runID, stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
+		a.log.Warn("emit agent event", "run_id", a.runID, "err", err)
+	}
+}
+
+// callModel sends the system prompt, the observation and the annotated
+// screenshot, and returns the reply.
+func (a *Agent) callModel(ctx context.Context, n int, out Output, w, h int, png []byte) (llm.Response, error) {
+	if a.opts.ModelTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.opts.ModelTimeout)
+		defer cancel()
+	}
+	req := llm.Request{
+		Model: a.opts.ModelName, System: a.opts.SystemPrompt, MaxTokens: a.opts.MaxTokens,
+		Temperature: a.opts.Temperature, TopP: a.opts.TopP, RunID: a.runID,
+		Messages: []llm.Message{{Role: "user", Text: UserText(n, out, w, h), Images: []llm.Image{{MIME: "image/png", Data: png}}}},
+	}
+	resp, err := a.opts.Model.Chat(ctx, req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+			return resp, fmt.Errorf("model call for turn %d: no reply within %s (ACU_AGENT_VLM_HTTP_TIMEOUT_SECONDS): %w", n, a.opts.ModelTimeout, err)
+		}
+		return resp, fmt.Errorf("model call for turn %d: %w", n, err)
+	}
+	a.mu.Lock()
+	a.lastModel = resp.Model
+	a.mu.Unlock()
+	return resp, nil
+}
