@@ -144,7 +144,11 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 	if q.Text != "" {
 		src = "in the text"
 	}
-	if tc.Gone {
+	if tc.Gone && q.Text == "" && len(words) == 0 {
+		// Nothing read at all: a blank or blacked-out frame proves nothing,
+		// and a false YES wakes the agent early.
+		vd.Evidence = fmt.Sprintf("no text read on screen, so %s cannot be confirmed gone", strings.Join(missing, ", "))
+	} else if tc.Gone {
 		vd.Met = len(found) == 0
 		if vd.Met {
 			vd.Evidence = fmt.Sprintf("%s no longer %s (%d words read)", strings.Join(missing, ", "), src, len(words))

@@ -206,3 +206,22 @@ func FuzzOCRJudgeText(f *testing.F) {
 		}
 	})
 }
+
+// TestOCRJudgeBlankFrame: a frame with no text at all does not prove that a
+// phrase is gone.
+func TestOCRJudgeBlankFrame(t *testing.T) {
+	j := ocrJudge(t, ocr.Options{})
+	w, h := 320, 200
+	f := frame.New(make([]byte, w*h*4), w, h, w*4, ":0", "screen", time.Now())
+	v, err := j.Judge(t.Context(), judge.Question{Condition: `"Loading..." is gone`, Frame: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Met {
+		t.Errorf("Judge(gone, blank frame) met = true (%s), want false", v.Evidence)
+	}
+	v, err = j.Judge(t.Context(), judge.Question{Condition: `"Loading..." is gone`, Text: "\n"})
+	if err != nil || !v.Met {
+		t.Errorf("Judge(gone, empty pane) = %v, %v; want met", v.Met, err)
+	}
+}
