@@ -157,3 +157,45 @@ func TestXIDRangeReuse(t *testing.T) {
 		t.Fatalf("XIDRange() = %#x, %d, %v; want a free range", start, count, err)
 	}
 }
+
+// A connection that has used up its initial resource-id range gets a new
+// one from XC-MISC instead of failing.
+func TestResourceIDsDoNotRunOut(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 64, Height: 64})
+	c, err := display.Open(t.Context(), dpy, display.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mask := xproto.Setup(c.X).ResourceIdMask
+	n := int(mask&-mask) // increment between ids
+	total := int(mask)/n + 16
+	for i := range total {
+		if _, err := c.X.NewId(); err != nil {
+			t.Fatalf("NewId() #%d of %d = %v", i, total, err)
+		}
+	}
+	// Ids from the new range work.
+	if _, err := xproto.NewPixmapId(c.X); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without the hook, a bare xgb connection runs out (the test is real).
+	raw, err := xgb.NewConnDisplay(dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var rawErr error
+	for range total {
+		if _, rawErr = raw.NewId(); rawErr != nil {
+			break
+		}
+	}
+	if rawErr == nil {
+		t.Fatalf("a bare connection allocated %d ids without XC-MISC; the test proves nothing", total)
+	}
+}
