@@ -168,7 +168,7 @@ func TestResourceIDsDoNotRunOut(t *testing.T) {
 	}
 	defer c.Close()
 	mask := xproto.Setup(c.X).ResourceIdMask
-	n := int(mask&-mask) // increment between ids
+	n := int(mask & -mask) // increment between ids
 	total := int(mask)/n + 16
 	for i := range total {
 		if _, err := c.X.NewId(); err != nil {
