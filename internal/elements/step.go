@@ -1,0 +1,237 @@
+package elements
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/acu-dev/acu/internal/input"
+)
+
+// Device is the pointer and keyboard fallback of steps: *input.Device.
+type Device interface {
+	Do(ctx context.Context, a input.Action) error
+	Area() input.Area
+}
+
+// Step kinds.
+const (
+	StepClick = "click" // activate: the element's AT-SPI action, else a pointer click at its centre
+	StepType  = "type"  // replace the text of an editable element
+	StepKey   = "key"   // focus the element (when given), then press keys ("Return", "ctrl+a")
+)
+
+// Step is one semantic step on an element of a map.
+type Step struct {
+	Kind   string // StepClick, StepType, StepKey
+	Target string // element id; optional for StepKey
+	Text   string // the text (StepType) or keys (StepKey)
+	// Pointer uses XTest even when the element offers an AT-SPI way.
+	Pointer bool
+}
+
+func (s Step) String() string {
+	switch s.Kind {
+	case StepType:
+		return fmt.Sprintf("type %q into %s", s.Text, s.Target)
+	case StepKey:
+		if s.Target == "" {
+			return "press " + s.Text
+		}
+		return fmt.Sprintf("press %s in %s", s.Text, s.Target)
+	}
+	return s.Kind + " " + s.Target
+}
+
+// Via values of a Result: how a step was carried out.
+const (
+	ViaAction       = "action"        // AT-SPI Action interface ("action:Click")
+	ViaEditableText = "editable_text" // AT-SPI EditableText
+	ViaPointer      = "pointer"       // XTest
+)
+
+// Errors of Execute; the returned errors wrap them.
+var (
+	ErrNoElement = errors.New("element not in the map")
+	ErrNoEffect  = errors.New("step had no visible effect")
+	ErrNoInput   = errors.New("step needs the pointer but the element map has no input device: set Options.Input")
+)
+
+// Result says how a step went.
+type Result struct {
+	Step     Step
+	Element  Element // the element acted on, as in the map of the last attempt
+	Via      string  // ViaAction+":"+name, ViaEditableText or ViaPointer
+	Attempts int     // 1, or 2 after a retry with a fresh map
+	Before   *Map    // the map the step was planned on
+	After    *Map    // the map extracted after the last attempt
+	Diff     Diff    // from the last attempt's map to After
+}
+
+// Execute carries out s on map m and verifies its effect by extracting a
+// new map and diffing: a click must change something; typing must leave
+// the text in the element (or change something). Without an effect (or
+// when the element is gone) it retries once on the fresh map, then fails
+// with an error wrapping ErrNoEffect or ErrNoElement. The Result is
+// returned in both cases; its After map is the newest.
+func (x *Extractor) Execute(ctx context.Context, m *Map, s Step) (Result, error) {
+	res := Result{Step: s, Before: m}
+	switch s.Kind {
+	case StepClick, StepType:
+		if s.Target == "" {
+			return res, fmt.Errorf("%s: no target element: give an element id", s.Kind)
+		}
+	case StepKey:
+		if s.Text == "" {
+			return res, fmt.Errorf("key: no keys: give keys like \"Return\" or \"ctrl+a\"")
+		}
+	default:
+		return res, fmt.Errorf("step kind %q: use %s, %s or %s", s.Kind, StepClick, StepType, StepKey)
+	}
+	cur := m
+	var lastErr error
+	for attempt := 1; attempt <= 2; attempt++ {
+		res.Attempts = attempt
+		var el *Element
+		if s.Target != "" {
+			e, ok := cur.Get(s.Target)
+			if !ok {
+				lastErr = fmt.Errorf("%s: %w (iteration %d)", s, ErrNoElement, cur.Iteration)
+				if attempt == 1 {
+					fresh, err := x.Extract(ctx)
+					if err != nil {
+						return res, err
+					}
+					res.After, cur = fresh, fresh
+				}
+				continue
+			}
+			el = e
+			res.Element = *e
+		}
+		via, actErr := x.act(ctx, el, s)
+		res.Via = via
+		if actErr != nil && ctx.Err() != nil {
+			return res, actErr
+		}
+		after, err := x.Extract(ctx)
+		if err != nil {
+			return res, fmt.Errorf("verify %s: %w", s, err)
+		}
+		res.After = after
+		res.Diff = Compare(cur, after)
+		// An effect counts even when the call reported an error (an
+		// application that quits on the click may not answer).
+		if effective(s, after, res.Diff) {
+			return res, nil
+		}
+		if actErr != nil {
+			lastErr = fmt.Errorf("%s: %w (%w)", s, actErr, ErrNoEffect)
+		} else {
+			lastErr = fmt.Errorf("%s via %s: %w", s, via, ErrNoEffect)
+		}
+		x.log.Debug("step had no effect", "step", s.String(), "via", via, "attempt", attempt, "err", lastErr)
+		cur = after
+	}
+	return res, lastErr
+}
+
+func effective(s Step, after *Map, d Diff) bool {
+	if s.Kind == StepType {
+		if e, ok := after.Get(s.Target); ok && s.Text != "" && strings.Contains(e.Value, s.Text) {
+			return true
+		}
+	}
+	return !d.Empty()
+}
+
+// act performs one attempt of s on el and says how.
+func (x *Extractor) act(ctx context.Context, el *Element, s Step) (string, error) {
+	tree := x.opts.Tree
+	switch s.Kind {
+	case StepClick:
+		if !s.Pointer && tree != nil && el.Source&FromTree != 0 && len(el.Actions) > 0 {
+			i := pickAction(el.Actions)
+			err := tree.DoAction(ctx, el.Ref, i)
+			if err == nil {
+				return ViaAction + ":" + el.Actions[i], nil
+			}
+			x.log.Debug("action failed, clicking instead", "element", el.ID, "err", err)
+		}
+		return ViaPointer, x.pointer(ctx, input.Action{Kind: input.KindClick}, el)
+	case StepType:
+		if !s.Pointer && tree != nil && el.HasEditableText() && el.Editable {
+			err := tree.SetText(ctx, el.Ref, s.Text)
+			if err == nil {
+				return ViaEditableText, nil
+			}
+			x.log.Debug("editable text failed, typing instead", "element", el.ID, "err", err)
+		}
+		if err := x.pointer(ctx, input.Action{Kind: input.KindClick}, el); err != nil {
+			return ViaPointer, err
+		}
+		if el.Editable {
+			if err := x.key(ctx, "ctrl+a"); err != nil {
+				return ViaPointer, err
+			}
+		}
+		return ViaPointer, x.do(ctx, input.Action{Kind: input.KindType, Text: s.Text})
+	case StepKey:
+		if el != nil {
+			focused := false
+			if !s.Pointer && tree != nil && el.Source&FromTree != 0 {
+				focused = tree.GrabFocus(ctx, el.Ref) == nil
+			}
+			if !focused {
+				if err := x.pointer(ctx, input.Action{Kind: input.KindClick}, el); err != nil {
+					return ViaPointer, err
+				}
+			}
+		}
+		return ViaPointer, x.key(ctx, s.Text)
+	}
+	return "", fmt.Errorf("step kind %q unknown", s.Kind)
+}
+
+// pickAction prefers the action that activates: click, press, activate,
+// toggle, jump, open; else the first.
+func pickAction(names []string) int {
+	for _, want := range []string{"click", "press", "activate", "toggle", "jump", "open"} {
+		for i, n := range names {
+			if strings.EqualFold(n, want) {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+func (x *Extractor) pointer(ctx context.Context, a input.Action, el *Element) error {
+	if x.opts.Input == nil {
+		return ErrNoInput
+	}
+	if el.Box.Empty() {
+		return fmt.Errorf("click %s: it has no bounds on screen: use another element", el.ID)
+	}
+	c := el.Center()
+	a.X, a.Y = x.opts.Input.Area().ToNorm(c.X, c.Y)
+	if err := x.opts.Input.Do(ctx, a); err != nil {
+		return fmt.Errorf("%s at %s (%d,%d): %w", a.Kind, el.ID, c.X, c.Y, err)
+	}
+	return nil
+}
+
+func (x *Extractor) key(ctx context.Context, keys string) error {
+	return x.do(ctx, input.Action{Kind: input.KindKey, Keys: keys})
+}
+
+func (x *Extractor) do(ctx context.Context, a input.Action) error {
+	if x.opts.Input == nil {
+		return ErrNoInput
+	}
+	if err := x.opts.Input.Do(ctx, a); err != nil {
+		return fmt.Errorf("%s: %w", a.Kind, err)
+	}
+	return nil
+}
