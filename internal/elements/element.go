@@ -70,7 +70,7 @@ var roleType = map[string]string{
 	"check box": TypeCheckbox, "check menu item": TypeCheckbox, "switch": TypeCheckbox,
 	"radio button": TypeRadio, "radio menu item": TypeRadio,
 	"link": TypeLink,
-	"menu":      TypeMenu, "menu bar": TypeMenu,
+	"menu": TypeMenu, "menu bar": TypeMenu,
 	"menu item": TypeMenuItem,
 	"page tab":  TypeTab,
 	"combo box": TypeCombo,
@@ -80,7 +80,7 @@ var roleType = map[string]string{
 	"caption": TypeLabel, "status bar": TypeLabel, "tool tip": TypeLabel,
 	"frame": TypeWindow, "dialog": TypeWindow, "window": TypeWindow, "alert": TypeWindow,
 	"file chooser": TypeWindow,
-	"image": TypeImage, "icon": TypeImage,
+	"image":        TypeImage, "icon": TypeImage,
 }
 
 // Element is one thing on screen the orchestrator can read or act on.
@@ -134,7 +134,7 @@ type Map struct {
 // Timings says where an extraction spent its time.
 type Timings struct {
 	Settle, Tree, OCR, Total time.Duration
-	TreeNodes               int // accessible objects read
+	TreeNodes                int // accessible objects read
 }
 
 // Get returns the element with id.
