@@ -58,6 +58,8 @@ type Hub struct {
 
 	closing chan struct{}
 	wg      sync.WaitGroup
+
+	latency *prometheus.HistogramVec // nil without a Registerer
 }
 
 // ErrClosed is returned by a Hub after Close.
@@ -79,8 +81,15 @@ func NewHub(opts Options) (*Hub, error) {
 		}
 	}
 	if opts.Registerer != nil {
-		if err := opts.Registerer.Register(&collector{h: h}); err != nil {
-			return nil, fmt.Errorf("register capture metrics: %w", err)
+		h.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "acu_capture_read_duration_seconds",
+			Help:    "Time to read a display's screen (with the privacy mask and hash), by method.",
+			Buckets: []float64{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25},
+		}, []string{"display", "method"})
+		for _, c := range []prometheus.Collector{&collector{h: h}, h.latency} {
+			if err := opts.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("register capture metrics: %w", err)
+			}
 		}
 	}
 	return h, nil
@@ -320,7 +329,7 @@ func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 	hash := frame.Hash(pix, w, h, w*4)
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
 		// Unchanged content: no copy, no allocation, same frame.
-		s.st.observe(viaSHM, time.Since(start))
+		s.observe(viaSHM, time.Since(start))
 		s.cachedSeq = seq
 		s.st.unchanged.Add(1)
 		return old, nil
@@ -331,10 +340,21 @@ func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 	}
 	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
 		Hash: hash, Resample: s.hub.opts.Resample}
-	s.st.observe(viaSHM, time.Since(start))
+	s.observe(viaSHM, time.Since(start))
 	s.cached, s.cachedSeq = f, seq
 	s.log.Debug("captured", "frame_hash", f.Hash, "shm", viaSHM)
 	return f, nil
+}
+
+func (s *source) observe(viaSHM bool, d time.Duration) {
+	s.st.observe(viaSHM, d)
+	if s.hub.latency != nil {
+		method := "getimage"
+		if viaSHM {
+			method = "shm"
+		}
+		s.hub.latency.WithLabelValues(s.name, method).Observe(d.Seconds())
+	}
 }
 
 // grab reads the whole root window: w*h BGRX pixels, in the SHM segment

@@ -548,6 +548,16 @@ func TestMetricsRegistered(t *testing.T) {
 	if !found {
 		t.Errorf("acu_capture_reads_total with one read not found in %v", mfs)
 	}
+	hist := false
+	for _, mf := range mfs {
+		if mf.GetName() == "acu_capture_read_duration_seconds" && len(mf.GetMetric()) == 1 &&
+			mf.GetMetric()[0].GetHistogram().GetSampleCount() == 1 {
+			hist = true
+		}
+	}
+	if !hist {
+		t.Errorf("acu_capture_read_duration_seconds with one sample not found")
+	}
 }
 
 func TestClosedHub(t *testing.T) {
