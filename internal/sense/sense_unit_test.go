@@ -38,7 +38,7 @@ func TestCompare(t *testing.T) {
 	var base, cursor, typed thumb
 	makeThumb(&base, solid(w, h, 255, image.Rectangle{}))
 	makeThumb(&cursor, solid(w, h, 255, image.Rect(40, 40, 47, 53))) // a 7x13 text cursor
-	makeThumb(&typed, solid(w, h, 255, image.Rect(40, 40, 130, 53)))  // a typed word
+	makeThumb(&typed, solid(w, h, 255, image.Rect(40, 40, 130, 53))) // a typed word
 
 	if c := compare(&base, &base, screen); c.Cells != 0 || c.SSIM != 1 || !c.Box.Empty() {
 		t.Errorf("compare(same) = %+v, want no change, SSIM 1", c)
