@@ -12,32 +12,39 @@ import (
 func slug(text string) string {
 	var b strings.Builder
 	words := 0
-	inWord := false
-	for _, r := range text {
-		ok := r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))
-		if !ok {
-			inWord = false
-			continue
+	word := make([]byte, 0, 20)
+	flush := func() bool {
+		if len(word) == 0 {
+			return true
 		}
-		if !inWord {
-			if words == 3 {
-				break
+		switch {
+		case b.Len() == 0:
+			if len(word) > 20 {
+				word = word[:20]
 			}
-			if b.Len() > 0 {
-				if b.Len() >= 19 {
-					break
-				}
-				b.WriteByte('_')
-			}
-			words++
-			inWord = true
+		case b.Len()+1+len(word) > 20:
+			return false
+		default:
+			b.WriteByte('_')
 		}
-		if b.Len() >= 20 {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
+		b.Write(word)
+		word = word[:0]
+		words++
+		return words < 3
 	}
-	return strings.TrimRight(b.String(), "_")
+	for _, r := range text {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			if len(word) < 21 {
+				word = append(word, byte(unicode.ToLower(r)))
+			}
+			continue
+		}
+		if !flush() {
+			return b.String()
+		}
+	}
+	flush()
+	return b.String()
 }
 
 // idBase is the id an element would get without collisions: its type's
