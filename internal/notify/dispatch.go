@@ -149,6 +149,11 @@ type Dispatcher struct {
 	inflight map[int64]bool
 	slots    map[string]chan struct{}
 	retryAt  time.Time // earliest retry this process scheduled
+	// A due-rows read that began before an attempt was recorded may still
+	// show that row as due: finished maps a row to the sequence number of its
+	// last recorded attempt, so such stale rows are skipped, not redelivered.
+	finishSeq uint64
+	finished  map[int64]uint64
 
 	attempts *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -168,6 +173,7 @@ func NewDispatcher(ob Outbox, opts DispatcherOptions) (*Dispatcher, error) {
 		kick:      make(chan struct{}, 1),
 		done:      make(chan struct{}, 1),
 		inflight:  make(map[int64]bool),
+		finished:  make(map[int64]uint64),
 		slots:     make(map[string]chan struct{}),
 	}
 	for _, n := range opts.Notifiers {
@@ -260,6 +266,9 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 // dispatch starts a delivery for every due row not in flight whose notifier
 // has a free slot, and returns how long to sleep at most.
 func (d *Dispatcher) dispatch(ctx context.Context, wg *sync.WaitGroup) time.Duration {
+	d.mu.Lock()
+	readSeq := d.finishSeq
+	d.mu.Unlock()
 	now := d.clock()
 	items, err := d.ob.DueOutbox(ctx, now, d.batch)
 	if err != nil {
@@ -270,9 +279,17 @@ func (d *Dispatcher) dispatch(ctx context.Context, wg *sync.WaitGroup) time.Dura
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	for id, seq := range d.finished {
+		if seq <= readSeq {
+			delete(d.finished, id) // recorded before this read began: the read saw it
+		}
+	}
 	for _, it := range items {
 		if d.inflight[it.ID] {
 			continue
+		}
+		if _, stale := d.finished[it.ID]; stale {
+			continue // recorded while this read ran; the next poll sees its new state
 		}
 		slot, ok := d.slots[it.Notifier]
 		if !ok {
@@ -356,6 +373,8 @@ func (d *Dispatcher) deliver(ctx context.Context, wg *sync.WaitGroup, it store.O
 
 	d.mu.Lock()
 	delete(d.inflight, it.ID)
+	d.finishSeq++
+	d.finished[it.ID] = d.finishSeq
 	if !ok && (d.retryAt.IsZero() || next.Before(d.retryAt)) {
 		d.retryAt = next
 	}

@@ -544,12 +544,20 @@ func TestBackoffDelay(t *testing.T) {
 // signalNotifier wraps a notifier and reports each finished attempt.
 type signalNotifier struct {
 	Notifier
-	done chan error
+	done chan attemptResult
+}
+
+type attemptResult struct {
+	key string
+	err error
 }
 
 func (s signalNotifier) Notify(ctx context.Context, d Delivery) error {
 	err := s.Notifier.Notify(ctx, d)
-	s.done <- err
+	select {
+	case s.done <- attemptResult{d.Key, err}:
+	case <-ctx.Done():
+	}
 	return err
 }
 
@@ -568,7 +576,8 @@ func BenchmarkDispatchDeliver(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sig := signalNotifier{Notifier: wh, done: make(chan error, 1)}
+	sig := signalNotifier{Notifier: wh, done: make(chan attemptResult, 1)}
+	var dups int
 	d, err := NewDispatcher(db, DispatcherOptions{Notifiers: []Notifier{sig}})
 	if err != nil {
 		b.Fatal(err)
@@ -580,11 +589,88 @@ func BenchmarkDispatchDeliver(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := d.Notify(ctx, Notification{Key: "bench:" + strconv.Itoa(i), RunID: "wait_bench", Message: nastyMessages[0]}); err != nil {
+		key := "bench:" + strconv.Itoa(i)
+		if err := d.Notify(ctx, Notification{Key: key, RunID: "wait_bench", Message: nastyMessages[0]}); err != nil {
 			b.Fatal(err)
 		}
-		if err := <-sig.done; err != nil {
-			b.Fatal(err)
+		for r := range sig.done {
+			if r.err != nil {
+				b.Fatal(r.err)
+			}
+			if r.key == key+":webhook" {
+				break
+			}
+			dups++
 		}
+	}
+	b.ReportMetric(float64(dups), "redeliveries")
+}
+
+// staleOutbox hands out a due-rows read only when released, so a test can
+// make a read that began before an attempt was recorded return afterwards.
+type staleOutbox struct {
+	*store.DB
+	armed   atomic.Bool
+	reading chan struct{} // a held read has its rows
+	release chan struct{}
+	reads   atomic.Int32
+}
+
+func (s *staleOutbox) DueOutbox(ctx context.Context, now time.Time, limit int) ([]store.OutboxItem, error) {
+	items, err := s.DB.DueOutbox(ctx, now, limit)
+	s.reads.Add(1)
+	if s.armed.CompareAndSwap(true, false) {
+		s.reading <- struct{}{}
+		<-s.release
+	}
+	return items, err
+}
+
+// countingNotifier counts attempts and blocks each until the gate opens.
+type countingNotifier struct {
+	gate    chan struct{}
+	entered chan struct{}
+	n       atomic.Int32
+}
+
+func (c *countingNotifier) Name() string { return "exec" }
+func (c *countingNotifier) Notify(ctx context.Context, d Delivery) error {
+	c.n.Add(1)
+	select {
+	case c.entered <- struct{}{}:
+	default:
+	}
+	select {
+	case <-c.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
+}
+
+func TestDispatcherSkipsStaleDueRead(t *testing.T) {
+	ob := &staleOutbox{DB: openStore(t, filepath.Join(t.TempDir(), "acu.db")), reading: make(chan struct{}), release: make(chan struct{})}
+	cn := &countingNotifier{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
+	d, err := NewDispatcher(ob, DispatcherOptions{Notifiers: []Notifier{cn}, PollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := startDispatcher(t, d)
+	if err := d.Notify(t.Context(), Notification{Key: "k", RunID: "wait_s", Message: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	<-cn.entered // delivery 1 in flight
+	ob.armed.Store(true)
+	d.Kick()
+	<-ob.reading // a read holding the row as due, taken while it is in flight
+	close(cn.gate)
+	waitDelivered(t, ob.DB, "wait_s", "k:exec")
+	close(ob.release) // the stale read returns after the attempt was recorded
+	reads := ob.reads.Load()
+	d.Kick()
+	waitFor(t, "the next read", func() bool { return ob.reads.Load() > reads })
+	stop() // waits for any delivery the stale read might have started
+	if got := cn.n.Load(); got != 1 {
+		t.Errorf("deliveries = %d, want 1: a stale read redelivered a recorded row", got)
 	}
 }
