@@ -256,3 +256,19 @@ func BenchmarkExecArgs(b *testing.B) {
 		_ = e.args(d)
 	}
 }
+
+// BenchmarkExecNotify is one attempt of the default command line with a
+// program that exits 0 at once (fork, exec, wait).
+func BenchmarkExecNotify(b *testing.B) {
+	b.ReportAllocs()
+	e, err := NewExec(ExecOptions{CLI: "true"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := Delivery{Message: nastyMessages[0], RunID: "wait_1", Event: "resolved"}
+	for b.Loop() {
+		if err := e.Notify(b.Context(), d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -326,3 +326,20 @@ func BenchmarkWebhookBody(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWebhookNotify is one signed POST to a loopback receiver.
+func BenchmarkWebhookNotify(b *testing.B) {
+	b.ReportAllocs()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	defer srv.Close()
+	w, err := NewWebhook(WebhookOptions{URL: srv.URL, Token: testToken, Secret: testSecret})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := Delivery{Key: "wait_1:resolved:webhook", Message: nastyMessages[0], RunID: "wait_1", Event: "resolved"}
+	for b.Loop() {
+		if err := w.Notify(b.Context(), d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
