@@ -190,14 +190,16 @@ type Node struct {
 	Role        string // AT-SPI role name: "push button", "text", "label", "frame"
 	Name        string
 	Description string
-	// Text is the content of a Text interface (entries, labels), at most
-	// Options.MaxText characters.
+	// Text is the content of a Text interface, at most Options.MaxText
+	// characters: read for editable text and for objects without a name.
 	Text   string
 	States States
 	// Bounds is the extent in screen pixels; empty without a Component.
 	Bounds  image.Rectangle
 	Actions []string // Action interface names, in index order ("click")
 	Ifaces  Ifaces
+
+	childCount int // from the Accessible properties; -1 unknown
 }
 
 // Ifaces says which AT-SPI interfaces an object implements.
@@ -336,7 +338,14 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 		if v, ok := props["Description"]; ok {
 			_ = v.Store(&n.Description)
 		}
+		if v, ok := props["ChildCount"]; ok {
+			var cc int32
+			if v.Store(&cc) == nil {
+				n.childCount = int(cc)
+			}
+		}
 	} else {
+		n.childCount = -1
 		_ = c.prop(ctx, r, ifaceAcc, "Name", &n.Name)
 		_ = c.prop(ctx, r, ifaceAcc, "Description", &n.Description)
 	}
@@ -376,7 +385,7 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 			}
 		}
 	}
-	if n.Ifaces.Has(IfText) {
+	if n.Ifaces.Has(IfText) && (n.Ifaces.Has(IfEditableText) || n.Name == "") {
 		var s string
 		if err := c.call(ctx, r, ifaceText+".GetText", int32(0), int32(c.opts.MaxText)).Store(&s); err == nil {
 			n.Text = s
@@ -423,7 +432,7 @@ func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 					return
 				}
 				ok[i] = true
-				if depth > 0 && !n.States.Has(StateShowing) {
+				if depth > 0 && !n.States.Has(StateShowing) || n.childCount == 0 {
 					return
 				}
 				ks, err := c.children(ctx, n.Ref)
