@@ -2,12 +2,14 @@ package atspi_test
 
 import (
 	"context"
+	"errors"
 	"image"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -120,4 +122,26 @@ func TestStates(t *testing.T) {
 	if got, want := s.String(), "focused,showing,read_only"; got != want {
 		t.Errorf("States.String() = %q, want %q", got, want)
 	}
+}
+
+func TestDisplayBusAddress(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{})
+	conn, err := display.Open(t.Context(), dpy, display.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := atspi.DisplayBusAddress(t.Context(), conn); !errors.Is(err, atspi.ErrNoBus) {
+		t.Errorf("DisplayBusAddress before the launcher = %v, want ErrNoBus", err)
+	}
+	s := atspitest.Start(t, dpy)
+	got, err := atspi.DisplayBusAddress(t.Context(), conn)
+	if err != nil || got != s.A11yBus {
+		t.Errorf("DisplayBusAddress = %q, %v; want %q (org.a11y.Bus.GetAddress)", got, err, s.A11yBus)
+	}
+	c, err := atspi.Connect(t.Context(), atspi.Options{Address: got})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
 }
