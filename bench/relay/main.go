@@ -142,7 +142,9 @@ func run(d time.Duration, clients, events, ocrBytes int) error {
 		return []byte(`{"type":"text","ts":` + strconv.FormatInt(time.Now().UnixMilli(), 10) + `,"ocr":"` + ocr + strconv.FormatInt(i, 10) +
 			`","meta":{"app":"code","ssim":0.85}}`)
 	}
-	feedBody := func(i int64) []byte { return []byte(`{"text":"message ` + strconv.FormatInt(i, 10) + `","priority":"normal"}`) }
+	feedBody := func(i int64) []byte {
+		return []byte(`{"text":"message ` + strconv.FormatInt(i, 10) + `","priority":"normal"}`)
+	}
 
 	post := func(path string, b []byte) error {
 		resp, err := hc.Post(base+path, "application/json", bytes.NewReader(b))
