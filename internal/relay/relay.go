@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -392,8 +393,8 @@ func (r *Relay) AddSense(body []byte) (SenseEvent, error) {
 		}
 		ev.App, ev.SSIM = m.App, m.SSIM
 	}
-	trimmed := strings.TrimSpace(string(body))
-	if !strings.HasPrefix(trimmed, "{") {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return SenseEvent{}, &errBadEvent{"", "body must be a JSON object"}
 	}
 	r.mu.Lock()
@@ -411,21 +412,20 @@ func (r *Relay) AddSense(body []byte) (SenseEvent, error) {
 
 // senseJSON builds {"id":N, ...client fields..., "receivedAt":M} from the
 // client's object; a client's own id or receivedAt is replaced.
-func senseJSON(obj string, id, receivedAt int64) json.RawMessage {
-	if strings.Contains(obj, `"id"`) || strings.Contains(obj, `"receivedAt"`) {
+func senseJSON(obj []byte, id, receivedAt int64) json.RawMessage {
+	if bytes.Contains(obj, []byte(`"id"`)) || bytes.Contains(obj, []byte(`"receivedAt"`)) {
 		var m map[string]json.RawMessage
-		if json.Unmarshal([]byte(obj), &m) == nil {
+		if json.Unmarshal(obj, &m) == nil {
 			delete(m, "id")
 			delete(m, "receivedAt")
-			b, _ := json.Marshal(m)
-			obj = string(b)
+			obj, _ = json.Marshal(m)
 		}
 	}
-	inner := strings.TrimSpace(obj[1 : len(obj)-1])
+	inner := bytes.TrimSpace(obj[1 : len(obj)-1])
 	b := make([]byte, 0, len(obj)+48)
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, id, 10)
-	if inner != "" {
+	if len(inner) > 0 {
 		b = append(b, ',')
 		b = append(b, inner...)
 	}
