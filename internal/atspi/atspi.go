@@ -397,7 +397,8 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 // Tree walks every application's accessible tree, breadth first, and
 // returns the nodes read (at most Options.MaxNodes). The children of
 // objects that are not showing are not visited (their subtrees are hidden
-// too); applications that fail to answer are skipped and logged.
+// too); objects that fail to answer are skipped, and an application whose
+// call timed out is skipped for the rest of the walk (logged at Info).
 func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 	apps, err := c.Applications(ctx)
 	if err != nil {
@@ -412,6 +413,25 @@ func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 		level = append(level, Node{Ref: a, Parent: -1})
 	}
 	sem := make(chan struct{}, c.opts.Parallel)
+	// An application that stops answering (a call timed out) is skipped
+	// for the rest of the walk, so one hung program costs one timeout.
+	var hungMu sync.Mutex
+	hung := map[string]bool{}
+	isHung := func(bus string) bool {
+		hungMu.Lock()
+		defer hungMu.Unlock()
+		return hung[bus]
+	}
+	markHung := func(bus string, err error) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			hungMu.Lock()
+			if !hung[bus] {
+				c.log.Info("accessible application not answering, skipped", "bus", bus, "err", err)
+			}
+			hung[bus] = true
+			hungMu.Unlock()
+		}
+	}
 	for depth := 0; len(level) > 0 && len(nodes) < c.opts.MaxNodes; depth++ {
 		if room := c.opts.MaxNodes - len(nodes); len(level) > room {
 			level = level[:room]
@@ -427,7 +447,11 @@ func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 				defer func() { <-sem }()
 				n := &level[i]
 				n.Depth = depth
+				if isHung(n.Ref.Bus) {
+					return
+				}
 				if err := c.read(ctx, n); err != nil {
+					markHung(n.Ref.Bus, err)
 					c.log.Debug("skip accessible", "ref", n.Ref.String(), "err", err)
 					return
 				}
@@ -437,6 +461,7 @@ func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 				}
 				ks, err := c.children(ctx, n.Ref)
 				if err != nil {
+					markHung(n.Ref.Bus, err)
 					c.log.Debug("skip children", "ref", n.Ref.String(), "err", err)
 					return
 				}

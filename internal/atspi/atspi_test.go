@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,4 +145,44 @@ func TestDisplayBusAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+}
+
+// A stopped application (it cannot answer) costs one call timeout and the
+// other applications are still read.
+func TestTreeSkipsHungApp(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{})
+	s := atspitest.Start(t, dpy)
+	hung := s.StartApp(t, "zenity", "--info", "--title=Hung", "--text=I will stop")
+	c, err := atspi.Connect(t.Context(), atspi.Options{SessionBus: s.SessionBus, CallTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if _, err := atspitest.WaitApp(ctx, c, "zenity"); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(hung.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	s.StartApp(t, "zenity", "--question", "--title=Alive", "--text=Still here?")
+	var nodes []atspi.Node
+	for ctx.Err() == nil {
+		nodes, err = c.Tree(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := find(nodes, "push button", "Yes"); ok {
+			break
+		}
+	}
+	if _, ok := find(nodes, "push button", "Yes"); !ok {
+		t.Fatalf("the live dialog's Yes button is missing: %+v", nodes)
+	}
+	for _, n := range nodes {
+		if n.Window == "Hung" {
+			t.Errorf("read %s %q of the stopped application", n.Role, n.Name)
+		}
+	}
 }

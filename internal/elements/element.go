@@ -128,6 +128,9 @@ type Map struct {
 	Timings   Timings
 	// Dropped counts elements left out by the cap.
 	Dropped int
+	// TreeErr is set when the accessibility tree could not be read and the
+	// map holds OCR text only.
+	TreeErr error
 	index   map[string]int
 }
 

@@ -162,6 +162,12 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 			var err error
 			nodes, err = x.opts.Tree.Tree(gctx)
 			m.Timings.Tree = time.Since(t0)
+			if err != nil && x.opts.OCR != nil && f != nil && ctx.Err() == nil {
+				// OCR still sees the screen: degrade instead of failing.
+				m.TreeErr = err
+				x.log.Warn("accessibility tree unavailable, map from OCR only", "display", x.opts.Display, "err", err)
+				return nil
+			}
 			return err
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"strings"
 
 	"github.com/acu-dev/acu/internal/input"
@@ -215,7 +216,11 @@ func (x *Extractor) pointer(ctx context.Context, a input.Action, el *Element) er
 		return fmt.Errorf("click %s: it has no bounds on screen: use another element", el.ID)
 	}
 	c := el.Center()
-	a.X, a.Y = x.opts.Input.Area().ToNorm(c.X, c.Y)
+	area := x.opts.Input.Area()
+	if !c.In(image.Rect(area.X, area.Y, area.X+area.W, area.Y+area.H)) {
+		return fmt.Errorf("%s at %s (%d,%d): outside the working area %s", a.Kind, el.ID, c.X, c.Y, area)
+	}
+	a.X, a.Y = area.ToNorm(c.X, c.Y)
 	if err := x.opts.Input.Do(ctx, a); err != nil {
 		return fmt.Errorf("%s at %s (%d,%d): %w", a.Kind, el.ID, c.X, c.Y, err)
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"image"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/input"
 )
 
 func TestMapZenityEntry(t *testing.T) {
@@ -198,5 +201,77 @@ func TestExecuteFailsAfterRetry(t *testing.T) {
 	r, err = x.Execute(t.Context(), m, elements.Step{Kind: elements.StepClick, Target: "btn_missing"})
 	if !errors.Is(err, elements.ErrNoElement) || r.Attempts != 2 {
 		t.Errorf("click missing = attempts %d, %v; want 2, ErrNoElement", r.Attempts, err)
+	}
+}
+
+func TestExecuteKeyReturn(t *testing.T) {
+	d := newDesktop(t)
+	app := d.zenity(t, "--entry", "--title=Acu Entry", "--text=Your name:")
+	x := d.extractor(t, false)
+	m, err := x.Extract(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := x.Execute(t.Context(), m, elements.Step{Kind: elements.StepType, Target: "txt_1", Text: "Grace"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Return in the entry activates the dialog's default button.
+	r, err = x.Execute(t.Context(), r.After, elements.Step{Kind: elements.StepKey, Target: "txt_1", Text: "Return"})
+	if err != nil {
+		t.Fatalf("press Return: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if out, err := app.Wait(ctx); err != nil || out != "Grace\n" {
+		t.Errorf("zenity printed %q, %v; want %q", out, err, "Grace\n")
+	}
+}
+
+func TestExecutePointerOutsideArea(t *testing.T) {
+	d := newDesktop(t)
+	d.zenity(t, "--question", "--title=Acu Question", "--text=Proceed?")
+	// The working area is the top-left corner; the dialog is centred.
+	if err := d.dev.SetArea(input.Area{W: 200, H: 200}); err != nil {
+		t.Fatal(err)
+	}
+	x := d.extractor(t, false)
+	m, err := x.Extract(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = x.Execute(t.Context(), m, elements.Step{Kind: elements.StepClick, Target: "btn_yes", Pointer: true})
+	if err == nil || !strings.Contains(err.Error(), "outside the working area") || !errors.Is(err, elements.ErrNoEffect) {
+		t.Errorf("click outside the area = %v, want an outside-the-working-area error with ErrNoEffect", err)
+	}
+}
+
+func TestMapWithoutTree(t *testing.T) {
+	d := newDesktop(t)
+	d.zenity(t, "--question", "--title=Acu Question", "--text=Proceed?")
+	tree, err := atspi.Connect(t.Context(), atspi.Options{Address: d.session.A11yBus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree.Close() // a bus connection that is gone
+	x, err := elements.New(elements.Options{Display: d.dpy, Capture: d.hub, Tree: tree, OCR: d.ocr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := x.Extract(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TreeErr == nil {
+		t.Error("TreeErr is nil with a closed bus connection")
+	}
+	found := false
+	for _, e := range m.Elements {
+		if e.Source == elements.FromOCR && e.Type == elements.TypeText && strings.Contains(e.Text, "Proceed?") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no OCR text \"Proceed?\" in the map:\n%s", m.Text())
 	}
 }

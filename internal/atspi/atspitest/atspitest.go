@@ -196,6 +196,9 @@ func (a *App) Wait(ctx context.Context) (string, error) {
 	return a.Stdout(), a.err
 }
 
+// Pid returns the application's process id.
+func (a *App) Pid() int { return a.cmd.Process.Pid }
+
 // Exited reports whether the application has exited.
 func (a *App) Exited() bool {
 	select {
