@@ -243,7 +243,11 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.log.Info("agent ready", "display", a.opts.Display, "area", a.area.String(), "annotator", a.opts.Annotator,
 		"physical", a.opts.Physical, "boot", a.opts.Boot)
 	for {
-		a.setPhase(PhaseWaitingInject)
+		a.mu.Lock()
+		if a.st.Phase != PhaseStopped {
+			a.st.Phase = PhaseWaitingInject
+		}
+		a.mu.Unlock()
 		var text string
 		select {
 		case <-ctx.Done():
