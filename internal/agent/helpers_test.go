@@ -175,7 +175,9 @@ func reply(obs string, acts ...string) string {
 	return fmt.Sprintf(`{"observation":%q,"bboxes":[],"actions":[%s]}`, obs, strings.Join(acts, ","))
 }
 
-func click(name string, x, y int) string { return fmt.Sprintf(`{"name":%q,"x1":%d,"y1":%d}`, name, x, y) }
+func click(name string, x, y int) string {
+	return fmt.Sprintf(`{"name":%q,"x1":%d,"y1":%d}`, name, x, y)
+}
 
 // window opens a full-screen recording window of one colour.
 func window(t *testing.T, c color.RGBA) *testx.Window {
