@@ -419,13 +419,13 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request) {
 		r.mu.Unlock()
 		if len(buf) > 0 {
 			after = buf[len(buf)-1].ID
+			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
 			for _, it := range overlay(buf, all) {
 				b, _ := json.Marshal(it)
 				if _, err := fmt.Fprintf(w, "id: %d\nevent: feed\ndata: %s\n\n", it.ID, b); err != nil {
 					return
 				}
 			}
-			_ = rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
 			if rc.Flush() != nil {
 				return
 			}
