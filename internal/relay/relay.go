@@ -157,23 +157,21 @@ type Digest struct {
 }
 
 type stats struct {
-	totalCalls     int64
-	tokensIn       int64
-	tokensOut      int64
-	cost           float64
-	lastAnalysis   int64
-	idleSkips      int64
-	emptySkips     int64
-	errors         int64
-	lastError      string
-	lastErrorAt    int64
-	parseFailures  int64
-	fallbackCalls  int64
-	busySkips      int64
-	noModelSkips   int64
-	ticks          int64
-	senseRefused   int64
-	feedSubscribed int64
+	totalCalls    int64
+	tokensIn      int64
+	tokensOut     int64
+	cost          float64
+	lastAnalysis  int64
+	idleSkips     int64
+	emptySkips    int64
+	errors        int64
+	lastError     string
+	lastErrorAt   int64
+	parseFailures int64
+	fallbackCalls int64
+	busySkips     int64
+	noModelSkips  int64
+	ticks         int64
 }
 
 // Relay is the feed and sense relay with its analysis loop and HUD page.
