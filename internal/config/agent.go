@@ -19,6 +19,9 @@ import (
 // annotator choice. Its settings are appended to the table by this file's
 // init.
 type AgentConfig struct {
+	// Enabled makes `acu serve` run the agent loop too; `acu agent` always
+	// runs it.
+	Enabled  bool
 	Host     string
 	Port     int
 	LogLevel string
@@ -152,6 +155,8 @@ func init() {
 	}
 	settings = append(settings,
 		// HTTP and logging.
+		boolean("ACU_AGENT_ENABLED", "", "false", "`acu serve` also runs the desktop agent loop and its panel (`acu agent` runs it on its own)",
+			func(c *Config) *bool { return &g(c).Enabled }),
 		str("ACU_AGENT_HOST", "", "127.0.0.1", "a host name or IP address", "address the agent's panel and API listen on (HOST of the seed)",
 			func(c *Config) *string { return &g(c).Host }),
 		integer("ACU_AGENT_PORT", "", "1234", 1, 65535, "port of the agent's panel and API (PORT of the seed)", func(c *Config) *int { return &g(c).Port }),
