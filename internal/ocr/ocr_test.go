@@ -5,17 +5,11 @@ import (
 	"image"
 	"image/color"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/ocr/ocrtest"
-)
-
-var (
-	xOnce sync.Once
-	xDisp *ocrtest.Display
 )
 
 func newEngine(t testing.TB, o ocr.Options) *ocr.Engine {
