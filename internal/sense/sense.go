@@ -195,13 +195,19 @@ func (c *Client) Run(ctx context.Context) error {
 	pending := true // the screen as it is at start
 	var wait *time.Timer
 	var waitC <-chan time.Time
+	checkFocus := true
 	for {
-		c.checkApp(ctx, conn, &pending)
+		if checkFocus {
+			// On the poll only: damage can fire many times a second.
+			c.checkApp(ctx, conn, &pending)
+			checkFocus = false
+		}
 		if pending && waitC == nil {
 			if d := c.lastEvent.Add(c.opts.MinInterval).Sub(c.now()); d > 0 {
 				wait = time.NewTimer(d)
 				waitC = wait.C
 			} else {
+				c.checkApp(ctx, conn, &pending) // the text is read as the focused app's
 				pending = false
 				c.look(ctx)
 			}
@@ -221,6 +227,7 @@ func (c *Client) Run(ctx context.Context) error {
 			}
 			pending = true
 		case <-poll.C:
+			checkFocus = true
 		case <-waitC:
 			waitC = nil
 		}
