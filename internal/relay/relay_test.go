@@ -581,3 +581,37 @@ func TestFeedStream(t *testing.T) {
 }
 
 var _ = llm.OpenAI
+
+// TestRuntimeConfigWakesLoop: a loop started disabled makes no call; POST
+// /agent/config turning it on (with a short interval) starts the ticks.
+func TestRuntimeConfigWakesLoop(t *testing.T) {
+	h := newHarness(t, llmtest.Text(sampleReply), func(o *Options) {
+		o.Agent.Enabled = false
+		o.Agent.IntervalMs = 3600 * 1000
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- h.r.Run(ctx) }()
+	h.post(t, "/sense", senseBody("text", "code", "x", time.Now().UnixMilli()))
+	if got := h.r.Tick(t.Context()); got != TickDisabled {
+		t.Errorf("Tick() while disabled = %v", got)
+	}
+	h.post(t, "/agent/config", `{"enabled":true,"intervalMs":100}`)
+	waitFor(t, "a tick after enabling", func() bool { _, ok := h.r.Last(); return ok })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Config struct {
+			Enabled    bool  `json:"enabled"`
+			IntervalMs int64 `json:"intervalMs"`
+			MaxAge     int64 `json:"maxAge"`
+			HasModel   bool  `json:"hasModel"`
+		} `json:"config"`
+	}
+	h.getJSON(t, "/agent/config", &cfg)
+	if !cfg.Config.Enabled || cfg.Config.IntervalMs != 100 || cfg.Config.MaxAge != 120000 || !cfg.Config.HasModel {
+		t.Errorf("/agent/config = %+v", cfg.Config)
+	}
+}
