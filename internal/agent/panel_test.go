@@ -81,8 +81,8 @@ func TestPanelInChromium(t *testing.T) {
 	poll("the raw JSON", `document.getElementById("vlm-json").textContent.includes('"drag"')`)
 	poll("the screenshot of turn 2", `document.getElementById("shot").dataset.turn === "2" && document.getElementById("shot").width === 1280`)
 	x, y := input.Area{W: screenW, H: screenH}.ToPixel(700, 700)
-	rgb, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.getElementById("shot").getContext("2d").getImageData(` +
-		itoa(x) + `,` + itoa(y) + `,1,1).data)`))
+	rgb, err := chromedp.Run(ctx, chromedp.Evaluate[[]int](`Array.from(document.getElementById("shot").getContext("2d").getImageData(`+
+		itoa(x)+`,`+itoa(y)+`,1,1).data)`))
 	if err != nil {
 		t.Fatal(err)
 	}
