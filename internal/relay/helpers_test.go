@@ -52,6 +52,8 @@ func waitForLeaks(d time.Duration) string {
 	}
 }
 
+var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 // fakeClock is a settable clock.
 type fakeClock struct{ t time.Time }
 
@@ -98,7 +100,8 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr ...string) (in
 		}
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// No keep-alive: tests drop the server's connections on purpose.
+	resp, err := noKeepAlive.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
