@@ -140,7 +140,9 @@ type Timings struct {
 	TreeNodes                int // accessible objects read
 }
 
-// Get returns the element with id.
+// Get returns the element with id. Maps from Extract are indexed and safe
+// to share; a Map built by hand is indexed on its first Get, so call Get
+// once before sharing it.
 func (m *Map) Get(id string) (*Element, bool) {
 	if m == nil {
 		return nil, false
