@@ -94,6 +94,8 @@ func readBody(w http.ResponseWriter, req *http.Request, limit int64, what string
 		server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
 		return nil, false
 	}
+	// A body trickled in slowly must not hold a connection for ever.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
 	b, err := io.ReadAll(http.MaxBytesReader(w, req.Body, limit))
 	if err != nil {
 		var mbe *http.MaxBytesError
