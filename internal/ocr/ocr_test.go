@@ -89,6 +89,26 @@ func TestRecognizeXterm(t *testing.T) {
 		t.Errorf("second RecognizeFrame of the same frame ran tesseract again (%d runs, want %d)", e.Runs(), runs)
 	}
 
+	// A window-like view of the frame (shared pixels, wider stride): boxes
+	// are in the view's coordinates.
+	view := f.Sub(image.Rect(400, 150, 800, 300), "crop")
+	resView, err := e.RecognizeFrame(ctx, view)
+	if err != nil {
+		t.Fatal(err)
+	}
+	foundView := false
+	for _, w := range resView.Words {
+		if strings.EqualFold(w.Text, "complete") {
+			foundView = true
+			if !w.Box.In(image.Rect(0, 0, 400, 150)) {
+				t.Errorf("RecognizeFrame(Sub) box %v, want one inside the view (0,0)-(400,150)", w.Box)
+			}
+		}
+	}
+	if !foundView {
+		t.Errorf("RecognizeFrame(Sub) text %q lacks complete", resView.Text())
+	}
+
 	// Recognize on an image.Image sub-rectangle maps boxes to its coordinates.
 	rgba := image.NewRGBA(image.Rect(400, 150, 800, 300))
 	for y := 150; y < 300; y++ {
