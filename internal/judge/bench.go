@@ -116,6 +116,7 @@ type Report struct {
 	Backend      string
 	Model        string
 	N            int // cases run
+	Skipped      int // cases the backend cannot decide (Check failed), not run
 	Correct      int
 	Accuracy     float64 // Correct / N
 	FalseYes     int     // YES on a case labelled NO: the costly error (an agent woken early)
@@ -143,6 +144,7 @@ func RunBench(ctx context.Context, b Backend, set []Case) Report {
 			break
 		}
 		if b.Check(c.Condition) != nil {
+			r.Skipped++
 			continue
 		}
 		cr := CaseResult{Name: c.Name, Condition: c.Condition, Expect: c.Expect}
@@ -208,6 +210,9 @@ func (r Report) Print(w io.Writer) error {
 		model = "-"
 	}
 	fmt.Fprintf(tw, "backend %s, model %s: %d cases in %s\n", r.Backend, model, r.N, r.Elapsed.Round(time.Millisecond))
+	if r.Skipped > 0 {
+		fmt.Fprintf(tw, "skipped\t%d (conditions this backend cannot decide)\n", r.Skipped)
+	}
 	fmt.Fprintf(tw, "accuracy\t%.1f%% (%d/%d)\n", 100*r.Accuracy, r.Correct, r.N)
 	fmt.Fprintf(tw, "false YES\t%d (%.1f%% of NO cases)\n", r.FalseYes, 100*r.FalseYesRate)
 	fmt.Fprintf(tw, "false NO\t%d\n", r.FalseNo)

@@ -71,6 +71,9 @@ func TestOCRBench(t *testing.T) {
 	if r.Errors > 0 {
 		t.Errorf("OCR judge errors: %d", r.Errors)
 	}
+	if r.N+r.Skipped != len(set) || r.Skipped == 0 {
+		t.Errorf("OCR judge ran %d and skipped %d of %d cases; want the vision-only ones skipped", r.N, r.Skipped, len(set))
+	}
 	if r.Accuracy < 0.9 {
 		t.Errorf("OCR judge accuracy = %.2f, want at least 0.90", r.Accuracy)
 	}
