@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/acu-dev/acu/internal/annotate"
@@ -65,18 +64,9 @@ type AgentConfig struct {
 	Annotator  string
 }
 
-// agentConfigs holds each Config's AgentConfig until Config carries an Agent
-// field of its own (config.go is the lead's file): then Agent(c) becomes
-// &c.Agent and this table goes. The relay's settings do the same.
-var agentConfigs sync.Map // *Config -> *AgentConfig
-
 // Agent returns c's agent settings.
 func (c *Config) Agent() *AgentConfig {
-	if v, ok := agentConfigs.Load(c); ok {
-		return v.(*AgentConfig)
-	}
-	v, _ := agentConfigs.LoadOrStore(c, &AgentConfig{})
-	return v.(*AgentConfig)
+	return &c.agent
 }
 
 // AgentAddr is the agent's listen address, host:port.

@@ -73,6 +73,13 @@ type Config struct {
 	WebhookSecret secret.String
 	WebhookToken  secret.String
 	WebhookBody   string
+
+	// Features with settings of their own, each in its own file of this
+	// package (relay.go, agent.go, task.go) that appends its settings to
+	// the table; read them through the accessor methods there.
+	relay RelayConfig
+	agent AgentConfig
+	task  TaskConfig
 }
 
 // Setting describes one configuration value.

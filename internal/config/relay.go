@@ -3,7 +3,6 @@ package config
 import (
 	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/acu-dev/acu/internal/secret"
@@ -42,18 +41,9 @@ type RelayConfig struct {
 	SenseQueue        int
 }
 
-// relayConfigs holds each Config's RelayConfig until Config carries a Relay
-// field of its own (config.go is the lead's file): then Relay(c) becomes
-// &c.Relay and this table goes.
-var relayConfigs sync.Map // *Config -> *RelayConfig
-
 // Relay returns c's relay settings.
 func (c *Config) Relay() *RelayConfig {
-	if v, ok := relayConfigs.Load(c); ok {
-		return v.(*RelayConfig)
-	}
-	v, _ := relayConfigs.LoadOrStore(c, &RelayConfig{})
-	return v.(*RelayConfig)
+	return &c.relay
 }
 
 // RelayAddr is the relay's listen address, host:port.
