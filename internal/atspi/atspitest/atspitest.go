@@ -15,11 +15,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/acu-dev/acu/internal/atspi"
 )
@@ -42,7 +45,15 @@ func Start(t testing.TB, display string) *Session {
 	t.Helper()
 	dir := t.TempDir()
 	s := &Session{Display: display, dir: dir}
-	daemon := exec.Command("dbus-daemon", "--session", "--nofork", "--print-address=1")
+	reaperOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+	// A session bus without service activation: the session's own
+	// at-spi-bus-launcher is the only one (activation would race it and
+	// start a second one), and GTK programs cannot start other services.
+	conf := filepath.Join(dir, "session.conf")
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(sessionConf, dir)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemon := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--print-address=1")
 	daemon.Env = s.baseEnv()
 	daemon.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	out, err := daemon.StdoutPipe()
@@ -83,6 +94,26 @@ func Start(t testing.TB, display string) *Session {
 	return s
 }
 
+const sessionConf = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir=%s</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+`
+
+// reaperOnce makes the test process the reaper of its orphaned
+// descendants, so that the helpers the bus launcher and the buses start
+// (reparented when their parent dies first) are reaped by killGroup
+// instead of lingering as zombies.
+var reaperOnce sync.Once
+
 func readLine(r interface{ Read([]byte) (int, error) }, timeout time.Duration) (string, error) {
 	ch := make(chan string, 1)
 	errc := make(chan error, 1)
@@ -117,8 +148,21 @@ func killGroup(c *exec.Cmd) {
 		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 		<-done
 	}
-	// Descendants that outlived their parent (activated services).
-	_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	// Descendants that outlived their parent (the accessibility bus and
+	// its registry) are killed, and reaped: as the subreaper they are ours.
+	pgid := c.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+		if err != nil { // ECHILD: none left in the group
+			return
+		}
+		if pid == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 func (s *Session) baseEnv() []string {
