@@ -96,7 +96,7 @@ func newEnv(t *testing.T, display string) (env []string, dataDir string, port in
 	env = append(os.Environ(),
 		"HOME="+dataDir, "XDG_CONFIG_HOME="+dataDir, "ACU_DATA_DIR="+dataDir,
 		"ACU_DAEMON_PORT="+strconv.Itoa(port), "DISPLAY="+display,
-		"ACU_VISION_BACKEND=ocr", "ACU_LOG_LEVEL=debug",
+		"ACU_VISION_BACKEND=ocr", "ACU_LOG_LEVEL=debug", "ACU_RELAY_PORT="+strconv.Itoa(freePort(t)),
 		"ACU_NOTIFY_COMMAND=sh -c 'printf \"%s\\n\" \"$1\" >> "+notified+"' sh {message}",
 	)
 	return env, dataDir, port
@@ -441,6 +441,19 @@ func TestCLIBasics(t *testing.T) {
 	}
 	if code != 0 || n < 2 {
 		t.Errorf("events: exit %d, %d lines", code, n)
+	}
+	// acu serve started the relay on its own port.
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "ACU_RELAY_PORT="); ok {
+			resp, err := http.Get("http://127.0.0.1:" + p + "/health")
+			if err != nil {
+				t.Fatalf("relay health: %v", err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("relay /health = %d", resp.StatusCode)
+			}
+		}
 	}
 	// doctor passes: display, OCR judge, tesseract, notifier (sh), daemon.
 	out, errOut, code = acu(t, env, "doctor")

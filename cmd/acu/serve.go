@@ -61,7 +61,31 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	log.Info("acu serving", "addr", "http://"+l.Addr().String(), "version", Version, "epoch", d.runs.Epoch(),
 		"judge", d.choice.Backend, "db", c.DB, "token_file", c.TokenPath())
 
-	err = d.run(ctx, l, log)
+	// The relay (ACU_RELAY_ENABLED, default on) and the desktop agent
+	// (ACU_AGENT_ENABLED, default off) run beside the API on listeners of
+	// their own; `acu mcp`'s embedded engine runs neither.
+	rs, err := newRelayService(ctx, c, d.db, log)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	var as *agentService
+	if c.Agent().Enabled {
+		if as, err = newAgentService(c, d.hub, d.runs, d.ledger, d.token, log); err != nil {
+			l.Close()
+			return err
+		}
+		log.Info("agent serving", "addr", as.URL())
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return d.run(gctx, l, log) })
+	if rs != nil {
+		g.Go(func() error { return rs.run(gctx) })
+	}
+	if as != nil {
+		g.Go(func() error { return as.run(gctx) })
+	}
+	err = g.Wait()
 	if errors.Is(err, context.Canceled) {
 		err = nil
 	}
