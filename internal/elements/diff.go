@@ -15,7 +15,7 @@ type Change struct {
 	ID     string
 	Before Element
 	After  Element
-	What   []string // "text", "value", "focused", "checked", "enabled", "showing", "moved", "resized"
+	What   []string // "text", "value", "focused", "checked", "enabled", "showing", "active", "moved", "resized"
 }
 
 // Diff is what changed between two element maps, matched by id.
@@ -79,6 +79,9 @@ func changes(a, b *Element) []string {
 	if a.Showing != b.Showing {
 		w = append(w, "showing")
 	}
+	if a.Active != b.Active {
+		w = append(w, "active")
+	}
 	if abs(a.Box.Min.X-b.Box.Min.X) > MoveTolerance || abs(a.Box.Min.Y-b.Box.Min.Y) > MoveTolerance {
 		w = append(w, "moved")
 	} else if abs(a.Box.Dx()-b.Box.Dx()) > MoveTolerance || abs(a.Box.Dy()-b.Box.Dy()) > MoveTolerance {
@@ -120,8 +123,9 @@ func (d Diff) String() string {
 				b.WriteString("text " + strconv.Quote(clip(c.Before.Text, 40)) + "->" + strconv.Quote(clip(c.After.Text, 40)))
 			case "value":
 				b.WriteString("value " + strconv.Quote(clip(c.Before.Value, 40)) + "->" + strconv.Quote(clip(c.After.Value, 40)))
-			case "focused", "checked", "enabled", "showing":
-				on := map[string]bool{"focused": c.After.Focused, "checked": c.After.Checked, "enabled": c.After.Enabled, "showing": c.After.Showing}[w]
+			case "focused", "checked", "enabled", "showing", "active":
+				on := map[string]bool{"focused": c.After.Focused, "checked": c.After.Checked, "enabled": c.After.Enabled,
+					"showing": c.After.Showing, "active": c.After.Active}[w]
 				if on {
 					b.WriteString(w)
 				} else {

@@ -22,6 +22,9 @@ const (
 	FromBoth = FromTree | FromOCR
 )
 
+// MarshalText makes sources read "tree", "ocr" or "tree+ocr" in JSON.
+func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
 func (s Source) String() string {
 	switch s {
 	case FromTree:
@@ -85,28 +88,29 @@ var roleType = map[string]string{
 
 // Element is one thing on screen the orchestrator can read or act on.
 type Element struct {
-	ID     string          // stable semantic id: btn_ok, txt_search_2
-	Type   string          // TypeButton, TypeInput, ...
-	Text   string          // accessible name, or recognized text
-	Value  string          // content of editable text
-	Desc   string          // accessible description
-	Role   string          // AT-SPI role name; empty for OCR text
-	Box    image.Rectangle // screen pixels
-	App    string          // application name (tree elements)
-	Window string          // enclosing window's name (tree elements)
+	ID     string          `json:"id"`               // stable semantic id: btn_ok, txt_search_2
+	Type   string          `json:"type"`             // TypeButton, TypeInput, ...
+	Text   string          `json:"text,omitempty"`   // accessible name, or recognized text
+	Value  string          `json:"value,omitempty"`  // content of editable text
+	Desc   string          `json:"desc,omitempty"`   // accessible description
+	Role   string          `json:"role,omitempty"`   // AT-SPI role name; empty for OCR text
+	Box    image.Rectangle `json:"box"`              // screen pixels
+	App    string          `json:"app,omitempty"`    // application name (tree elements)
+	Window string          `json:"window,omitempty"` // enclosing window's name (tree elements)
 
-	Clickable bool
-	Editable  bool
-	Focused   bool
-	Enabled   bool
-	Checked   bool
-	Showing   bool
+	Clickable bool `json:"clickable,omitempty"`
+	Editable  bool `json:"editable,omitempty"`
+	Focused   bool `json:"focused,omitempty"`
+	Enabled   bool `json:"enabled,omitempty"`
+	Checked   bool `json:"checked,omitempty"`
+	Showing   bool `json:"showing,omitempty"`
+	Active    bool `json:"active,omitempty"` // the active window (windows only)
 
-	Actions []string  // AT-SPI action names, in index order
-	Source  Source    // tree, OCR or both
-	Conf    float64   // OCR confidence 0..100 (OCR and merged elements)
-	Ref     atspi.Ref // the accessible object (zero for OCR text)
-	ifaces  atspi.Ifaces
+	Actions []string     `json:"actions,omitempty"` // AT-SPI action names, in index order
+	Source  Source       `json:"source"`            // tree, OCR or both
+	Conf    float64      `json:"conf,omitempty"`    // OCR confidence 0..100 (OCR and merged elements)
+	Ref     atspi.Ref    `json:"-"`                 // the accessible object (zero for OCR text)
+	ifaces  atspi.Ifaces // AT-SPI interfaces offered
 }
 
 // Center returns the centre of the element's box.
@@ -169,6 +173,7 @@ func (m *Map) reindex() {
 // matter.
 //
 //	# zenity: Acu Entry
+//	[win_acu_entry] window "Acu Entry" (640,359 194x119) active
 //	[lbl_your_name] label "Your name:" (640,321 168x17)
 //	[txt_1] input value="" (640,353 168x34) focused editable
 //	[btn_ok] button "OK" (687,395 86x34) click
@@ -240,6 +245,9 @@ func writeElement(b *strings.Builder, e *Element) {
 	}
 	if e.Checked {
 		b.WriteString(" checked")
+	}
+	if e.Active {
+		b.WriteString(" active")
 	}
 	if e.Source&FromTree != 0 && !e.Enabled {
 		b.WriteString(" disabled")
@@ -314,6 +322,7 @@ func fromNode(n *atspi.Node) (Element, bool) {
 	}
 	if typ == TypeWindow {
 		e.Clickable = false
+		e.Active = st.Has(atspi.StateActive)
 	}
 	return e, true
 }
