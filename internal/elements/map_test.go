@@ -1,6 +1,7 @@
 package elements
 
 import (
+	"encoding/json"
 	"fmt"
 	"image"
 	"strings"
@@ -238,5 +239,18 @@ func TestTracker(t *testing.T) {
 				t.Errorf("kept %d hashes, want at most %d", n, HashHistory)
 			}
 		})
+	}
+}
+
+func TestElementJSON(t *testing.T) {
+	e := Element{ID: "btn_ok", Type: TypeButton, Text: "OK", Box: image.Rect(1, 2, 3, 4), Clickable: true, Source: FromBoth}
+	e.Ref.Bus = ":1.5"
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"btn_ok","type":"button","text":"OK","box":{"Min":{"X":1,"Y":2},"Max":{"X":3,"Y":4}},"clickable":true,"source":"tree+ocr"}`
+	if string(b) != want {
+		t.Errorf("json.Marshal = %s, want %s", b, want)
 	}
 }

@@ -23,6 +23,9 @@ func TestMapZenityEntry(t *testing.T) {
 	}
 	t.Logf("map:\n%s", m.Text())
 	win := mustEl(t, m, elements.TypeWindow, "Acu Entry")
+	if !win.Active {
+		t.Errorf("window %s is not active", win.ID)
+	}
 	ok := mustEl(t, m, elements.TypeButton, "OK")
 	cancel := mustEl(t, m, elements.TypeButton, "Cancel")
 	label := mustEl(t, m, elements.TypeLabel, "Your name:")
