@@ -12,11 +12,11 @@ import (
 
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/relay"
 	"github.com/acu-dev/acu/internal/sense"
-	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -51,7 +51,7 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 			PushToFeed: rc.AgentPushToFeed, LogVerbose: rc.AgentLogVerbose, DebounceMs: int64(rc.AgentDebounceMs),
 			FallbackModels: append([]string{}, rc.AgentFallbackModels...)},
 		CallTimeout: rc.AgentTimeout,
-		Guard:       server.Guard{AllowedHosts: c.AllowHosts, ListenHost: rc.Host},
+		Guard:       guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: rc.Host},
 		Token:       rc.Token,
 		Logger:      log,
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acu-dev/acu/internal/server"
+	"github.com/acu-dev/acu/internal/guard"
 )
 
 //go:embed web
@@ -45,7 +45,7 @@ func (r *Relay) routes() http.Handler {
 	mux.Handle("GET /hud.js", files)
 	mux.Handle("GET /hud.css", files)
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
-		server.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/relay.md for the relay's endpoints", req.Method, req.URL.Path))
+		guard.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/relay.md for the relay's endpoints", req.Method, req.URL.Path))
 	})
 	return r.opts.Guard.Wrap(r.auth(mux))
 }
@@ -73,14 +73,14 @@ func (r *Relay) auth(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="acu-relay"`)
-		server.WriteError(w, http.StatusUnauthorized, "unauthorized", "", "missing or wrong token: send Authorization: Bearer <ACU_RELAY_TOKEN>")
+		guard.WriteError(w, http.StatusUnauthorized, "unauthorized", "", "missing or wrong token: send Authorization: Bearer <ACU_RELAY_TOKEN>")
 	})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		server.WriteError(w, http.StatusInternalServerError, "internal", "", "encode the answer")
+		guard.WriteError(w, http.StatusInternalServerError, "internal", "", "encode the answer")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -91,7 +91,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // readBody reads at most limit bytes; ok is false when it answered an error.
 func readBody(w http.ResponseWriter, req *http.Request, limit int64, what string) ([]byte, bool) {
 	if req.ContentLength > limit {
-		server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
+		guard.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
 		return nil, false
 	}
 	// A body trickled in slowly must not hold a connection for ever.
@@ -100,10 +100,10 @@ func readBody(w http.ResponseWriter, req *http.Request, limit int64, what string
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
+			guard.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("%s body is larger than %d bytes", what, limit))
 			return nil, false
 		}
-		server.WriteError(w, http.StatusBadRequest, "invalid", "", "read the request body: "+err.Error())
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "", "read the request body: "+err.Error())
 		return nil, false
 	}
 	return b, true
@@ -116,7 +116,7 @@ func afterParam(w http.ResponseWriter, req *http.Request) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "after", fmt.Sprintf("after must be an id (a whole number from 0), got %q", v))
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "after", fmt.Sprintf("after must be an id (a whole number from 0), got %q", v))
 		return 0, false
 	}
 	return n, true
@@ -134,15 +134,15 @@ func (r *Relay) handlePostFeed(w http.ResponseWriter, req *http.Request) {
 	}
 	var in feedIn
 	if err := json.Unmarshal(b, &in); err != nil {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "", "body must be a JSON object {text, priority}: "+jsonProblem(err))
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "", "body must be a JSON object {text, priority}: "+jsonProblem(err))
 		return
 	}
 	if in.Text == nil || strings.TrimSpace(*in.Text) == "" {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "text", "text is required: the message to show")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "text", "text is required: the message to show")
 		return
 	}
 	if len(in.Priority) > 32 {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "priority", "priority must be a short word: low, normal, high or urgent")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "priority", "priority must be a short word: low, normal, high or urgent")
 		return
 	}
 	it := r.AddFeed(*in.Text, in.Priority, "")
@@ -195,7 +195,7 @@ func (r *Relay) handlePostSense(w http.ResponseWriter, req *http.Request) {
 		if errors.As(err, &be) {
 			field = be.field
 		}
-		server.WriteError(w, http.StatusBadRequest, "invalid", field, err.Error())
+		guard.WriteError(w, http.StatusBadRequest, "invalid", field, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "id": ev.ID})
@@ -240,7 +240,7 @@ func (r *Relay) handleHistory(w http.ResponseWriter, req *http.Request) {
 	if v := req.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			server.WriteError(w, http.StatusBadRequest, "invalid", "limit", fmt.Sprintf("limit must be a whole number from 1 to %d, got %q", AgentCapacity, v))
+			guard.WriteError(w, http.StatusBadRequest, "invalid", "limit", fmt.Sprintf("limit must be a whole number from 1 to %d, got %q", AgentCapacity, v))
 			return
 		}
 		limit = min(n, AgentCapacity)
@@ -300,14 +300,14 @@ func (r *Relay) handlePostConfig(w http.ResponseWriter, req *http.Request) {
 		field := ""
 		if _, f, ok := strings.Cut(err.Error(), "json: unknown field "); ok {
 			field = strings.Trim(f, `"`)
-			server.WriteError(w, http.StatusBadRequest, "invalid", field, fmt.Sprintf("unknown field %q: accepted are enabled, intervalMs, model, maxAge, maxTokens, temperature, pushToFeed, logVerbose, debounceMs, fallbackModels", field))
+			guard.WriteError(w, http.StatusBadRequest, "invalid", field, fmt.Sprintf("unknown field %q: accepted are enabled, intervalMs, model, maxAge, maxTokens, temperature, pushToFeed, logVerbose, debounceMs, fallbackModels", field))
 			return
 		}
-		server.WriteError(w, http.StatusBadRequest, "invalid", field, "body must be a JSON object of config fields: "+jsonProblem(err))
+		guard.WriteError(w, http.StatusBadRequest, "invalid", field, "body must be a JSON object of config fields: "+jsonProblem(err))
 		return
 	}
 	if in.OpenRouterAPIKey != nil {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "openrouterApiKey", "the API key is not set over HTTP: set OPENROUTER_API_KEY in the relay's environment and restart it")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "openrouterApiKey", "the API key is not set over HTTP: set OPENROUTER_API_KEY in the relay's environment and restart it")
 		return
 	}
 	c := r.Config()
@@ -351,7 +351,7 @@ func (r *Relay) handlePostConfig(w http.ResponseWriter, req *http.Request) {
 				field = "maxAge"
 			}
 		}
-		server.WriteError(w, http.StatusBadRequest, "invalid", field, err.Error())
+		guard.WriteError(w, http.StatusBadRequest, "invalid", field, err.Error())
 		return
 	}
 	r.log.Info("analysis configuration changed", "model", c.Model, "interval_ms", c.IntervalMs, "enabled", c.Enabled)
@@ -365,7 +365,7 @@ func (r *Relay) handleHealth(w http.ResponseWriter, _ *http.Request) {
 func (r *Relay) handleHUD(w http.ResponseWriter, req *http.Request) {
 	b, err := webFS.ReadFile("web/index.html")
 	if err != nil {
-		server.WriteError(w, http.StatusInternalServerError, "internal", "", "the HUD page is missing from this build")
+		guard.WriteError(w, http.StatusInternalServerError, "internal", "", "the HUD page is missing from this build")
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -384,7 +384,7 @@ func (r *Relay) handleFeedStream(w http.ResponseWriter, req *http.Request) {
 	if v := req.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			server.WriteError(w, http.StatusBadRequest, "invalid", "Last-Event-ID", fmt.Sprintf("Last-Event-ID must be a feed id, got %q", v))
+			guard.WriteError(w, http.StatusBadRequest, "invalid", "Last-Event-ID", fmt.Sprintf("Last-Event-ID must be a feed id, got %q", v))
 			return
 		}
 		after = n

@@ -17,9 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/secret"
-	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -85,7 +85,7 @@ type Options struct {
 	History History
 	// Guard holds the Host and Origin checks (ListenHost: the configured
 	// host). A page on another site can never post to the relay.
-	Guard server.Guard
+	Guard guard.Guard
 	// Token, when set, is required as "Authorization: Bearer" (or the
 	// cookie the HUD page gets from /?token=). Required beyond loopback.
 	Token secret.String

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/secret"
-	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -507,10 +507,10 @@ func TestGuardAndToken(t *testing.T) {
 	if code, _ := h2.do(t, "POST", "/feed", `{"text":"x"}`, "Origin", "http://evil.example"); code != 403 {
 		t.Errorf("cross-origin POST without token = %d, want 403", code)
 	}
-	if _, err := New(t.Context(), Options{Guard: server.Guard{ListenHost: "0.0.0.0"}}); err == nil {
+	if _, err := New(t.Context(), Options{Guard: guard.Guard{ListenHost: "0.0.0.0"}}); err == nil {
 		t.Error("New beyond loopback without a token succeeded")
 	}
-	if _, err := New(t.Context(), Options{Guard: server.Guard{ListenHost: "0.0.0.0"}, Token: "t"}); err != nil {
+	if _, err := New(t.Context(), Options{Guard: guard.Guard{ListenHost: "0.0.0.0"}, Token: "t"}); err != nil {
 		t.Errorf("New beyond loopback with a token: %v", err)
 	}
 }

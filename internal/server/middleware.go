@@ -2,11 +2,9 @@ package server
 
 import (
 	"crypto/subtle"
-	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/guard"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -53,87 +51,13 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 	})
 }
 
-// Guard holds the browser-facing defences every acu listener shares (the
-// daemon's API, the relay, the agent panel): the Host check against DNS
-// rebinding and the Origin check against cross-site requests.
-type Guard struct {
-	AllowedHosts []string // extra Host names besides loopback ones
-	ListenHost   string   // the configured listen host, accepted as a Host too
-}
+// Guard is guard.Guard, kept here for callers written before the guard
+// package existed.
+type Guard = guard.Guard
 
-// Wrap applies the Host and Origin checks and the security headers to next.
-func (g Guard) Wrap(next http.Handler) http.Handler {
-	return secureHeaders(g.checkHost(g.checkOrigin(next)))
-}
-
-// checkHost refuses requests whose Host header is not a loopback name or
-// address or one configured explicitly: the DNS-rebinding defence.
-func (g Guard) checkHost(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.HostAllowed(r.Host) {
-			writeError(w, r, errForbidden("Host %q is not allowed: use 127.0.0.1 or localhost, or add the name to ACU_ALLOWED_HOSTS", r.Host))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// HostAllowed reports whether a Host header value may reach this listener.
-func (g Guard) HostAllowed(hostport string) bool {
-	h := hostport
-	if host, _, err := net.SplitHostPort(hostport); err == nil {
-		h = host
-	}
-	h = strings.ToLower(strings.Trim(h, "[]"))
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
-		return true
-	}
-	for _, a := range g.AllowedHosts {
-		if strings.EqualFold(a, h) {
-			return true
-		}
-	}
-	// A listener bound to a specific non-loopback address answers to it.
-	return g.ListenHost != "" && strings.EqualFold(strings.Trim(g.ListenHost, "[]"), h)
-}
-
-// checkOrigin refuses requests that carry a foreign Origin (or, without
-// Origin, a foreign Referer): a web page on another site must never reach
-// a daemon that moves the mouse. Requests without either (CLI, agents) pass.
-func (g Guard) checkOrigin(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" {
-			if !g.sameOrigin(o, r) {
-				writeError(w, r, errForbidden("cross-origin request from %q refused", o))
-				return
-			}
-		} else if ref := r.Header.Get("Referer"); ref != "" && !g.sameOrigin(ref, r) {
-			writeError(w, r, errForbidden("request referred by a foreign page refused"))
-			return
-		}
-		if fs := r.Header.Get("Sec-Fetch-Site"); fs == "cross-site" {
-			writeError(w, r, errForbidden("cross-site request refused"))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func (g Guard) sameOrigin(origin string, r *http.Request) bool {
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" {
-		return false
-	}
-	return strings.EqualFold(u.Host, r.Host) && g.HostAllowed(u.Host)
-}
-
-// WriteError writes acu's JSON error body ({"error":{code,message,field}})
-// with the given status, for listeners outside this package.
+// WriteError writes acu's JSON error body; see guard.WriteError.
 func WriteError(w http.ResponseWriter, status int, code, field, message string) {
-	writeJSON(w, status, api.ErrorBody{Error: api.ErrorDetail{Code: code, Message: message, Field: field}})
+	guard.WriteError(w, status, code, field, message)
 }
 
 // authenticate requires the bearer token or a valid session cookie.
@@ -167,19 +91,6 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-		next.ServeHTTP(w, r)
-	})
-}
-
-// secureHeaders sets headers every answer carries.
-func secureHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
 }
