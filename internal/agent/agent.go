@@ -137,6 +137,10 @@ type Agent struct {
 	area      input.Area
 	rawBuf    []byte
 	annBuf    []byte
+	rawEnc    pngEncoder
+	annEnc    pngEncoder
+	rawKeep   []byte
+	bg        sync.WaitGroup // background work of the last turn
 	paused    bool
 	stepOnce  bool
 	cost      float64
@@ -222,24 +226,11 @@ func BaseURL(apiURL string) (string, error) {
 // Run runs the loop until ctx ends: it waits for model output (BOOT or
 // POST /inject), runs sessions of turns, and records each session as a run.
 func (a *Agent) Run(ctx context.Context) error {
-	conn := a.opts.Conn
-	if conn == nil {
-		c, err := display.Open(ctx, a.opts.Display, display.Options{Logger: a.log})
-		if err != nil {
-			return fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
-		}
-		defer c.Close()
-		conn = c
-	}
-	a.area = input.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
-	dev, err := input.New(conn, a.area, input.Options{
-		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical, Logger: a.log,
-	})
+	release, err := a.prepare(ctx)
 	if err != nil {
-		return fmt.Errorf("agent: input on %s: %w", a.opts.Display, err)
+		return err
 	}
-	defer dev.Close()
-	a.dev = dev
+	defer release()
 	a.log.Info("agent ready", "display", a.opts.Display, "area", a.area.String(), "annotator", a.opts.Annotator,
 		"physical", a.opts.Physical, "boot", a.opts.Boot)
 	for {
@@ -264,6 +255,30 @@ func (a *Agent) Run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// prepare opens the input connection (unless given) and the input device
+// on the working area.
+func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
+	conn := a.opts.Conn
+	closeConn := func() {}
+	if conn == nil {
+		c, err := display.Open(ctx, a.opts.Display, display.Options{Logger: a.log})
+		if err != nil {
+			return nil, fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
+		}
+		conn, closeConn = c, c.Close
+	}
+	a.area = input.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
+	dev, err := input.New(conn, a.area, input.Options{
+		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical, Logger: a.log,
+	})
+	if err != nil {
+		closeConn()
+		return nil, fmt.Errorf("agent: input on %s: %w", a.opts.Display, err)
+	}
+	a.dev = dev
+	return func() { dev.Close(); closeConn() }, nil
 }
 
 // errStop ends a session on request.
@@ -344,6 +359,7 @@ func (a *Agent) startSession(ctx context.Context) error {
 }
 
 func (a *Agent) endSession(status, msg string) {
+	a.flush()
 	a.logInfo("agent session ended", "run_id", a.runID, "status", status, "reason", msg)
 	if a.opts.Runs != nil && a.runID != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -451,67 +467,10 @@ func (a *Agent) setPhase(p string) {
 // turn runs one turn from the model output text and returns the model's next
 // output, or done with the reason the session ends (a limit).
 func (a *Agent) turn(ctx context.Context, text string) (next, done string, err error) {
-	out := Parse(text)
-	a.mu.Lock()
-	a.st.Turn++
-	n := a.st.Turn
-	a.st.Phase = PhaseExecuting
-	a.st.Error = ""
-	a.st.Observation, a.st.BBoxes, a.st.Actions, a.st.Rejected, a.st.VLMJSON = out.Observation, out.BBoxes, out.Actions, out.Rejected, text
-	a.mu.Unlock()
-	for _, r := range out.Rejected {
-		a.logWarn("action rejected", "turn", n, "kind", r.Kind, "name", r.Name, "reason", r.Reason)
-	}
-	execErrs := a.execute(ctx, n, out.Actions)
-	if ctx.Err() != nil {
-		return "", "", ctx.Err()
-	}
-	a.setPhase(PhaseCapturing)
-	if err := sleep(ctx, a.opts.CaptureDelay); err != nil {
-		return "", "", err
-	}
-	shot, err := a.capture(ctx)
+	n, out, shot, annPNG, err := a.act(ctx, text)
 	if err != nil {
 		return "", "", err
 	}
-	marks := a.marks(out.Actions)
-	trail := a.ann.Push(marks)
-	a.pushTrail(out.Actions)
-
-	var rawPNG, annPNG []byte
-	if a.opts.Annotator == AnnotatorGo {
-		a.setPhase(PhaseAnnotating)
-		rawPNG, annPNG, err = a.annotateAndEncode(shot, out.BBoxes, trail)
-		if err != nil {
-			return "", "", err
-		}
-		a.mu.Lock()
-		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq, a.st.AnnotatedSeq = rawPNG, annPNG, n, n
-		a.st.Width, a.st.Height = shot.w, shot.h
-		a.st.MsgID++
-		a.mu.Unlock()
-	} else {
-		rawPNG, err = frame.EncodePNG(shot.pix, shot.w, shot.h, shot.stride)
-		if err != nil {
-			return "", "", fmt.Errorf("encode screenshot: %w", err)
-		}
-		a.mu.Lock()
-		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq = rawPNG, nil, n
-		a.st.Width, a.st.Height = shot.w, shot.h
-		a.st.Phase = PhaseWaitingAnnotated
-		a.st.MsgID++
-		a.mu.Unlock()
-	}
-	a.saveRaw(n, out, text, rawPNG)
-	if a.opts.Annotator == AnnotatorPanel {
-		annPNG, err = a.waitAnnotated(ctx, n)
-		if err != nil {
-			return "", "", err
-		}
-	}
-	a.saveAnnotated(n, annPNG)
-	a.emitTurn(ctx, n, out, execErrs)
-
 	if a.opts.MaxTurns > 0 && n >= a.opts.MaxTurns {
 		return "", fmt.Sprintf("turn limit of %d reached", a.opts.MaxTurns), nil
 	}
@@ -559,6 +518,89 @@ func (a *Agent) turn(ctx context.Context, text string) (next, done string, err e
 		return "", fmt.Sprintf("cost limit of $%.4f reached ($%.4f spent)", a.opts.MaxCostUSD, cost), nil
 	}
 	return reply.Text, "", nil
+}
+
+// act is a turn up to the model call: parse, execute, capture, annotate
+// (or wait for the panel's annotation), save and emit. It returns the turn
+// number, the parsed output, the screenshot and the annotated PNG.
+func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot, annPNG []byte, err error) {
+	a.flush()
+	out = Parse(text)
+	a.mu.Lock()
+	a.st.Turn++
+	n = a.st.Turn
+	a.st.Phase = PhaseExecuting
+	a.st.Error = ""
+	a.st.Observation, a.st.BBoxes, a.st.Actions, a.st.Rejected, a.st.VLMJSON = out.Observation, out.BBoxes, out.Actions, out.Rejected, text
+	a.mu.Unlock()
+	for _, r := range out.Rejected {
+		a.logWarn("action rejected", "turn", n, "kind", r.Kind, "name", r.Name, "reason", r.Reason)
+	}
+	execErrs := a.execute(ctx, n, out.Actions)
+	if ctx.Err() != nil {
+		return 0, out, shot{}, nil, ctx.Err()
+	}
+	a.setPhase(PhaseCapturing)
+	if err := sleep(ctx, a.opts.CaptureDelay); err != nil {
+		return 0, out, shot{}, nil, err
+	}
+	s, err = a.capture(ctx)
+	if err != nil {
+		return 0, out, shot{}, nil, err
+	}
+	marks := a.marks(out.Actions)
+	trail := a.ann.Push(marks)
+	a.pushTrail(out.Actions)
+
+	if a.opts.Annotator == AnnotatorGo {
+		a.setPhase(PhaseAnnotating)
+		annPNG = a.annotateAndEncode(s, out.BBoxes, trail)
+		a.mu.Lock()
+		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq, a.st.AnnotatedSeq = nil, annPNG, n, n
+		a.st.Width, a.st.Height = s.w, s.h
+		a.st.MsgID++
+		a.mu.Unlock()
+		// The raw PNG (for the run directory and the panel's raw view) is
+		// encoded and saved off the turn's critical path, while the model
+		// call runs; flush waits for it before the next turn.
+		raw := a.rawCopy(s)
+		a.bg.Add(1)
+		go func() {
+			defer a.bg.Done()
+			rawPNG := a.rawEnc.encode(raw, s.w, s.h, s.w*4)
+			a.mu.Lock()
+			if a.st.Turn == n {
+				a.st.RawPNG = rawPNG
+				a.st.MsgID++
+			}
+			a.mu.Unlock()
+			a.saveRaw(n, out, text, rawPNG)
+			a.saveAnnotated(n, annPNG)
+		}()
+		a.emitTurn(ctx, n, out, execErrs)
+		return n, out, s, annPNG, nil
+	}
+	var rawPNG []byte
+	{
+		rawPNG = a.rawEnc.encode(s.pix, s.w, s.h, s.stride)
+		a.mu.Lock()
+		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq = rawPNG, nil, n
+		a.st.Width, a.st.Height = s.w, s.h
+		a.st.Phase = PhaseWaitingAnnotated
+		a.st.MsgID++
+		a.mu.Unlock()
+	}
+	a.saveRaw(n, out, text, rawPNG)
+	if a.opts.Annotator == AnnotatorPanel {
+		annPNG, err = a.waitAnnotated(ctx, n)
+		if err != nil {
+			return 0, out, shot{}, nil, err
+		}
+	}
+	a.saveAnnotated(n, annPNG)
+	a.emitTurn(ctx, n, out, execErrs)
+
+	return n, out, s, annPNG, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
@@ -643,8 +685,8 @@ func OutputSize(w, h, width, height, percent int) (int, int) {
 }
 
 // annotateAndEncode copies the screenshot, draws the overlays on the copy
-// and encodes both as PNG, the two encodings in parallel.
-func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) (rawPNG, annPNG []byte, err error) {
+// and encodes it as PNG.
+func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) []byte {
 	need := s.w * s.h * 4
 	if cap(a.annBuf) < need {
 		a.annBuf = make([]byte, need)
@@ -657,24 +699,28 @@ func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) 
 	for i, b := range boxes {
 		bx[i] = annotate.Box{X1: b.X1, Y1: b.Y1, X2: b.X2, Y2: b.Y2}
 	}
-	var rawErr error
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		rawPNG, rawErr = frame.EncodePNG(s.pix, s.w, s.h, s.stride)
-	}()
 	a.ann.Draw(annotate.Image{Pix: buf, W: s.w, H: s.h, Stride: s.w * 4, Format: annotate.BGRX}, bx, trail)
-	annPNG, err = frame.EncodePNG(buf, s.w, s.h, s.w*4)
-	wg.Wait()
-	if err == nil {
-		err = rawErr
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("encode screenshot: %w", err)
-	}
-	return rawPNG, annPNG, nil
+	return a.annEnc.encode(buf, s.w, s.h, s.w*4)
 }
+
+// rawCopy copies the screenshot into the buffer the background encoder
+// reads (the capture hub's frame or the resize buffer are reused by the
+// next turn).
+func (a *Agent) rawCopy(s shot) []byte {
+	need := s.w * s.h * 4
+	if cap(a.rawKeep) < need {
+		a.rawKeep = make([]byte, need)
+	}
+	buf := a.rawKeep[:need]
+	for y := range s.h {
+		copy(buf[y*s.w*4:(y+1)*s.w*4], s.pix[y*s.stride:y*s.stride+s.w*4])
+	}
+	return buf
+}
+
+// flush waits for the previous turn's background work (raw PNG, run
+// directory).
+func (a *Agent) flush() { a.bg.Wait() }
 
 // marks converts actions to annotation marks with their labels.
 func (a *Agent) marks(acts []Action) []annotate.Mark {

@@ -1,6 +1,7 @@
 package annotate
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 
@@ -199,5 +200,27 @@ func BenchmarkDraw(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a.Draw(img, boxes, trail)
+	}
+}
+
+// TestBandsMatchOnePass: drawing in parallel bands gives exactly the picture
+// of one pass.
+func TestBandsMatchOnePass(t *testing.T) {
+	cfg := Default()
+	cfg.ExecutedHeat.TrailTurns = 3
+	a := New(cfg)
+	a.Push([]Mark{{Pos: true, X: 100, Y: 900, Label: "1 click 100,900"}})
+	a.Push([]Mark{{Pos: true, Drag: true, X: 200, Y: 100, X2: 800, Y2: 950, Label: "1 drag"}})
+	trail := a.Push([]Mark{{Pos: true, X: 500, Y: 500, Label: "1 click 500,500"}, {Label: "2 type \"x\""}})
+	boxes := []Box{{100, 100, 600, 700}}
+	par := blank(1280, 720, BGRX)
+	for i := range par.Pix {
+		par.Pix[i] = byte(i * 7)
+	}
+	one := Image{Pix: append([]byte(nil), par.Pix...), W: par.W, H: par.H, Stride: par.Stride}
+	a.Draw(par, boxes, trail)
+	a.draw(one, boxes, trail)
+	if !bytes.Equal(par.Pix, one.Pix) {
+		t.Errorf("banded drawing differs from one pass")
 	}
 }

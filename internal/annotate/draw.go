@@ -1,6 +1,10 @@
 package annotate
 
-import "math"
+import (
+	"math"
+	"runtime"
+	"sync"
+)
 
 // Format is a pixel layout of 4 bytes a pixel.
 type Format uint8
@@ -16,6 +20,18 @@ type Image struct {
 	W, H   int
 	Stride int
 	Format Format
+
+	// y0, y1 clip drawing to rows [y0, y1) (a band drawn by one goroutine);
+	// y1 == 0 means all rows.
+	y0, y1 int
+}
+
+// rows returns the rows drawing may touch, [lo, hi).
+func (img Image) rows() (lo, hi int) {
+	if img.y1 == 0 {
+		return 0, img.H
+	}
+	return img.y0, img.y1
 }
 
 // Box is a model-provided region of interest, normalized 0..1000.
@@ -77,10 +93,51 @@ func (a *Annotator) Reset() { a.trail = nil }
 // current turn, trail[i] is i turns old), then the current turn's labels.
 // Coordinates are normalized 0..1000 over the picture; 1000 is the last
 // pixel, as internal/input maps them.
+//
+// Large pictures are drawn in horizontal bands in parallel; each pixel still
+// gets its overlays in the same order, so the result does not depend on the
+// number of bands.
 func (a *Annotator) Draw(img Image, boxes []Box, trail [][]Mark) {
 	if img.W <= 0 || img.H <= 0 {
 		return
 	}
+	h := a.cfg.ExecutedHeat
+	for age := range min(len(trail), max(h.TrailTurns, 1)) {
+		fade := a.fade(age)
+		if a.heat[fade] == nil {
+			a.heat[fade] = newLUT(h.Stops, float64(fade)/256)
+		}
+	}
+	n := 1
+	if img.W*img.H >= 1<<18 {
+		n = min(runtime.GOMAXPROCS(0), 4, img.H)
+	}
+	if n <= 1 {
+		a.draw(img, boxes, trail)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		band := img
+		band.y0, band.y1 = img.H*i/n, img.H*(i+1)/n
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.draw(band, boxes, trail)
+		}()
+	}
+	wg.Wait()
+}
+
+// fade is the alpha scale (0..256) of a trail turn age turns old: the
+// newest at full strength, each older one a TrailTurns-th weaker, as the
+// seed panel fades them.
+func (a *Annotator) fade(age int) int {
+	t := max(a.cfg.ExecutedHeat.TrailTurns, 1)
+	return (t - age) * 256 / t
+}
+
+func (a *Annotator) draw(img Image, boxes []Box, trail [][]Mark) {
 	if a.cfg.BBoxHeat.Enabled {
 		for _, b := range boxes {
 			a.drawBox(img, b)
@@ -91,14 +148,8 @@ func (a *Annotator) Draw(img Image, boxes []Box, trail [][]Mark) {
 	if h.Enabled && h.RadiusScale > 0 {
 		base := h.RadiusScale * float64(max(img.W, img.H))
 		for age := turns - 1; age >= 0; age-- {
-			// The seed panel's fade: the newest turn at full strength, each
-			// older one a TrailTurns-th weaker.
-			fade := (max(h.TrailTurns, 1) - age) * 256 / max(h.TrailTurns, 1)
+			fade := a.fade(age)
 			l := a.heat[fade]
-			if l == nil {
-				l = newLUT(h.Stops, float64(fade)/256)
-				a.heat[fade] = l
-			}
 			shrink := math.Pow(h.TrailShrink, float64(age))
 			r := base * shrink
 			for _, m := range trail[age] {
@@ -208,7 +259,8 @@ func blob(img Image, cx, cy int, r float64, l *lut) {
 	r2 := r * r
 	scale := uint64((lutN - 1) / r2 * (1 << 16))
 	lim := int64(r2)
-	y0, y1 := max(cy-ir, 0), min(cy+ir, img.H-1)
+	lo, hi := img.rows()
+	y0, y1 := max(cy-ir, lo), min(cy+ir, hi-1)
 	x0, x1 := max(cx-ir, 0), min(cx+ir, img.W-1)
 	for y := y0; y <= y1; y++ {
 		dy := int64(y - cy)
@@ -251,7 +303,8 @@ func (a *Annotator) drawBox(img Image, b Box) {
 		r = 1
 	}
 	scale := (lutN - 1) / (r * r)
-	for y := y1; y <= y2; y++ {
+	lo, hi := img.rows()
+	for y := max(y1, lo); y <= min(y2, hi-1); y++ {
 		dy := float64(y) - cy
 		row := img.Pix[y*img.Stride:]
 		for x := x1; x <= x2; x++ {
@@ -284,8 +337,9 @@ func premul(c Color, alpha uint8) [4]uint32 {
 
 // fill blends c over the rectangle [x1,x2]x[y1,y2] (inclusive, clipped).
 func fill(img Image, x1, y1, x2, y2 int, c Color) {
-	x1, y1 = max(x1, 0), max(y1, 0)
-	x2, y2 = min(x2, img.W-1), min(y2, img.H-1)
+	lo, hi := img.rows()
+	x1, y1 = max(x1, 0), max(y1, lo)
+	x2, y2 = min(x2, img.W-1), min(y2, hi-1)
 	if x1 > x2 || y1 > y2 || c.A == 0 {
 		return
 	}
@@ -312,6 +366,7 @@ func line(img Image, x1, y1, x2, y2 int, c Color, alpha uint8) {
 		return
 	}
 	horiz := abs(dx) >= abs(dy)
+	lo, hi := img.rows()
 	for i := 0; i <= steps; i++ {
 		x := x1 + int(math.Round(float64(dx*i)/float64(steps)))
 		y := y1 + int(math.Round(float64(dy*i)/float64(steps)))
@@ -322,7 +377,7 @@ func line(img Image, x1, y1, x2, y2 int, c Color, alpha uint8) {
 			} else {
 				xx += o
 			}
-			if xx < 0 || yy < 0 || xx >= img.W || yy >= img.H {
+			if xx < 0 || yy < lo || xx >= img.W || yy >= hi {
 				continue
 			}
 			blend(img.Pix[yy*img.Stride+xx*4:yy*img.Stride+xx*4+4], ri, bi, &e)

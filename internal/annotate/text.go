@@ -34,12 +34,13 @@ func DrawText(img Image, x, y int, s string, fg, bg Color) {
 	w, h := TextSize(s)
 	fill(img, x, y, x+w-1, y+h-1, bg)
 	ri, bi := offsets(img.Format)
+	lo, hi := img.rows()
 	cx := x + 3
 	for _, r := range s {
 		g := glyph(r)
 		for gy := range glyphH {
 			yy := y + 1 + gy
-			if yy < 0 || yy >= img.H {
+			if yy < lo || yy >= hi {
 				continue
 			}
 			row := img.Pix[yy*img.Stride:]

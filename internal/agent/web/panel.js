@@ -101,6 +101,20 @@
     }
   }
 
+  // annotate is the seed's browser annotation: decode the raw PNG, draw the
+  // overlays on a canvas, export PNG base64.
+  async function annotate(st) {
+    const im = await loadImage(st.raw_b64);
+    const off = document.createElement("canvas");
+    off.width = im.naturalWidth; off.height = im.naturalHeight;
+    const octx = off.getContext("2d");
+    octx.drawImage(im, 0, 0);
+    drawOverlays(octx, off.width, off.height, st);
+    return off.toDataURL("image/png").split(",")[1];
+  }
+  // For benchmarks of the seed's round trip (bench_test.go).
+  window.acuPanelAnnotate = async (st) => { if (!cfg) cfg = await api("/config"); return annotate(st); };
+
   async function render(st) {
     const c = $("shot"), ctx = c.getContext("2d");
     const showRaw = $("show-raw").checked;
@@ -114,14 +128,8 @@
       c.dataset.turn = String(st.turn);
     }
     if (cfg && cfg.annotator === "panel" && st.phase === "waiting_annotated" && st.pending_seq > posted && st.raw_b64) {
-      const im = await loadImage(st.raw_b64);
-      const off = document.createElement("canvas");
-      off.width = im.naturalWidth; off.height = im.naturalHeight;
-      const octx = off.getContext("2d");
-      octx.drawImage(im, 0, 0);
-      drawOverlays(octx, off.width, off.height, st);
-      const png = off.toDataURL("image/png").split(",")[1];
       posted = st.pending_seq;
+      const png = await annotate(st);
       await api("/annotated", {seq: st.pending_seq, image_b64: png}).catch((e) => showError(e.message));
     }
   }
