@@ -6,13 +6,13 @@
 # Prints per-display medians and the ratio reference/acu. Every process it
 # starts is stopped on exit.
 #
-# Usage: bash bench/pipeline/run.sh            (ROUNDS=5 FRAMES=30 RESAMPLE=exact|fast)
+# Usage: bash bench/pipeline/run.sh            (ROUNDS=10 FRAMES=15 RESAMPLE=exact|fast)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 REF=${REF:-$REPO/../shared/bench}
-ROUNDS=${ROUNDS:-5}
-FRAMES=${FRAMES:-30}
+ROUNDS=${ROUNDS:-10}
+FRAMES=${FRAMES:-15}
 RESAMPLE=${RESAMPLE:-exact}
 PY=/usr/bin/python3
 TMP=$(mktemp -d)
@@ -93,6 +93,17 @@ for d, label in ((d720, "1280x720"), (d1080, "1920x1080")):
     rt, at = med(samples("ref", d, "total")), med(samples("acu", d, "total"))
     print("%-10s %12.2f %12.2f %12.2f %12.2f %12.3f %7.1fx" % (label, rt, at, med(samples("acu", d, "capture")),
           med(samples("acu", d, "encode")), med(samples("acu", d, "cached_capture")), rt / at))
+def round_ratios(d):
+    out = []
+    for p in sorted(glob.glob(os.path.join(tmp, "ref_%s_*.json" % d))):
+        r = p.rsplit("_", 1)[1]
+        a = os.path.join(tmp, "acu_%s_%s" % (d, r))
+        if os.path.exists(a):
+            out.append(med(json.load(open(p))[0]["samples"]["total"]) / med(json.load(open(a))[0]["samples"]["total"]))
+    return out
+for d, label in ((d720, "1280x720"), (d1080, "1920x1080")):
+    rr = round_ratios(d)
+    print("%-10s median of per-round ratios %.1fx (rounds: %s)" % (label, med(rr), " ".join("%.1f" % x for x in rr)))
 print("ref stages 1280x720: capture %.2f convert %.2f resize %.2f encode %.2f" % tuple(
     med(samples("ref", d720, k)) for k in ("capture", "convert", "resize", "encode")))
 print("ref stages 1920x1080: capture %.2f convert %.2f resize %.2f encode %.2f" % tuple(
