@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +73,7 @@ func BenchmarkTurn(b *testing.B) {
 			a := benchAgent(b, func(o *Options) { o.UI.ExecutedHeat.TrailTurns = trail })
 			ctx := b.Context()
 			var critical time.Duration
+			cpu0 := cpuTime()
 			b.ReportAllocs()
 			for b.Loop() {
 				t0 := time.Now()
@@ -84,6 +86,10 @@ func BenchmarkTurn(b *testing.B) {
 			// ns/op is the whole turn's work; critical is what delays the
 			// model call (the raw PNG and the files run beside it).
 			b.ReportMetric(float64(critical.Microseconds())/1000/float64(b.N), "critical-ms/op")
+			// CPU time of this process per turn (the X server's share of
+			// the capture excluded): steadier than wall time on a busy
+			// machine.
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}
 }
@@ -207,6 +213,12 @@ func BenchmarkSeedPanelRoundTrip(b *testing.B) {
 			b.Fatalf("round trip: status %d, %v", status, err)
 		}
 	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func awaitPromise(p *runtime.EvaluateParams) { t := true; p.AwaitPromise = &t }

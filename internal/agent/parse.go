@@ -164,6 +164,10 @@ func parseAction(m map[string]any) (Action, string) {
 			return a, "drag needs x1, y1, x2 and y2"
 		}
 		a.X2, a.Y2 = clamp(x2), clamp(y2)
+		if a.X2 == 0 && a.Y2 == 0 {
+			// internal/input reads an end of 0,0 as missing.
+			a.X2, a.Y2 = 1, 1
+		}
 	case input.KindScroll:
 		if !okx || !oky {
 			a.X1, a.Y1 = 500, 500
