@@ -125,7 +125,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	args = append(args, "-displayfd", "3",
 		"-screen", "0", fmt.Sprintf("%dx%dx%d", opts.Width, opts.Height, opts.Depth),
-		"-nolisten", "tcp")
+		"-nolisten", "tcp",
+		// Without -noreset Xvfb resets when its last client disconnects,
+		// and a client connecting during that reset is refused: a display
+		// that acu's commands connect to one after another must not reset.
+		"-noreset")
 	if opts.NoSHM {
 		args = append(args, "-extension", "MIT-SHM")
 	}
