@@ -461,3 +461,57 @@ func TestCLIBasics(t *testing.T) {
 		t.Errorf("doctor: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestActCLI drives `acu act` against a real X client that records the input
+// it receives: normalized coordinates land on the expected pixels, inside a
+// crop too, and typed text arrives as characters.
+func TestActCLI(t *testing.T) {
+	dpy := startDisplay(t) // 1024x600
+	env, _, _ := newEnv(t, dpy)
+	w := testx.NewWindow(t, dpy, testx.Spec{Title: "target", X: 0, Y: 0, W: 1024, H: 600})
+	w.Focus()
+	run := func(args ...string) {
+		t.Helper()
+		if out, errOut, code := acu(t, env, append([]string{"act"}, args...)...); code != 0 {
+			t.Fatalf("acu act %v: exit %d %s %s", args, code, out, errOut)
+		}
+	}
+	run("click", "500", "500")
+	// A crop of the right half: (0,0) in it is the screen's (512,0); a far
+	// out-of-range point is clamped into it.
+	run("--crop", "500,0,1000,1000", "click", "0", "0")
+	run("--crop", "500,0,1000,1000", "right_click", "5000", "-10")
+	run("type", "hi there!")
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	evs, err := w.WaitFor(ctx, func(evs []testx.Event) bool {
+		presses, typed := 0, 0
+		for _, e := range evs {
+			if e.Kind == testx.ButtonPress {
+				presses++
+			}
+			if e.Rune != 0 {
+				typed++
+			}
+		}
+		return presses >= 3 && typed >= len("hi there!")
+	})
+	if err != nil {
+		t.Fatalf("events: %v (got %+v)", err, evs)
+	}
+	var clicks [][3]int
+	for _, e := range evs {
+		if e.Kind == testx.ButtonPress {
+			clicks = append(clicks, [3]int{e.RootX, e.RootY, e.Button})
+		}
+	}
+	want := [][3]int{{512, 300, 1}, {512, 0, 1}, {1023, 0, 3}}
+	for i, c := range want {
+		if i >= len(clicks) || clicks[i] != c {
+			t.Errorf("click %d = %v, want %v (all: %v)", i, clicks, c, clicks)
+		}
+	}
+	if got := w.Typed(); got != "hi there!" {
+		t.Errorf("typed %q, want %q", got, "hi there!")
+	}
+}
