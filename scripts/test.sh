@@ -14,6 +14,9 @@ unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go')
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
 echo "== go mod tidy -diff"
 go mod tidy -diff
+echo "== staticcheck"
+GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+"$(go env GOPATH)/bin/staticcheck" ./...
 echo "== go vet"
 go vet ./...
 echo "== go test -race"

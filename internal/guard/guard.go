@@ -73,11 +73,11 @@ func (g Guard) checkOrigin(next http.Handler) http.Handler {
 				return
 			}
 		} else if ref := r.Header.Get("Referer"); ref != "" && !g.sameOrigin(ref, r) {
-			forbid(w, fmt.Sprintf("request referred by a foreign page refused"))
+			forbid(w, "request referred by a foreign page refused")
 			return
 		}
 		if fs := r.Header.Get("Sec-Fetch-Site"); fs == "cross-site" {
-			forbid(w, fmt.Sprintf("cross-site request refused"))
+			forbid(w, "cross-site request refused")
 			return
 		}
 		next.ServeHTTP(w, r)

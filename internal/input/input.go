@@ -97,7 +97,7 @@ const (
 )
 
 // ErrNoXTest is returned by New when the X server lacks the XTEST extension.
-var ErrNoXTest = errors.New("X server has no XTEST extension: start Xvfb or Xorg with XTEST enabled (it is on by default; remove '-extension XTEST')")
+var ErrNoXTest = errors.New("no XTEST extension on the X server: start Xvfb or Xorg with XTEST enabled (it is on by default; remove '-extension XTEST')")
 
 // Device sends pointer and keyboard input to one X display through XTEST.
 // Every method takes normalized 0..1000 coordinates within the working area

@@ -34,9 +34,6 @@ func errNotFound(format string, args ...any) error {
 func errConflict(format string, args ...any) error {
 	return newErr(http.StatusConflict, api.CodeConflict, "", format, args...)
 }
-func errForbidden(format string, args ...any) error {
-	return newErr(http.StatusForbidden, api.CodeForbidden, "", format, args...)
-}
 func errUnauthorized(format string, args ...any) error {
 	return newErr(http.StatusUnauthorized, api.CodeUnauthorized, "", format, args...)
 }
