@@ -1,0 +1,81 @@
+package orchestrator_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/llm/llmtest"
+	"github.com/acu-dev/acu/internal/orchestrator"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// An end-to-end task on a real zenity --entry dialog: a scripted model
+// that reads only the element map fills the entry and presses OK; zenity's
+// stdout proves it.
+func TestEndToEndZenityEntry(t *testing.T) {
+	d := newDesktop(t)
+	app := d.entry(t)
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		if !strings.Contains(r.System, `window "Acu Entry"`) {
+			return llmtest.Reply{Text: stepsJSON(true)}
+		}
+		entry, ok := findID(r.System, "input", ""), findID(r.System, "button", "OK")
+		if entry == "" || ok == "" {
+			t.Errorf("no input or OK button in the map:\n%s", r.System)
+			return llmtest.Reply{Text: stepsJSON(false)}
+		}
+		return llmtest.Reply{Text: stepsJSON(false, typeStep(entry, "Ada Lovelace"), clickStep(ok))}
+	}, llmtest.Text(planJSON("Fill and confirm", "Type the name", "Click OK")), func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(r.Text(), `window "Acu Entry"`) {
+			return llmtest.Reply{Text: `{"done":false,"reason":"the dialog is still open"}`}
+		}
+		return doneReply(r)
+	})
+	var live []string
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) {
+		o.OnEvent = func(_, stream string, _ any) { live = append(live, stream) }
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	run, err := or.Start(ctx, orchestrator.Spec{Task: "Enter Ada Lovelace as the name and press OK", TaskID: "task_e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := or.Start(ctx, orchestrator.Spec{Task: "another"}); err != orchestrator.ErrBusy {
+		t.Errorf("second Start = %v, want ErrBusy", err)
+	}
+	res, err := d.reg.Wait(ctx, run.ID, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != runs.StatusCompleted {
+		r, _ := d.reg.Get(ctx, run.ID)
+		t.Fatalf("status = %s (%s), want completed; result %s", res.Status, res.Error, r.Result)
+	}
+	out, err := app.Wait(ctx)
+	if err != nil {
+		t.Fatalf("zenity: %v", err)
+	}
+	if out != "Ada Lovelace\n" {
+		t.Errorf("zenity printed %q, want %q", out, "Ada Lovelace\n")
+	}
+	iters := events[iterEv](t, d, run.ID, orchestrator.StreamIteration)
+	if len(iters) == 0 || len(iters[0].Steps) != 2 || !iters[0].Steps[0].OK || !iters[0].Steps[1].OK {
+		t.Fatalf("iteration 1 = %+v, want two successful steps", iters)
+	}
+	prog, err := d.db.TaskProgress(context.Background(), "task_e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prog) < 3 || !strings.HasPrefix(prog[0].Message, "task started") || !strings.HasPrefix(prog[len(prog)-1].Message, "task completed") {
+		t.Errorf("progress log = %+v", prog)
+	}
+	if len(live) == 0 || live[0] != orchestrator.StreamIteration {
+		t.Errorf("live events = %v", live)
+	}
+}

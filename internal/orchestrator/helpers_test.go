@@ -1,0 +1,258 @@
+package orchestrator_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/llm/llmtest"
+	"github.com/acu-dev/acu/internal/orchestrator"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+// desktop is a private X display with a session bus, the accessibility bus,
+// an element map of it, and acu's store and run registry.
+type desktop struct {
+	dpy     string
+	session *atspitest.Session
+	tree    *atspi.Client
+	conn    *display.Conn
+	dev     *input.Device
+	x       *elements.Extractor
+	db      *store.DB
+	reg     *runs.Registry
+}
+
+func newDesktop(t testing.TB) *desktop {
+	t.Helper()
+	d := &desktop{dpy: testx.StartXvfb(t, xvfb.Options{})}
+	d.session = atspitest.Start(t, d.dpy)
+	hub, err := capture.NewHub(capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	tree, err := atspi.Connect(context.Background(), atspi.Options{SessionBus: d.session.SessionBus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tree.Close() })
+	d.tree = tree
+	conn, err := display.Open(context.Background(), d.dpy, display.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	d.conn = conn
+	dev, err := input.New(conn, input.Area{W: int(conn.Screen.Width), H: int(conn.Screen.Height)}, input.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dev.Close() })
+	d.dev = dev
+	d.x, err = elements.New(elements.Options{Display: d.dpy, Capture: hub, Tree: tree, Input: dev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.db, err = store.Open(context.Background(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.db.Close() })
+	d.reg = runs.New(d.db, runs.Options{})
+	return d
+}
+
+// zenity starts a zenity dialog and waits until its widgets are on the
+// accessibility bus.
+func (d *desktop) zenity(t testing.TB, args ...string) *atspitest.App {
+	t.Helper()
+	app := d.session.StartApp(t, "zenity", args...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := atspitest.WaitApp(ctx, d.tree, "zenity"); err != nil {
+		t.Fatalf("%v; zenity stderr: %s", err, app.Stderr())
+	}
+	return app
+}
+
+func (d *desktop) entry(t testing.TB) *atspitest.App {
+	return d.zenity(t, "--entry", "--title=Acu Entry", "--text=Your name:")
+}
+
+// models are the three roles' scripted model servers.
+type models struct {
+	fast, planner, verifier *llmtest.Server
+}
+
+// role tells the fast server's two kinds of calls apart.
+func isCheck(r llmtest.Request) bool { return strings.HasPrefix(r.System, "You check the progress") }
+
+func newModels(t testing.TB, fast, planner, verifier llmtest.Handler) *models {
+	return &models{fast: llmtest.NewOpenAI(t, fast), planner: llmtest.NewOpenAI(t, planner), verifier: llmtest.NewOpenAI(t, verifier)}
+}
+
+func (d *desktop) orchestrator(t testing.TB, m *models, adjust func(*orchestrator.Options)) *orchestrator.Orchestrator {
+	t.Helper()
+	noRetry := func(o *llm.Options) { o.MaxRetries = -1; o.Timeout = 30 * time.Second }
+	o := orchestrator.Options{
+		Elements: d.x, Runs: d.reg, Progress: d.db,
+		Fast: m.fast.Client(t, noRetry), Planner: m.planner.Client(t, noRetry), Verifier: m.verifier.Client(t, noRetry),
+		Apps: []orchestrator.App{{Name: "Zenity", Exec: "zenity"}, {Name: "XTerm", Exec: "xterm"}},
+	}
+	if adjust != nil {
+		adjust(&o)
+	}
+	or, err := orchestrator.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(or.Close)
+	return or
+}
+
+// events returns the run's events of stream, decoded into T.
+func events[T any](t testing.TB, d *desktop, runID, stream string) []T {
+	t.Helper()
+	evs, err := d.reg.Events(context.Background(), 0, runs.Filter{RunID: runID, Streams: []string{stream}}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]T, 0, len(evs))
+	for _, e := range evs {
+		var v T
+		if err := json.Unmarshal(e.Data, &v); err != nil {
+			t.Fatalf("decode %s event %s: %v", stream, e.Data, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Event shapes as stored (the orchestrator's event types, read back).
+type iterEv struct {
+	Iteration int  `json:"iteration"`
+	Guided    bool `json:"guided"`
+	Call      struct {
+		System string `json:"system"`
+		Prompt string `json:"prompt"`
+		Reply  string `json:"reply"`
+	} `json:"call"`
+	Steps []struct {
+		Step  string `json:"step"`
+		OK    bool   `json:"ok"`
+		Error string `json:"error"`
+	} `json:"steps"`
+	Loop     string `json:"loop"`
+	Complete bool   `json:"complete"`
+	Error    string `json:"error"`
+}
+
+type planEv struct {
+	Kind      string `json:"kind"`
+	Iteration int    `json:"iteration"`
+	Adopted   int    `json:"adopted"`
+	Blocking  bool   `json:"blocking"`
+	Guidance  string `json:"guidance"`
+	Error     string `json:"error"`
+	Call      struct {
+		Prompt    string  `json:"prompt"`
+		LatencyMs float64 `json:"latencyMs"`
+	} `json:"call"`
+}
+
+type checkEv struct {
+	Iteration   int    `json:"iteration"`
+	Progressing bool   `json:"progressing"`
+	Reason      string `json:"reason"`
+	Recovery    bool   `json:"recovery"`
+}
+
+type verifyEv struct {
+	Iteration int    `json:"iteration"`
+	Done      bool   `json:"done"`
+	Reason    string `json:"reason"`
+	WrongTask bool   `json:"wrongTask"`
+}
+
+type recoveryEv struct {
+	Iteration int    `json:"iteration"`
+	Action    string `json:"action"`
+	Keys      string `json:"keys"`
+}
+
+// planJSON is a planner reply with one named approach.
+func planJSON(name string, steps ...string) string {
+	b, _ := json.Marshal(map[string]any{
+		"approaches": []map[string]any{
+			{"name": name, "description": "Work in the zenity dialog", "steps": steps, "confidence": 0.9},
+			{"name": "Keyboard only", "description": "Tab to the field and type", "steps": []string{"press Tab"}, "confidence": 0.4},
+		},
+		"recommended": 0,
+	})
+	return string(b)
+}
+
+func stepsJSON(complete bool, steps ...map[string]string) string {
+	if steps == nil {
+		steps = []map[string]string{}
+	}
+	b, _ := json.Marshal(map[string]any{"thought": "scripted", "steps": steps, "complete": complete, "summary": "scripted"})
+	return string(b)
+}
+
+func typeStep(target, text string) map[string]string {
+	return map[string]string{"action": "type", "target": target, "text": text}
+}
+
+func clickStep(target string) map[string]string {
+	return map[string]string{"action": "click", "target": target}
+}
+
+// counter counts the fast agent's action calls (not progress checks).
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *counter) next() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return c.n
+}
+
+func (c *counter) get() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+var idLine = regexp.MustCompile(`(?m)^\[(\w+)\] (\w+) ("[^"]*")?`)
+
+// findID finds the id of the first element of type typ (and text, when
+// given) in a prompt's element map, as a model reading it would.
+func findID(prompt, typ, text string) string {
+	_, mapText, _ := strings.Cut(prompt, "ELEMENT MAP")
+	for _, m := range idLine.FindAllStringSubmatch(mapText, -1) {
+		if m[2] == typ && (text == "" || m[3] == `"`+text+`"`) {
+			return m[1]
+		}
+	}
+	return ""
+}

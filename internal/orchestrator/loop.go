@@ -1,0 +1,747 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// call is one model call as it is recorded in an event.
+type call struct {
+	Role      string  `json:"role"`
+	Model     string  `json:"model,omitempty"`
+	System    string  `json:"system,omitempty"`
+	Prompt    string  `json:"prompt"`
+	Images    int     `json:"images,omitempty"`
+	Reply     string  `json:"reply,omitempty"`
+	LatencyMs float64 `json:"latencyMs"`
+	CostUSD   float64 `json:"costUsd"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// IterationEvent is the data of a StreamIteration event.
+type IterationEvent struct {
+	Iteration  int      `json:"iteration"`
+	Call       call     `json:"call"`
+	Thought    string   `json:"thought,omitempty"`
+	Steps      []action `json:"steps,omitempty"`
+	Complete   bool     `json:"complete,omitempty"`
+	Elements   int      `json:"elements"`
+	LayoutHash uint32   `json:"layoutHash"`
+	Stagnant   bool     `json:"stagnant,omitempty"`
+	Guided     bool     `json:"guided"` // a plan's guidance was in the prompt
+	Loop       string   `json:"loop,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// PlanEvent is the data of a StreamPlan event.
+type PlanEvent struct {
+	Kind      string `json:"kind"`
+	Iteration int    `json:"iteration"`         // when it was asked for
+	Adopted   int    `json:"adopted,omitempty"` // the iteration whose prompt first carried it
+	Blocking  bool   `json:"blocking"`
+	Call      call   `json:"call"`
+	Plan      *Plan  `json:"plan,omitempty"`
+	Guidance  string `json:"guidance,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// CheckEvent is the data of a StreamCheck event.
+type CheckEvent struct {
+	Iteration   int    `json:"iteration"`
+	Call        call   `json:"call"`
+	Progressing bool   `json:"progressing"`
+	Reason      string `json:"reason"`
+	Recovery    bool   `json:"recovery"` // recovery planning was started
+	Error       string `json:"error,omitempty"`
+}
+
+// VerifyEvent is the data of a StreamVerify event.
+type VerifyEvent struct {
+	Iteration int    `json:"iteration"`
+	Call      call   `json:"call"`
+	Done      bool   `json:"done"`
+	Reason    string `json:"reason"`
+	WrongTask bool   `json:"wrongTask,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// RecoveryEvent is the data of a StreamRecovery event.
+type RecoveryEvent struct {
+	Iteration int    `json:"iteration"`
+	Action    string `json:"action"` // dismiss, scroll, back
+	Keys      string `json:"keys,omitempty"`
+	Reason    string `json:"reason"`
+	Error     string `json:"error,omitempty"`
+}
+
+// InterventionEvent is the data of a StreamIntervention event.
+type InterventionEvent struct {
+	Iteration int    `json:"iteration"`
+	Phase     string `json:"phase"` // paused, resumed
+	Detail    string `json:"detail,omitempty"`
+}
+
+// planOutcome is a finished planning call.
+type planOutcome struct {
+	ev   PlanEvent
+	plan *Plan
+}
+
+// loop is one task's state: the seed's AgentOrchestrator fields.
+type loop struct {
+	o      *Orchestrator
+	opts   *Options
+	runID  string
+	taskID string
+	task   string
+	max    int
+
+	plan    *Plan
+	pending chan planOutcome // a background plan's outcome (capacity 1)
+	pendCtx context.CancelFunc
+	planWG  sync.WaitGroup
+
+	failureContext        []string
+	failuresSinceLastPlan int
+	lastPlanConsult       int
+	lastProgressCheck     int
+	itersSinceComplete    int
+	lastResortConsulted   bool
+	recoveries            int
+
+	history []llm.Message
+	actions []action
+	tracker elements.Tracker
+	prev    *elements.Map
+
+	res Result
+	sb  strings.Builder
+}
+
+func newLoop(o *Orchestrator, runID string, s Spec) *loop {
+	l := &loop{o: o, opts: &o.opts, runID: runID, taskID: s.TaskID, task: strings.TrimSpace(s.Task), max: s.MaxIterations}
+	if l.taskID == "" {
+		l.taskID = runID
+	}
+	if l.max <= 0 {
+		l.max = o.opts.MaxIterations
+	}
+	l.res.RunID = runID
+	return l
+}
+
+// run is the agent loop; it returns how the task ended.
+func (l *loop) run(ctx context.Context) Result {
+	defer l.stopPlanning()
+	l.progress(ctx, "task started: "+l.task)
+	l.mark(ctx)
+	extractErrs := 0
+	for i := 1; i <= l.max; i++ {
+		if ctx.Err() != nil {
+			return l.cancelled(ctx)
+		}
+		l.res.Iterations = i
+		if err := l.intervention(ctx, i); err != nil {
+			return l.cancelled(ctx)
+		}
+		l.adoptPlan(ctx, i, false)
+
+		m, err := l.opts.Elements.Extract(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return l.cancelled(ctx)
+			}
+			extractErrs++
+			l.emit(ctx, StreamIteration, IterationEvent{Iteration: i, Error: err.Error()})
+			if extractErrs >= 3 {
+				return l.failed(fmt.Sprintf("read the screen 3 times in a row without success: %v", err))
+			}
+			continue
+		}
+		extractErrs = 0
+		obs := l.tracker.Observe(m)
+		if m2 := l.stagnation(ctx, i, m, obs); m2 != nil {
+			m = m2
+		}
+
+		// 1. Initial planning: in the background, the fast agent does not wait.
+		if i == 1 {
+			l.startPlan(ctx, l.planReq(PlanInitial, i, m), m)
+			l.lastPlanConsult = i
+		}
+		// 5. Last resort: in the final iterations with failures since the last plan, blocking.
+		if i >= l.max-LastResortWindow && l.failuresSinceLastPlan > 0 && !l.lastResortConsulted {
+			l.lastResortConsulted = true
+			l.lastPlanConsult = i
+			l.stopPlanning()
+			out := l.planCall(ctx, l.planReq(PlanLastResort, i, m), m, true)
+			l.pending = make(chan planOutcome, 1)
+			l.pending <- out
+			l.adoptPlan(ctx, i, true)
+		}
+		// 2. Progress stall: every ProgressEvery iterations without completion.
+		if l.itersSinceComplete >= ProgressEvery && i-l.lastProgressCheck >= ProgressEvery {
+			l.checkProgress(ctx, i, m)
+		}
+
+		done, summary := l.act(ctx, i, m, obs)
+		if ctx.Err() != nil {
+			return l.cancelled(ctx)
+		}
+		if done {
+			l.res.Status = runs.StatusCompleted
+			l.res.Summary = summary
+			return l.res
+		}
+		l.itersSinceComplete++
+	}
+	return l.failed(fmt.Sprintf("max iterations (%d) reached without completing the task", l.max))
+}
+
+func (l *loop) cancelled(ctx context.Context) Result {
+	l.res.Status = runs.StatusCancelled
+	var c errCancelled
+	if errors.As(context.Cause(ctx), &c) {
+		l.res.Summary = c.Error()
+	} else {
+		l.res.Summary = "cancelled"
+	}
+	return l.res
+}
+
+func (l *loop) failed(msg string) Result {
+	l.res.Status = StatusFailed
+	l.res.Error = msg
+	return l.res
+}
+
+// act runs one fast-agent turn: prompt, reply, steps, and the completion
+// verification of a claim. It reports whether the task is verified done.
+func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Observation) (bool, string) {
+	ev := IterationEvent{Iteration: i, Elements: len(m.Elements), LayoutHash: obs.Hash, Stagnant: obs.Stagnant, Guided: l.plan != nil}
+	enhanced := l.enhancedTask(m)
+	ev.Loop, _ = sameElementLoop(l.actions)
+	diff := ""
+	if i > 1 {
+		diff = obs.Diff.String()
+	}
+	system := fastPrompt(&l.sb, i, enhanced, m, diff)
+	cur := fmt.Sprintf("Iteration %d of %d. What are your next steps?", i, l.max)
+	msgs := window(pinnedMessage(l.task, l.plan), l.history, cur)
+	resp, c := l.chat(ctx, "fast", l.opts.Fast, llm.Request{System: system, Messages: msgs, MaxTokens: l.opts.MaxTokens, JSON: true, RunID: l.runID}, cur)
+	c.System = system
+	ev.Call = c
+	if c.Error != "" {
+		ev.Error = c.Error
+		l.emit(ctx, StreamIteration, ev)
+		return false, ""
+	}
+	l.history = append(l.history, llm.Message{Role: "assistant", Text: resp.Text})
+	reply, err := parseFast(resp.Text)
+	if err != nil {
+		ev.Error = err.Error()
+		l.history = append(l.history, llm.Message{Role: "user", Text: "Your reply was not the JSON object asked for: " + err.Error()})
+		l.emit(ctx, StreamIteration, ev)
+		return false, ""
+	}
+	ev.Thought, ev.Complete = reply.Thought, reply.Complete
+
+	// User input while the model was thinking: the map is stale, start over.
+	if l.foreign(ctx) {
+		ev.Error = "user input detected: steps skipped"
+		l.emit(ctx, StreamIteration, ev)
+		if err := l.pause(ctx, i, "during the model call"); err != nil {
+			return false, ""
+		}
+		return false, ""
+	}
+
+	var notes []string
+	cur2 := m
+	for _, fs := range reply.Steps {
+		st, err := fs.step()
+		a := action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
+		if err == nil {
+			a.Step = st.String()
+			var res elements.Result
+			res, err = l.opts.Elements.Execute(ctx, cur2, st)
+			if res.After != nil {
+				cur2 = res.After
+			}
+			a.Via = res.Via
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return false, ""
+			}
+			a.Error = err.Error()
+			ev.Steps = append(ev.Steps, a)
+			l.actions = append(l.actions, a)
+			notes = append(notes, fmt.Sprintf("WARNING: step %q didn't work: %s. Look at the current map before trying again.", a.Step, a.Error))
+			l.stepFailure(ctx, i, fmt.Sprintf("Step '%s' failed twice. First: %s", a.Step, a.Error))
+			break
+		}
+		a.OK = true
+		ev.Steps = append(ev.Steps, a)
+		l.actions = append(l.actions, a)
+	}
+	l.mark(ctx)
+	if len(ev.Steps) > 0 && len(notes) == 0 {
+		parts := make([]string, len(ev.Steps))
+		for k, a := range ev.Steps {
+			parts[k] = a.Step
+		}
+		notes = append(notes, "Done: "+strings.Join(parts, "; ")+".")
+	}
+	l.emit(ctx, StreamIteration, ev)
+	l.progress(ctx, iterationLine(ev))
+
+	if reply.Complete {
+		done, reason := l.verify(ctx, i, reply.Summary)
+		if done {
+			return true, firstNonEmpty(reply.Summary, reason)
+		}
+		notes = append(notes, "The task is NOT done: "+reason+" Keep working.")
+	}
+	if len(notes) > 0 {
+		l.history = append(l.history, llm.Message{Role: "user", Text: strings.Join(notes, "\n")})
+	}
+	return false, ""
+}
+
+func iterationLine(ev IterationEvent) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "iteration %d:", ev.Iteration)
+	if len(ev.Steps) == 0 {
+		b.WriteString(" no steps")
+	}
+	for _, a := range ev.Steps {
+		if a.OK {
+			fmt.Fprintf(&b, " %s (ok);", a.Step)
+		} else {
+			fmt.Fprintf(&b, " %s (failed);", a.Step)
+		}
+	}
+	if ev.Complete {
+		b.WriteString(" claims complete")
+	}
+	return strings.TrimSuffix(b.String(), ";")
+}
+
+// enhancedTask is the task with the plan's guidance, the action-loop
+// diagnosis and the last failures (the seed's enhancedTask).
+func (l *loop) enhancedTask(m *elements.Map) string {
+	var b strings.Builder
+	if g := l.plan.GuidanceText(); g != "" {
+		b.WriteString(g)
+		b.WriteString("\n\n")
+	}
+	b.WriteString(l.task)
+	if h := actionHistoryContext(l.actions, m); h != "" {
+		b.WriteString("\n\n")
+		b.WriteString(h)
+	}
+	if n := len(l.failureContext); n > 0 {
+		b.WriteString("\n\nCONTEXT - Previous issues:\n")
+		for _, f := range l.failureContext[max(0, n-FailureContextShow):] {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// stepFailure is the seed's handleStepFailure: count it, and ask for
+// recovery planning after FailuresToReplan failures since the last plan, at
+// least ProgressEvery iterations after the last consult (interaction 3).
+func (l *loop) stepFailure(ctx context.Context, i int, desc string) {
+	l.res.Failures++
+	l.failuresSinceLastPlan++
+	l.failureContext = append(l.failureContext, desc)
+	l.maybeReplan(ctx, i)
+}
+
+func (l *loop) maybeReplan(ctx context.Context, i int) {
+	if l.failuresSinceLastPlan >= FailuresToReplan && i-l.lastPlanConsult >= ProgressEvery {
+		if l.startPlan(ctx, l.planReq(PlanRecovery, i, l.prev), l.prev) {
+			l.lastPlanConsult = i
+		}
+	}
+}
+
+// verify asks the verifier whether a completion claim holds. A rejection
+// counts as a failure, a wrong-task rejection as WrongTaskPenalty failures
+// (interaction 4).
+func (l *loop) verify(ctx context.Context, i int, summary string) (bool, string) {
+	l.res.Verifies++
+	m, err := l.opts.Elements.Extract(ctx)
+	if err != nil {
+		m = l.prev
+	} else {
+		l.prev = m
+	}
+	prompt := verifyPrompt(i, l.task, summary, m, l.actions)
+	req := llm.Request{System: verifySystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: l.screenshot(m)}}, MaxTokens: 300, JSON: true, RunID: l.runID}
+	resp, c := l.chat(ctx, "verifier", l.opts.Verifier, req, prompt)
+	ev := VerifyEvent{Iteration: i, Call: c, Error: c.Error}
+	l.itersSinceComplete = 0
+	var r verifyReply
+	if c.Error == "" {
+		raw, err := llm.ExtractJSON(resp.Text)
+		if err == nil {
+			err = json.Unmarshal(raw, &r)
+		}
+		if err != nil {
+			ev.Error = "read the verifier's reply: " + err.Error()
+			r = verifyReply{Reason: "the verifier's reply could not be read"}
+		}
+	} else {
+		r.Reason = "the verifier could not be asked: " + c.Error
+	}
+	ev.Done, ev.Reason = r.Done, r.Reason
+	if !r.Done {
+		ev.WrongTask = wrongTask(r.Reason)
+		l.res.Failures++
+		if ev.WrongTask {
+			l.failuresSinceLastPlan += WrongTaskPenalty
+		} else {
+			l.failuresSinceLastPlan++
+		}
+		l.failureContext = append(l.failureContext, fmt.Sprintf("Completion rejected (iter %d): %s", i, r.Reason))
+	}
+	l.emit(ctx, StreamVerify, ev)
+	l.progress(ctx, fmt.Sprintf("verification at iteration %d: done=%v: %s", i, r.Done, r.Reason))
+	return r.Done, r.Reason
+}
+
+// checkProgress is interaction 2: the fast model judges progress; without
+// progress, recovery planning starts in the background.
+func (l *loop) checkProgress(ctx context.Context, i int, m *elements.Map) {
+	l.lastProgressCheck = i
+	l.res.Checks++
+	prompt := checkPrompt(i, l.task, m, l.actions)
+	req := llm.Request{System: checkSystem, Messages: []llm.Message{{Role: "user", Text: prompt}}, MaxTokens: 200, JSON: true, RunID: l.runID}
+	resp, c := l.chat(ctx, "check", l.opts.Fast, req, prompt)
+	ev := CheckEvent{Iteration: i, Call: c, Error: c.Error, Progressing: true}
+	if c.Error == "" {
+		var r checkReply
+		raw, err := llm.ExtractJSON(resp.Text)
+		if err == nil {
+			err = json.Unmarshal(raw, &r)
+		}
+		if err != nil {
+			ev.Error = "read the progress check's reply: " + err.Error()
+		} else {
+			ev.Progressing, ev.Reason = r.Progressing, r.Reason
+		}
+	}
+	if !ev.Progressing {
+		l.failureContext = append(l.failureContext, fmt.Sprintf("Progress check (iter %d): %s", i, ev.Reason))
+		if l.startPlan(ctx, l.planReq(PlanRecovery, i, m), m) {
+			ev.Recovery = true
+			l.lastPlanConsult = i
+		}
+	}
+	l.emit(ctx, StreamCheck, ev)
+	l.progress(ctx, fmt.Sprintf("progress check at iteration %d: progressing=%v: %s", i, ev.Progressing, ev.Reason))
+}
+
+// planReq gathers what a planning call gets.
+func (l *loop) planReq(kind string, i int, m *elements.Map) planRequest {
+	r := planRequest{kind: kind, task: l.task, apps: l.opts.Apps, iteration: i, previous: l.plan}
+	if m != nil {
+		r.mapText = m.Text()
+	}
+	if kind != PlanInitial {
+		r.failures = append([]string(nil), l.failureContext...)
+	}
+	return r
+}
+
+// startPlan runs a planning call in the background unless one is already
+// running; it reports whether it started one.
+func (l *loop) startPlan(ctx context.Context, r planRequest, m *elements.Map) bool {
+	if l.pending != nil {
+		return false
+	}
+	l.pending = make(chan planOutcome, 1)
+	pctx, cancel := context.WithCancel(ctx)
+	l.pendCtx = cancel
+	ch := l.pending
+	imgs := l.screenshot(m)
+	l.planWG.Add(1)
+	go func() {
+		defer l.planWG.Done()
+		ch <- l.planCallImages(pctx, r, imgs, false)
+	}()
+	return true
+}
+
+// stopPlanning cancels a background plan, waits for it and records it.
+func (l *loop) stopPlanning() {
+	if l.pendCtx != nil {
+		l.pendCtx()
+	}
+	l.planWG.Wait()
+	if l.pending != nil {
+		select {
+		case out := <-l.pending:
+			ctx := context.Background()
+			l.res.Plans++
+			l.emit(ctx, StreamPlan, out.ev)
+		default:
+		}
+	}
+	l.pending, l.pendCtx = nil, nil
+}
+
+// adoptPlan takes a finished plan (waiting for it when block is set) and
+// makes its guidance the pinned message and part of the enhanced task.
+func (l *loop) adoptPlan(ctx context.Context, i int, block bool) {
+	if l.pending == nil {
+		return
+	}
+	var out planOutcome
+	if block {
+		out = <-l.pending
+	} else {
+		select {
+		case out = <-l.pending:
+		default:
+			return
+		}
+	}
+	l.planWG.Wait()
+	if l.pendCtx != nil {
+		l.pendCtx()
+	}
+	l.pending, l.pendCtx = nil, nil
+	l.res.Plans++
+	if out.plan != nil {
+		out.plan.Iteration, out.plan.Kind = out.ev.Iteration, out.ev.Kind
+		l.plan = out.plan
+		l.failuresSinceLastPlan = 0
+		l.tracker.Reset()
+		out.ev.Adopted = i
+		out.ev.Plan = out.plan
+		out.ev.Guidance = out.plan.GuidanceText()
+	}
+	l.emit(ctx, StreamPlan, out.ev)
+	if out.plan != nil {
+		l.progress(ctx, fmt.Sprintf("plan (%s) adopted at iteration %d: %s", out.ev.Kind, i, firstLine(out.ev.Guidance, 1)))
+		l.split(ctx, i, out.plan)
+	}
+}
+
+func firstLine(s string, skip int) string {
+	lines := strings.SplitN(s, "\n", skip+2)
+	if len(lines) > skip {
+		return lines[skip]
+	}
+	return s
+}
+
+// split arranges the two windows a plan recommends working in.
+func (l *loop) split(ctx context.Context, i int, p *Plan) {
+	if p.Split == nil || l.opts.Arrange == nil {
+		return
+	}
+	w := [2]string{p.Split.Windows[0], p.Split.Windows[1]}
+	err := l.opts.Arrange.Arrange(ctx, w)
+	ev := map[string]any{"iteration": i, "windows": w, "reason": p.Split.Reason}
+	if err != nil {
+		ev["error"] = err.Error()
+	}
+	l.emit(ctx, StreamSplit, ev)
+}
+
+func (l *loop) planCall(ctx context.Context, r planRequest, m *elements.Map, blocking bool) planOutcome {
+	return l.planCallImages(ctx, r, l.screenshot(m), blocking)
+}
+
+// planCallImages asks the planner; it runs on the loop's goroutine or a
+// background one and touches no loop state.
+func (l *loop) planCallImages(ctx context.Context, r planRequest, imgs []llm.Image, blocking bool) planOutcome {
+	prompt := r.prompt()
+	req := llm.Request{System: plannerSystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: imgs}},
+		MaxTokens: 2 * l.opts.MaxTokens, JSON: true, RunID: l.runID}
+	resp, c := l.chat(ctx, "planner", l.opts.Planner, req, prompt)
+	out := planOutcome{ev: PlanEvent{Kind: r.kind, Iteration: r.iteration, Blocking: blocking, Call: c, Error: c.Error}}
+	if c.Error != "" {
+		return out
+	}
+	p, err := parsePlan(resp.Text)
+	if err != nil {
+		out.ev.Error = err.Error()
+		return out
+	}
+	out.plan = p
+	return out
+}
+
+// screenshot is the map's frame for the planner and the verifier.
+func (l *loop) screenshot(m *elements.Map) []llm.Image {
+	if !l.opts.Screenshots || m == nil || m.Frame == nil {
+		return nil
+	}
+	b, err := m.Frame.JPEG(1280, 70)
+	if err != nil {
+		return nil
+	}
+	return []llm.Image{{MIME: "image/jpeg", Data: b}}
+}
+
+// chat makes one model call under the call timeout.
+func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, prompt string) (llm.Response, call) {
+	cctx, cancel := context.WithTimeout(ctx, l.opts.CallTimeout)
+	defer cancel()
+	start := time.Now()
+	resp, err := m.Chat(cctx, req)
+	c := call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD}
+	for _, msg := range req.Messages {
+		c.Images += len(msg.Images)
+	}
+	c.LatencyMs = float64(resp.Latency.Microseconds()) / 1000
+	if resp.Latency == 0 {
+		c.LatencyMs = float64(time.Since(start).Microseconds()) / 1000
+	}
+	if err != nil {
+		c.Error = err.Error()
+	}
+	if role == "planner" {
+		// Background plans add their cost when recorded (res is the loop's).
+		return resp, c
+	}
+	l.res.CostUSD += resp.CostUSD
+	return resp, c
+}
+
+// stagnation handles the layout-hash and unchanged-map signals: a stagnant
+// layout is noted in the failure context; an element map unchanged
+// UnchangedRecover times in a row gets a recovery action (dismiss, scroll,
+// back, in turn). It returns a fresh map after a recovery action.
+func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs elements.Observation) *elements.Map {
+	l.prev = m
+	if obs.Stagnant && obs.Repeats == elements.StagnationRepeat {
+		l.failureContext = append(l.failureContext, fmt.Sprintf("Screen structure stagnant: same layout seen %d times in last %d iterations", obs.Repeats, elements.StagnationWindow))
+	}
+	if !obs.Recover {
+		return nil
+	}
+	kinds := []struct{ name, keys string }{{"dismiss", "Escape"}, {"scroll", "Page_Down"}, {"back", "alt+Left"}}
+	k := kinds[l.recoveries%len(kinds)]
+	l.recoveries++
+	ev := RecoveryEvent{Iteration: i, Action: k.name, Keys: k.keys,
+		Reason: fmt.Sprintf("element map unchanged %dx", elements.UnchangedRecover)}
+	var err error
+	switch {
+	case l.opts.Input != nil && k.name == "scroll":
+		ev.Keys = ""
+		err = l.opts.Input.Do(ctx, input.Action{Kind: input.KindScroll, X: input.NormMax / 2, Y: input.NormMax / 2, DY: 5})
+	case l.opts.Input != nil:
+		err = l.opts.Input.Do(ctx, input.Action{Kind: input.KindKey, Keys: k.keys})
+	default:
+		_, err = l.opts.Elements.Execute(ctx, m, elements.Step{Kind: elements.StepKey, Text: k.keys})
+		if errors.Is(err, elements.ErrNoEffect) {
+			err = nil // nothing changed: the next iteration shows it
+		}
+	}
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	l.mark(ctx)
+	what := k.name
+	if ev.Keys != "" {
+		what = "pressed " + ev.Keys
+	}
+	l.failureContext = append(l.failureContext, fmt.Sprintf("Element map unchanged %dx, %s to try a different path", elements.UnchangedRecover, what))
+	l.emit(ctx, StreamRecovery, ev)
+	l.progress(ctx, fmt.Sprintf("recovery at iteration %d: %s (%s)", i, k.name, ev.Reason))
+	m2, err := l.opts.Elements.Extract(ctx)
+	if err != nil {
+		return nil
+	}
+	l.prev = m2
+	return m2
+}
+
+// intervention checks for user input at the top of an iteration.
+func (l *loop) intervention(ctx context.Context, i int) error {
+	if !l.foreign(ctx) {
+		return nil
+	}
+	return l.pause(ctx, i, "between iterations")
+}
+
+func (l *loop) foreign(ctx context.Context) bool {
+	if l.opts.Watch == nil {
+		return false
+	}
+	ok, _, err := l.opts.Watch.Foreign(ctx)
+	return err == nil && ok
+}
+
+// pause records user input and waits until it has stopped for PauseQuiet.
+func (l *loop) pause(ctx context.Context, i int, when string) error {
+	_, detail, _ := l.opts.Watch.Foreign(ctx)
+	l.emit(ctx, StreamIntervention, InterventionEvent{Iteration: i, Phase: "paused", Detail: "user input " + when})
+	l.progress(ctx, fmt.Sprintf("paused at iteration %d: user input %s %s", i, when, detail))
+	l.mark(ctx)
+	quiet := time.NewTimer(l.opts.PauseQuiet)
+	defer quiet.Stop()
+	tick := time.NewTicker(min(250*time.Millisecond, l.opts.PauseQuiet/2))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-quiet.C:
+			l.emit(ctx, StreamIntervention, InterventionEvent{Iteration: i, Phase: "resumed"})
+			l.progress(ctx, fmt.Sprintf("resumed at iteration %d", i))
+			return nil
+		case <-tick.C:
+			if l.foreign(ctx) {
+				l.mark(ctx)
+				quiet.Reset(l.opts.PauseQuiet)
+			}
+		}
+	}
+}
+
+func (l *loop) mark(ctx context.Context) {
+	if l.opts.Watch != nil {
+		_ = l.opts.Watch.Mark(ctx)
+	}
+}
+
+// emit records an event on the run and shows it to OnEvent.
+func (l *loop) emit(ctx context.Context, stream string, data any) {
+	if ev, ok := data.(PlanEvent); ok {
+		l.res.CostUSD += ev.Call.CostUSD
+	}
+	if _, err := l.opts.Runs.Emit(context.WithoutCancel(ctx), l.runID, stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
+		l.o.log.Warn("emit task event", "run_id", l.runID, "stream", stream, "err", err)
+	}
+	if l.opts.OnEvent != nil {
+		l.opts.OnEvent(l.runID, stream, data)
+	}
+}
+
+// progress appends a line to the task's progress log.
+func (l *loop) progress(ctx context.Context, msg string) {
+	if l.opts.Progress == nil {
+		return
+	}
+	if err := l.opts.Progress.AppendTaskProgress(context.WithoutCancel(ctx), l.taskID, l.runID, msg); err != nil {
+		l.o.log.Warn("append task progress", "run_id", l.runID, "err", err)
+	}
+}

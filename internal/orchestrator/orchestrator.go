@@ -1,0 +1,317 @@
+package orchestrator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// Kind is the run kind of a task.
+const Kind = "task"
+
+// Event streams of a task's run.
+const (
+	StreamIteration    = "iteration"    // one fast-agent turn: prompt, reply, steps and their outcome
+	StreamPlan         = "plan"         // a planning call (initial, recovery, last resort)
+	StreamCheck        = "check"        // a progress check
+	StreamVerify       = "verify"       // a completion verification
+	StreamRecovery     = "recovery"     // a stagnation recovery action
+	StreamIntervention = "intervention" // user input paused the run, and the resume
+	StreamSplit        = "split"        // two windows arranged side by side on the planner's advice
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultMaxIterations = 50
+	DefaultCallTimeout   = 90 * time.Second
+	DefaultPauseQuiet    = 5 * time.Second
+	LastResortWindow     = 5 // the final iterations where the blocking last-resort plan may run
+	ProgressEvery        = 3 // iterations between progress checks, and without completion before one
+	FailuresToReplan     = 3 // step failures since the last plan that ask for recovery planning
+	WrongTaskPenalty     = 3 // added to the failure counter by a wrong-task rejection
+)
+
+// StatusFailed ends a task that did not get done (max iterations, the
+// display gone); its run's error says why.
+const StatusFailed = "failed"
+
+// ErrBusy is returned by Start and Run while another task runs on the
+// display.
+var ErrBusy = errors.New("another task is running on this display: wait for it or cancel it")
+
+// Elements is the element map of the display (*elements.Extractor).
+type Elements interface {
+	Extract(ctx context.Context) (*elements.Map, error)
+	Execute(ctx context.Context, m *elements.Map, s elements.Step) (elements.Result, error)
+}
+
+// Model is one role's model client (*llm.Client).
+type Model interface {
+	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
+}
+
+// Runs records each task as a run (*runs.Registry).
+type Runs interface {
+	Start(ctx context.Context, o runs.StartOptions) (runs.Run, error)
+	Emit(ctx context.Context, runID, stream string, data any) (runs.Event, error)
+	End(ctx context.Context, runID, status, errMsg string, result any) (runs.Run, error)
+}
+
+// ProgressLog is the task progress log (*store.DB).
+type ProgressLog interface {
+	AppendTaskProgress(ctx context.Context, taskID, runID, message string) error
+}
+
+// Watcher detects user input: input that acu did not make. Mark is called
+// after acu's own actions; Foreign reports input since then.
+type Watcher interface {
+	Mark(ctx context.Context) error
+	Foreign(ctx context.Context) (bool, string, error)
+}
+
+// Device presses keys and scrolls for stagnation recovery (*input.Device).
+type Device interface {
+	Do(ctx context.Context, a input.Action) error
+}
+
+// Arranger puts two windows side by side when the planner recommends
+// splitting the work across them.
+type Arranger interface {
+	Arrange(ctx context.Context, windows [2]string) error
+}
+
+// Options configures an Orchestrator.
+type Options struct {
+	// Elements reads and acts on the display; required.
+	Elements Elements
+	// Fast acts every iteration and checks progress; Planner plans;
+	// Verifier checks completion claims. Separate clients (and models) per
+	// role; Planner and Verifier default to Fast.
+	Fast, Planner, Verifier Model
+	// Runs records each task as a run of kind "task"; required.
+	Runs Runs
+	// Progress receives a line per iteration, plan, check and verification;
+	// nil: none.
+	Progress ProgressLog
+	// Apps are the installed applications given to the planner (see
+	// DesktopApps).
+	Apps []App
+	// Watch detects user input, which pauses the run; nil: none.
+	Watch Watcher
+	// Input presses keys and scrolls for stagnation recovery; nil uses key
+	// steps through Elements.
+	Input Device
+	// Arrange tiles two windows when a plan recommends a split; nil ignores
+	// the recommendation (it is still recorded).
+	Arrange Arranger
+	// Screenshots sends the settled frame (JPEG) to the planner and the
+	// verifier besides the element map; the fast agent sees only the map.
+	Screenshots bool
+	// MaxIterations per task; default 50.
+	MaxIterations int
+	// CallTimeout bounds each model call; default 90 s.
+	CallTimeout time.Duration
+	// MaxTokens of the fast agent's replies; the planner gets twice as many.
+	// Default 1024.
+	MaxTokens int
+	// PauseQuiet is how long the user's input must stop before a paused run
+	// resumes; default 5 s.
+	PauseQuiet time.Duration
+	// OnEvent sees every event as it is emitted (the CLI's live progress),
+	// from the task's goroutine; nil: none.
+	OnEvent func(runID, stream string, data any)
+	Logger  *slog.Logger
+}
+
+// Spec is one task.
+type Spec struct {
+	Task          string `json:"task"`
+	TaskID        string `json:"taskId,omitempty"`        // progress log to append to; default the run id
+	MaxIterations int    `json:"maxIterations,omitempty"` // default Options.MaxIterations
+}
+
+// Result is how a task ended; it is also the run's result.
+type Result struct {
+	RunID      string  `json:"runId"`
+	Status     string  `json:"status"` // runs.StatusCompleted, StatusFailed or runs.StatusCancelled
+	Summary    string  `json:"summary,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Iterations int     `json:"iterations"`
+	Plans      int     `json:"plans"`
+	Checks     int     `json:"checks"`
+	Verifies   int     `json:"verifications"`
+	Failures   int     `json:"failures"`
+	CostUSD    float64 `json:"costUsd"`
+}
+
+// Orchestrator runs tasks on one display, one at a time.
+type Orchestrator struct {
+	opts Options
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	cancel map[string]context.CancelCauseFunc
+	wg     sync.WaitGroup
+}
+
+// New checks o and returns an Orchestrator.
+func New(o Options) (*Orchestrator, error) {
+	if o.Elements == nil {
+		return nil, errors.New("orchestrator: Options.Elements is required (the display's element map)")
+	}
+	if o.Fast == nil {
+		return nil, errors.New("orchestrator: Options.Fast is required (the fast agent's model)")
+	}
+	if o.Runs == nil {
+		return nil, errors.New("orchestrator: Options.Runs is required")
+	}
+	if o.Planner == nil {
+		o.Planner = o.Fast
+	}
+	if o.Verifier == nil {
+		o.Verifier = o.Fast
+	}
+	if o.MaxIterations <= 0 {
+		o.MaxIterations = DefaultMaxIterations
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 1024
+	}
+	if o.PauseQuiet <= 0 {
+		o.PauseQuiet = DefaultPauseQuiet
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Orchestrator{opts: o, log: o.Logger, cancel: map[string]context.CancelCauseFunc{}}, nil
+}
+
+// errCancelled is the cause of a Cancel.
+type errCancelled struct{ reason string }
+
+func (e errCancelled) Error() string { return "cancelled: " + e.reason }
+
+// Start starts a task in the background and returns its run at once. The
+// task outlives ctx (it ends by itself, by Cancel or by Close).
+func (o *Orchestrator) Start(ctx context.Context, s Spec) (runs.Run, error) {
+	run, lctx, err := o.begin(ctx, s)
+	if err != nil {
+		return runs.Run{}, err
+	}
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		o.execute(lctx, run, s)
+	}()
+	return run, nil
+}
+
+// Run runs a task to its end. Cancelling ctx cancels the task.
+func (o *Orchestrator) Run(ctx context.Context, s Spec) (Result, error) {
+	run, lctx, err := o.begin(ctx, s)
+	if err != nil {
+		return Result{}, err
+	}
+	stop := context.AfterFunc(ctx, func() { o.Cancel(context.WithoutCancel(ctx), run.ID, "the caller stopped waiting") })
+	defer stop()
+	return o.execute(lctx, run, s), nil
+}
+
+func (o *Orchestrator) begin(ctx context.Context, s Spec) (runs.Run, context.Context, error) {
+	s.Task = strings.TrimSpace(s.Task)
+	if s.Task == "" {
+		return runs.Run{}, nil, errors.New("task: describe what to do, e.g. acu run \"fill the entry with Ada and press OK\"")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.cancel) > 0 {
+		return runs.Run{}, nil, ErrBusy
+	}
+	run, err := o.opts.Runs.Start(ctx, runs.StartOptions{Kind: Kind, TaskID: s.TaskID, Spec: s})
+	if err != nil {
+		return runs.Run{}, nil, fmt.Errorf("start task run: %w", err)
+	}
+	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	o.cancel[run.ID] = cancel
+	return run, lctx, nil
+}
+
+// Cancel stops a running task; its run ends cancelled with reason.
+func (o *Orchestrator) Cancel(ctx context.Context, runID, reason string) error {
+	o.mu.Lock()
+	cancel, ok := o.cancel[runID]
+	o.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("cancel task %q: %w", runID, runs.ErrNotFound)
+	}
+	if reason == "" {
+		reason = "cancelled"
+	}
+	cancel(errCancelled{reason})
+	return nil
+}
+
+// Running returns the id of the running task, or "".
+func (o *Orchestrator) Running() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for id := range o.cancel {
+		return id
+	}
+	return ""
+}
+
+// Close cancels running tasks and waits for them to end.
+func (o *Orchestrator) Close() {
+	o.mu.Lock()
+	for _, c := range o.cancel {
+		c(errCancelled{"acu is shutting down"})
+	}
+	o.mu.Unlock()
+	o.wg.Wait()
+}
+
+// execute runs the loop and ends the run.
+func (o *Orchestrator) execute(ctx context.Context, run runs.Run, s Spec) Result {
+	l := newLoop(o, run.ID, s)
+	res := l.run(ctx)
+	o.mu.Lock()
+	cancel := o.cancel[run.ID]
+	delete(o.cancel, run.ID)
+	o.mu.Unlock()
+	msg := ""
+	if res.Status == StatusFailed {
+		msg = res.Error
+	}
+	ectx, done := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer done()
+	l.progress(ectx, fmt.Sprintf("task %s: %s", res.Status, firstNonEmpty(res.Summary, res.Error)))
+	if _, err := o.opts.Runs.End(ectx, run.ID, res.Status, msg, res); err != nil && !errors.Is(err, runs.ErrEnded) {
+		o.log.Error("end task run", "run_id", run.ID, "err", err)
+	}
+	if cancel != nil {
+		cancel(nil)
+	}
+	return res
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

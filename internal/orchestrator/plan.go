@@ -1,0 +1,196 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/acu-dev/acu/internal/llm"
+)
+
+// Approach is one strategy the planning agent proposes.
+type Approach struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Steps       []string `json:"steps"`
+	Confidence  float64  `json:"confidence"`
+}
+
+// Split is the planner's recommendation to work in two windows side by
+// side (the seed's split screen): the windows' titles (or application
+// names) and what to do in each.
+type Split struct {
+	Windows []string `json:"windows"`
+	Reason  string   `json:"reason,omitempty"`
+}
+
+// Plan is the planning agent's answer (the seed's PlanningResult).
+type Plan struct {
+	Approaches  []Approach `json:"approaches"`
+	Recommended int        `json:"recommended"`
+	Diagnosis   string     `json:"diagnosis,omitempty"` // recovery plans: the root cause of the failures
+	Split       *Split     `json:"split,omitempty"`
+	Iteration   int        `json:"iteration"` // when the plan was asked for
+	Kind        string     `json:"kind"`      // PlanInitial, PlanRecovery or PlanLastResort
+}
+
+// Plan kinds.
+const (
+	PlanInitial    = "initial"
+	PlanRecovery   = "recovery"
+	PlanLastResort = "last_resort"
+)
+
+// recommended returns the recommended approach, or nil.
+func (p *Plan) recommended() *Approach {
+	if p == nil || len(p.Approaches) == 0 {
+		return nil
+	}
+	i := p.Recommended
+	if i < 0 || i >= len(p.Approaches) {
+		i = 0
+	}
+	return &p.Approaches[i]
+}
+
+// GuidanceText renders the plan for the fast agent in the seed's
+// toGuidanceText() format:
+//
+//	STRATEGIC GUIDANCE (from planning agent):
+//	Recommended approach: Use Google Maps search
+//	Navigate directly to Google Maps and use the search bar
+//	Steps:
+//	  1. Open Google Maps
+//	  2. Tap the search bar
+//
+//	Alternative approaches if this fails:
+//	- Browser search: Open Chrome and navigate to google.com/maps
+//
+//	Diagnosis: The agent was clicking on yogurt search results
+func (p *Plan) GuidanceText() string {
+	rec := p.recommended()
+	if rec == nil {
+		if p != nil && p.Diagnosis != "" {
+			return "STRATEGIC GUIDANCE (from planning agent):\nDiagnosis: " + p.Diagnosis
+		}
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("STRATEGIC GUIDANCE (from planning agent):\n")
+	fmt.Fprintf(&b, "Recommended approach: %s\n", rec.Name)
+	if rec.Description != "" {
+		b.WriteString(rec.Description)
+		b.WriteByte('\n')
+	}
+	if len(rec.Steps) > 0 {
+		b.WriteString("Steps:\n")
+		for i, s := range rec.Steps {
+			fmt.Fprintf(&b, "  %d. %s\n", i+1, s)
+		}
+	}
+	alts := 0
+	for i := range p.Approaches {
+		if &p.Approaches[i] == rec {
+			continue
+		}
+		if alts == 0 {
+			b.WriteString("\nAlternative approaches if this fails:\n")
+		}
+		alts++
+		fmt.Fprintf(&b, "- %s: %s\n", p.Approaches[i].Name, p.Approaches[i].Description)
+	}
+	if p.Diagnosis != "" {
+		fmt.Fprintf(&b, "\nDiagnosis: %s\n", p.Diagnosis)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// pinnedMessage is the first message of the fast agent's conversation:
+// the task, and the plan's guidance once there is one.
+func pinnedMessage(task string, p *Plan) string {
+	g := p.GuidanceText()
+	if g == "" {
+		return "TASK: " + task
+	}
+	return "TASK: " + task + "\n\n" + g
+}
+
+const plannerSystem = `You are the planning agent of a desktop automation system on a Linux X11 desktop.
+A fast agent acts on the screen step by step through an element map (ids like btn_ok, txt_1);
+you give it strategy. Propose 2-3 approaches, best first, each with a short name, a description,
+a few concrete steps and a confidence 0..1.
+If the task needs two applications at once, you may recommend working in two windows side by side.
+Reply with one JSON object only:
+{"approaches":[{"name":"...","description":"...","steps":["..."],"confidence":0.8}],
+ "recommended":0,
+ "diagnosis":"(recovery only) why the previous attempts failed",
+ "split":null or {"windows":["window title A","window title B"],"reason":"..."}}`
+
+// planRequest is what a planning call needs.
+type planRequest struct {
+	kind      string
+	task      string
+	mapText   string
+	apps      []App
+	failures  []string
+	previous  *Plan
+	iteration int
+}
+
+func (r planRequest) prompt() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "TASK: %s\n\n", r.task)
+	switch r.kind {
+	case PlanInitial:
+		b.WriteString("Plan how to do this task. The fast agent has already started acting.\n\n")
+	case PlanRecovery:
+		fmt.Fprintf(&b, "RECOVERY at iteration %d: the fast agent is not making progress. Diagnose why and give a new strategy.\n\n", r.iteration)
+	case PlanLastResort:
+		fmt.Fprintf(&b, "LAST RESORT at iteration %d: only a few iterations are left. Give the most direct way to finish.\n\n", r.iteration)
+	}
+	if len(r.failures) > 0 {
+		b.WriteString("Failures so far:\n")
+		for _, f := range r.failures {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+		b.WriteByte('\n')
+	}
+	if r.previous != nil {
+		if g := r.previous.GuidanceText(); g != "" {
+			fmt.Fprintf(&b, "Previous plan (it did not work):\n%s\n\n", g)
+		}
+	}
+	if len(r.apps) > 0 {
+		b.WriteString("Installed applications:\n")
+		for _, a := range r.apps {
+			if a.Exec != "" {
+				fmt.Fprintf(&b, "- %s (%s)\n", a.Name, a.Exec)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", a.Name)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("Current element map:\n")
+	b.WriteString(r.mapText)
+	return b.String()
+}
+
+// parsePlan reads the planner's reply.
+func parsePlan(text string) (*Plan, error) {
+	raw, err := llm.ExtractJSON(text)
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	var p Plan
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	if len(p.Approaches) == 0 && p.Diagnosis == "" {
+		return nil, fmt.Errorf("read plan: no approaches")
+	}
+	if p.Split != nil && len(p.Split.Windows) != 2 {
+		p.Split = nil
+	}
+	return &p, nil
+}

@@ -1,0 +1,259 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/llm"
+)
+
+// Window sizes of the seed.
+const (
+	ConversationWindow = 12 // messages kept after the pinned task message
+	ActionHistory      = 5  // last actions the progress checker and loop detection see
+	LoopRepeat         = 3  // the same element this often in the last ActionHistory actions is a loop
+	FailureContextShow = 3  // last failures appended to the enhanced task
+)
+
+const fastSystem = `You are the fast agent of a desktop automation system on a Linux X11 desktop.
+You see the screen as an ELEMENT MAP: one element a line, "[id] type "text" (centre x,y width x height) flags".
+You act only on element ids from the current map. Each iteration, reply with one JSON object only:
+{"thought":"what you see and what you do next",
+ "steps":[{"action":"click","target":"btn_ok"},
+          {"action":"type","target":"txt_1","text":"text to put in the field"},
+          {"action":"key","target":"optional element id to focus","keys":"Return"}],
+ "complete":false,
+ "summary":"when complete: what was done"}
+Rules:
+- 1 to 3 steps per reply; the map is read again after them.
+- "type" replaces the whole content of an editable element.
+- "key" takes X key names and chords: Return, Escape, Tab, ctrl+a, alt+Left, Page_Down.
+- Set "complete": true with no steps only when the screen shows the task is done.
+- Never repeat an action that did not change anything: try something else.`
+
+// fastReply is the fast agent's answer.
+type fastReply struct {
+	Thought  string     `json:"thought"`
+	Steps    []fastStep `json:"steps"`
+	Complete bool       `json:"complete"`
+	Summary  string     `json:"summary"`
+}
+
+type fastStep struct {
+	Action string `json:"action"`
+	Target string `json:"target,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Keys   string `json:"keys,omitempty"`
+}
+
+func (s fastStep) step() (elements.Step, error) {
+	st := elements.Step{Target: s.Target}
+	switch strings.ToLower(s.Action) {
+	case "click", "tap", "press", "activate":
+		st.Kind = elements.StepClick
+	case "type", "input", "fill", "set_text":
+		st.Kind = elements.StepType
+		st.Text = s.Text
+	case "key", "keys", "press_key", "hotkey":
+		st.Kind = elements.StepKey
+		st.Text = s.Keys
+		if st.Text == "" {
+			st.Text = s.Text
+		}
+		if st.Text == "" {
+			return st, fmt.Errorf("key step without keys")
+		}
+	default:
+		return st, fmt.Errorf("unknown action %q: use click, type or key", s.Action)
+	}
+	if st.Kind != elements.StepKey && st.Target == "" {
+		return st, fmt.Errorf("%s step without a target element id", st.Kind)
+	}
+	return st, nil
+}
+
+// parseFast reads the fast agent's reply.
+func parseFast(text string) (fastReply, error) {
+	var r fastReply
+	raw, err := llm.ExtractJSON(text)
+	if err != nil {
+		return r, fmt.Errorf("read the fast agent's reply: %w", err)
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return r, fmt.Errorf("read the fast agent's reply: %w", err)
+	}
+	return r, nil
+}
+
+// fastPrompt is the fast agent's system prompt of one iteration: the rules,
+// the enhanced task, the element map and its diff.
+func fastPrompt(b *strings.Builder, i int, enhancedTask string, m *elements.Map, diff string) string {
+	b.Reset()
+	b.WriteString(fastSystem)
+	b.WriteString("\n\nTASK:\n")
+	b.WriteString(enhancedTask)
+	fmt.Fprintf(b, "\n\nELEMENT MAP (iteration %d):\n", i)
+	b.WriteString(m.Text())
+	if diff != "" {
+		b.WriteString("\nCHANGES SINCE THE LAST ITERATION:\n")
+		b.WriteString(diff)
+	}
+	return b.String()
+}
+
+// action is one executed step, for loop detection, the progress checker and
+// the failure context.
+type action struct {
+	Iteration int    `json:"iteration"`
+	Step      string `json:"step"`
+	Kind      string `json:"kind"`
+	Target    string `json:"target,omitempty"`
+	OK        bool   `json:"ok"`
+	Via       string `json:"via,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+func (a action) String() string {
+	if a.OK {
+		return fmt.Sprintf("iter %d: %s (ok, %s)", a.Iteration, a.Step, a.Via)
+	}
+	return fmt.Sprintf("iter %d: %s (FAILED: %s)", a.Iteration, a.Step, a.Error)
+}
+
+// lastActions returns up to n most recent actions.
+func lastActions(h []action, n int) []action {
+	if len(h) > n {
+		return h[len(h)-n:]
+	}
+	return h
+}
+
+// sameElementLoop finds an element acted on LoopRepeat or more times in the
+// last ActionHistory actions; "" when there is none.
+func sameElementLoop(h []action) (target string, n int) {
+	recent := lastActions(h, ActionHistory)
+	for i, a := range recent {
+		if a.Target == "" {
+			continue
+		}
+		c := 0
+		for _, b := range recent[i:] {
+			if b.Target == a.Target && b.Kind == a.Kind {
+				c++
+			}
+		}
+		if c >= LoopRepeat && c > n {
+			target, n = a.Target, c
+		}
+	}
+	return target, n
+}
+
+// actionHistoryContext is the seed's buildActionHistoryContext: the recent
+// actions, and when one element is being acted on in a loop, diagnostic
+// suggestions.
+func actionHistoryContext(h []action, m *elements.Map) string {
+	target, n := sameElementLoop(h)
+	if target == "" {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "ACTION LOOP DETECTED: you acted on %s %d times in your last %d actions and the task is not done.\n", target, n, ActionHistory)
+	b.WriteString("Recent actions:\n")
+	for _, a := range lastActions(h, ActionHistory) {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	b.WriteString("Diagnose before acting on it again:\n")
+	if el, ok := m.Get(target); ok {
+		switch {
+		case !el.Enabled && el.Source&elements.FromTree != 0:
+			fmt.Fprintf(&b, "- %s is disabled: something else must happen first (fill a required field, select an item).\n", target)
+		case el.Editable:
+			fmt.Fprintf(&b, "- %s is an input: its value is %q; if it is right, confirm with a button or the Return key instead.\n", target, el.Value)
+		default:
+			fmt.Fprintf(&b, "- %s may not do what you expect: look at CHANGES SINCE THE LAST ITERATION for what it did.\n", target)
+		}
+	} else {
+		fmt.Fprintf(&b, "- %s is no longer in the map: pick an element from the current map.\n", target)
+	}
+	b.WriteString("- Is a dialog, menu or popup in the way? Dismiss it (key Escape) or finish it first.\n")
+	b.WriteString("- Use a different element, a keyboard shortcut, or another approach.")
+	return b.String()
+}
+
+const checkSystem = `You check the progress of a desktop automation agent on a Linux X11 desktop.
+Given the task, the current screen (element map) and the agent's last actions, decide whether the
+agent is making meaningful progress toward the task. Repeating the same action without effect,
+or working in the wrong application, is not progress.
+Reply with one JSON object only: {"progressing":true or false,"reason":"one sentence"}`
+
+func checkPrompt(i int, task string, m *elements.Map, h []action) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "TASK: %s\n\nLast actions:\n", task)
+	for _, a := range lastActions(h, ActionHistory) {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	if len(h) == 0 {
+		b.WriteString("- none\n")
+	}
+	fmt.Fprintf(&b, "\nCurrent element map (iteration %d):\n%s", i, m.Text())
+	return b.String()
+}
+
+type checkReply struct {
+	Progressing bool   `json:"progressing"`
+	Reason      string `json:"reason"`
+}
+
+const verifySystem = `You verify whether a desktop task on a Linux X11 desktop is really done.
+The agent claims it is complete. Judge only from the current screen (element map and screenshot if any).
+If the agent did something other than the task (a wrong item, a different window, another value instead of the asked one),
+say so in the reason with the word "wrong".
+Reply with one JSON object only: {"done":true or false,"reason":"one sentence"}`
+
+func verifyPrompt(i int, task, summary string, m *elements.Map, h []action) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "TASK: %s\n\nThe agent says: %s\n\nIts last actions:\n", task, summary)
+	for _, a := range lastActions(h, ActionHistory) {
+		fmt.Fprintf(&b, "- %s\n", a)
+	}
+	fmt.Fprintf(&b, "\nCurrent element map (iteration %d):\n%s", i, m.Text())
+	return b.String()
+}
+
+type verifyReply struct {
+	Done   bool   `json:"done"`
+	Reason string `json:"reason"`
+}
+
+// wrongTask reports whether a verifier's reason says the agent did a
+// different task than asked (the seed's keywords).
+func wrongTask(reason string) bool {
+	r := strings.ToLower(reason)
+	return strings.Contains(r, "wrong") || strings.Contains(r, "different") || strings.Contains(r, "instead of")
+}
+
+// window returns the fast agent's messages: the pinned message, then the
+// last ConversationWindow messages of history, then cur, with consecutive
+// messages of one role joined (providers want them alternating).
+func window(pinned string, history []llm.Message, cur string) []llm.Message {
+	if len(history) > ConversationWindow {
+		history = history[len(history)-ConversationWindow:]
+	}
+	out := make([]llm.Message, 0, len(history)+2)
+	add := func(m llm.Message) {
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Text += "\n\n" + m.Text
+			return
+		}
+		out = append(out, m)
+	}
+	add(llm.Message{Role: "user", Text: pinned})
+	for _, m := range history {
+		add(m)
+	}
+	add(llm.Message{Role: "user", Text: cur})
+	return out
+}
