@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,35 @@ func TestMain(m *testing.M) {
 	dpy = srv.Name()
 	code := m.Run()
 	srv.Stop()
+	if code == 0 {
+		if leak := leakedGoroutines(); leak != "" {
+			fmt.Fprintf(os.Stderr, "goroutines of package agent still running after the tests:\n%s\n", leak)
+			code = 1
+		}
+	}
 	os.Exit(code)
+}
+
+// leakedGoroutines returns the stacks of goroutines running this package's
+// code (the loop, its HTTP handlers, the encoders) once the tests are done,
+// waiting a little for ones that are just ending.
+func leakedGoroutines() string {
+	var last string
+	for range 50 {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		last = ""
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, "acu/internal/agent.") && !strings.Contains(g, "leakedGoroutines") && !strings.Contains(g, "TestMain") {
+				last += g + "\n\n"
+			}
+		}
+		if last == "" {
+			return ""
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return last
 }
 
 const testToken = "agent-test-token"
