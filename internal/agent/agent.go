@@ -225,12 +225,29 @@ func BaseURL(apiURL string) (string, error) {
 
 // Run runs the loop until ctx ends: it waits for model output (BOOT or
 // POST /inject), runs sessions of turns, and records each session as a run.
+//
+// A display that is not there yet (the daemon starting before X) is retried
+// with backoff up to 30 s apart while the HTTP surface already answers; the
+// error shows in /state.
 func (a *Agent) Run(ctx context.Context) error {
-	release, err := a.prepare(ctx)
-	if err != nil {
-		return err
+	var release func()
+	for wait := time.Second; ; wait = min(wait*2, 30*time.Second) {
+		var err error
+		if release, err = a.prepare(ctx); err == nil {
+			break
+		}
+		a.log.Warn("agent cannot use its display yet; retrying", "display", a.opts.Display, "in", wait, "err", err)
+		a.mu.Lock()
+		a.st.Error = err.Error()
+		a.mu.Unlock()
+		if sleep(ctx, wait) != nil {
+			return nil
+		}
 	}
 	defer release()
+	a.mu.Lock()
+	a.st.Error = ""
+	a.mu.Unlock()
 	a.log.Info("agent ready", "display", a.opts.Display, "area", a.area.String(), "annotator", a.opts.Annotator,
 		"physical", a.opts.Physical, "boot", a.opts.Boot)
 	for {

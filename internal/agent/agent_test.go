@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"image"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
@@ -404,5 +406,35 @@ func TestBaseURL(t *testing.T) {
 	}
 	if _, err := BaseURL("127.0.0.1:1235"); err == nil {
 		t.Errorf("BaseURL without scheme succeeded")
+	}
+}
+
+// TestRunWaitsForDisplay: a display that is not there keeps Run retrying
+// (the HTTP surface answers with the error) until ctx ends, instead of
+// taking the daemon down.
+func TestRunWaitsForDisplay(t *testing.T) {
+	model := llmtest.NewOpenAI(t, nil)
+	hub, err := capture.NewHub(capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hub.Close()
+	a, err := New(Options{Display: ":9999", Hub: hub, Model: model.Client(t, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for a.State().Error == "" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := a.State(); !strings.Contains(st.Error, ":9999") {
+		t.Errorf("state error = %q, want the display named", st.Error)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v, want nil after cancel", err)
 	}
 }
