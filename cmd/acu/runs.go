@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -28,19 +29,8 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	timeout := fs.Duration("timeout", 30*time.Second, "with wait: how long to wait for the run's end")
 	reason := fs.String("reason", "", "with cancel: why")
-	sub := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	}
-	var id string
-	if sub != "list" {
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			fs.Usage()
-			return fmt.Errorf("%s needs a run id", sub)
-		}
-		id, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
+	sub, id, err := subcommand(fs, args, "run")
+	if err != nil {
 		return err
 	}
 	cl, _, err := newClient(e)
@@ -146,4 +136,21 @@ func runOpen(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintln(e.stdout, link.URL)
 	fmt.Fprintf(e.stderr, "one-time link, valid until %s; it sets a session cookie and never shows the token to the page\n", link.ExpiresAt.Local().Format(time.TimeOnly))
 	return nil
+}
+
+// subcommand splits "[SUB [ID]] [flags]" for commands like `acu runs` and
+// `acu waits`: SUB defaults to list, and every other SUB needs an id.
+func subcommand(fs *flag.FlagSet, args []string, noun string) (sub, id string, err error) {
+	sub = "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	if sub != "list" {
+		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			fs.Usage()
+			return "", "", fmt.Errorf("%s needs a %s id", sub, noun)
+		}
+		id, args = args[0], args[1:]
+	}
+	return sub, id, fs.Parse(args)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,19 +17,8 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 	timeoutS := fs.String("timeout", "", "with update: a new timeout, counted from now")
 	reason := fs.String("reason", "", "with cancel: why")
 	asJSON := fs.Bool("json", false, "print JSON")
-	sub := "list"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		sub, args = args[0], args[1:]
-	}
-	var id string
-	if sub != "list" {
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			fs.Usage()
-			return fmt.Errorf("%s needs a wait id", sub)
-		}
-		id, args = args[0], args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
+	sub, id, err := subcommand(fs, args, "wait")
+	if err != nil {
 		return err
 	}
 	cl, _, err := newClient(e)
