@@ -438,3 +438,24 @@ func TestRunWaitsForDisplay(t *testing.T) {
 		t.Errorf("Run = %v, want nil after cancel", err)
 	}
 }
+
+// TestCostLimit: the session ends once its model calls cost
+// ACU_AGENT_MAX_COST_USD; the run records the reason.
+func TestCostLimit(t *testing.T) {
+	window(t, gray)
+	h := start(t, func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: reply("again"), Usage: llm.Usage{InputTokens: 1_000_000}}
+	}, func(o *Options) {
+		o.Boot, o.BootText, o.MaxCostUSD = true, reply("t1"), 2.5
+	}, func(lo *llm.Options) {
+		lo.Prices = llm.PriceTable{llmtest.Model: {InputPerMTok: 1}}
+	})
+	st := h.waitState("the session to end", func(s State) bool { return s.Phase == PhaseStopped })
+	if st.Turn != 3 || st.CostUSD != 3 {
+		t.Errorf("ended after %d turns at $%v; want 3 turns, $3 (the third call crosses $2.5)", st.Turn, st.CostUSD)
+	}
+	list, _ := h.reg.List(t.Context(), runs.ListFilter{Kind: RunKind})
+	if len(list) != 1 || list[0].Status != runs.StatusCompleted || !strings.Contains(string(list[0].Result), "cost limit") {
+		t.Errorf("run = %+v; want completed with the cost limit as the reason", list)
+	}
+}
