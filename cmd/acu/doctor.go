@@ -133,7 +133,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	cases, err := judge.LoadSet(*set)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w (the labelled set ships in the source tree: run from the repository's root or pass --set DIR)", err)
 	}
 	b, choice, err := judge.Select(ctx, selectOptions(c, newLogger(c, e.stderr)))
 	if err != nil {
