@@ -547,17 +547,25 @@ func vertFast(out []byte, rows [][]uint64, kk []uint64) {
 // below 1<<31, so no lane carries into the next.
 type lanes [3]uint64
 
-// storeLanes writes the pixel pair p (the second only if it is inside out)
-// from lane sums: a and b hold B and R of each pixel, g both G.
-func storeLanes(out []byte, p int, a, b, g uint64) {
+// packPair turns lane sums (a and b hold B and R of each pixel, g both G;
+// every 32-bit lane below 256<<precisionBits) into two BGRX pixels, pad 0,
+// as one little-endian word.
+func packPair(a, b, g uint64) uint64 {
+	const m = 0xff | 0xff<<32
+	a, b, g = a>>precisionBits&m, b>>precisionBits&m, g>>precisionBits&m
+	return (a|a>>16)&0xff00ff | ((b|b>>16)&0xff00ff)<<32 | g<<8
+}
+
+// storePair writes the pixel pair p (the second only if it is inside out,
+// whose length is a multiple of 4) from lane sums (see packPair). Small
+// enough to inline into the kernels.
+func storePair(out []byte, p int, a, b, g uint64) {
+	v := packPair(a, b, g)
 	if p*8+8 <= len(out) {
-		o := out[p*8 : p*8+8 : p*8+8]
-		o[0], o[1], o[2], o[3] = byte(a>>precisionBits), byte(g>>precisionBits), byte(a>>(32+precisionBits)), 0
-		o[4], o[5], o[6], o[7] = byte(b>>precisionBits), byte(g>>(32+precisionBits)), byte(b>>(32+precisionBits)), 0
+		binary.LittleEndian.PutUint64(out[p*8:], v)
 		return
 	}
-	o := out[p*8 : p*8+4 : p*8+4]
-	o[0], o[1], o[2], o[3] = byte(a>>precisionBits), byte(g>>precisionBits), byte(a>>(32+precisionBits)), 0
+	binary.LittleEndian.PutUint32(out[p*8:], uint32(v))
 }
 
 func horizExactLanes(out []lanes, row []byte, c *coeffs) {
@@ -609,6 +617,7 @@ func vertExactLanes(out []byte, rows [][]lanes, kk []int32) {
 	case 6:
 		vertExactLanes6(out, rows, kk)
 	default:
+		out = out[:len(out)/4*4]
 		for p := 0; p < (len(out)/4+1)/2; p++ {
 			var v [3]uint64
 			for c := range v {
@@ -621,7 +630,7 @@ func vertExactLanes(out []byte, rows [][]lanes, kk []int32) {
 				lo, hi := min(v[c]&0xffffffff, 255<<precisionBits), min(v[c]>>32, 255<<precisionBits)
 				v[c] = lo | hi<<32
 			}
-			storeLanes(out, p, v[0], v[1], v[2])
+			storePair(out, p, v[0], v[1], v[2])
 		}
 	}
 }

@@ -307,14 +307,16 @@ func horizExactLanes2(out []lanes, row []byte, start, kk []int32) {
 }
 
 func vertExactLanes2(out []byte, rows [][]lanes, kk []int32) {
-	np := (len(out)/4 + 1) / 2
+	npx := len(out) / 4
+	np := (npx + 1) / 2
+	out = out[:npx*4]
 	r0, r1 := rows[0][:np], rows[1][:np]
 	k0, k1 := uint64(kk[0]), uint64(kk[1])
 	for p := range r0 {
 		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1
 		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1
 		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1
-		storeLanes(out, p, a, b, g)
+		storePair(out, p, a, b, g)
 	}
 }
 
@@ -363,14 +365,16 @@ func horizExactLanes3(out []lanes, row []byte, start, kk []int32) {
 }
 
 func vertExactLanes3(out []byte, rows [][]lanes, kk []int32) {
-	np := (len(out)/4 + 1) / 2
+	npx := len(out) / 4
+	np := (npx + 1) / 2
+	out = out[:npx*4]
 	r0, r1, r2 := rows[0][:np], rows[1][:np], rows[2][:np]
 	k0, k1, k2 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2])
 	for p := range r0 {
 		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2
 		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2
 		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2
-		storeLanes(out, p, a, b, g)
+		storePair(out, p, a, b, g)
 	}
 }
 
@@ -419,14 +423,16 @@ func horizExactLanes4(out []lanes, row []byte, start, kk []int32) {
 }
 
 func vertExactLanes4(out []byte, rows [][]lanes, kk []int32) {
-	np := (len(out)/4 + 1) / 2
+	npx := len(out) / 4
+	np := (npx + 1) / 2
+	out = out[:npx*4]
 	r0, r1, r2, r3 := rows[0][:np], rows[1][:np], rows[2][:np], rows[3][:np]
 	k0, k1, k2, k3 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3])
 	for p := range r0 {
 		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2 + r3[p][0]*k3
 		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2 + r3[p][1]*k3
 		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2 + r3[p][2]*k3
-		storeLanes(out, p, a, b, g)
+		storePair(out, p, a, b, g)
 	}
 }
 
@@ -475,14 +481,16 @@ func horizExactLanes5(out []lanes, row []byte, start, kk []int32) {
 }
 
 func vertExactLanes5(out []byte, rows [][]lanes, kk []int32) {
-	np := (len(out)/4 + 1) / 2
+	npx := len(out) / 4
+	np := (npx + 1) / 2
+	out = out[:npx*4]
 	r0, r1, r2, r3, r4 := rows[0][:np], rows[1][:np], rows[2][:np], rows[3][:np], rows[4][:np]
 	k0, k1, k2, k3, k4 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3]), uint64(kk[4])
 	for p := range r0 {
 		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2 + r3[p][0]*k3 + r4[p][0]*k4
 		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2 + r3[p][1]*k3 + r4[p][1]*k4
 		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2 + r3[p][2]*k3 + r4[p][2]*k4
-		storeLanes(out, p, a, b, g)
+		storePair(out, p, a, b, g)
 	}
 }
 
@@ -531,13 +539,15 @@ func horizExactLanes6(out []lanes, row []byte, start, kk []int32) {
 }
 
 func vertExactLanes6(out []byte, rows [][]lanes, kk []int32) {
-	np := (len(out)/4 + 1) / 2
+	npx := len(out) / 4
+	np := (npx + 1) / 2
+	out = out[:npx*4]
 	r0, r1, r2, r3, r4, r5 := rows[0][:np], rows[1][:np], rows[2][:np], rows[3][:np], rows[4][:np], rows[5][:np]
 	k0, k1, k2, k3, k4, k5 := uint64(kk[0]), uint64(kk[1]), uint64(kk[2]), uint64(kk[3]), uint64(kk[4]), uint64(kk[5])
 	for p := range r0 {
 		a := exactHalf2 + r0[p][0]*k0 + r1[p][0]*k1 + r2[p][0]*k2 + r3[p][0]*k3 + r4[p][0]*k4 + r5[p][0]*k5
 		b := exactHalf2 + r0[p][1]*k0 + r1[p][1]*k1 + r2[p][1]*k2 + r3[p][1]*k3 + r4[p][1]*k4 + r5[p][1]*k5
 		g := exactHalf2 + r0[p][2]*k0 + r1[p][2]*k1 + r2[p][2]*k2 + r3[p][2]*k3 + r4[p][2]*k4 + r5[p][2]*k5
-		storeLanes(out, p, a, b, g)
+		storePair(out, p, a, b, g)
 	}
 }
