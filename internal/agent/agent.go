@@ -133,21 +133,20 @@ type Agent struct {
 	st    State
 	trail [][]Action // newest first
 
-	dev       *input.Device
-	area      input.Area
-	rawBuf    []byte
-	annBuf    []byte
-	rawEnc    pngEncoder
-	annEnc    pngEncoder
-	rawKeep   []byte
-	bg        sync.WaitGroup // background work of the last turn
-	paused    bool
-	stepOnce  bool
-	cost      float64
-	runID     string
-	dir       *runlog.Dir
-	dirLog    *slog.Logger
-	lastModel string
+	dev      *input.Device
+	area     input.Area
+	rawBuf   []byte
+	annBuf   []byte
+	rawEnc   pngEncoder
+	annEnc   pngEncoder
+	rawKeep  []byte
+	bg       sync.WaitGroup // background work of the last turn
+	paused   bool
+	stepOnce bool
+	cost     float64
+	runID    string
+	dir      *runlog.Dir
+	dirLog   *slog.Logger
 }
 
 type annotation struct {
@@ -301,12 +300,19 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 // errStop ends a session on request.
 var errStop = errors.New("stopped")
 
-// session runs turns from the first model output until a stop, a limit or
-// ctx's end. Only an unrecoverable error (the run directory cannot be
-// created) is returned.
+// session runs turns from the first model output until a stop, a limit, a
+// failure of the screen or input, or ctx's end. Failures end the session
+// (and its run, status error), never the process: the loop then waits for
+// the next /inject.
 func (a *Agent) session(ctx context.Context, text string) (err error) {
 	if err := a.startSession(ctx); err != nil {
-		return err
+		// Not fatal to the process: report it and wait for the next /inject.
+		a.log.Warn("agent session not started", "err", err)
+		a.mu.Lock()
+		a.st.Phase, a.st.Error = PhaseStopped, err.Error()
+		a.st.MsgID++
+		a.mu.Unlock()
+		return nil
 	}
 	status, msg := runs.StatusCompleted, ""
 	defer func() { a.endSession(status, msg) }()
@@ -314,7 +320,7 @@ func (a *Agent) session(ctx context.Context, text string) (err error) {
 		if err := a.gate(ctx); err != nil {
 			status = runs.StatusCancelled
 			if errors.Is(err, errStop) {
-				msg = "stopped from the panel"
+				msg = "stopped by POST /control"
 			}
 			return nil
 		}
@@ -658,12 +664,9 @@ func (a *Agent) execute(ctx context.Context, n int, acts []Action) []string {
 
 // shot is the post-action screenshot: the working area, resized, as BGRX.
 type shot struct {
-	pix       []byte
-	w, h      int
-	stride    int
-	areaW     int
-	areaH     int
-	captureAt time.Time
+	pix    []byte
+	w, h   int
+	stride int
 }
 
 // capture reads the screen, crops it to the working area (the same pixels
@@ -676,7 +679,7 @@ func (a *Agent) capture(ctx context.Context) (shot, error) {
 	ar := a.area
 	v := f.Sub(image.Rect(ar.X, ar.Y, ar.X+ar.W, ar.Y+ar.H), "area")
 	w, h := OutputSize(v.W, v.H, a.opts.CaptureWidth, a.opts.CaptureHeight, a.opts.CaptureScalePercent)
-	s := shot{w: v.W, h: v.H, stride: v.Stride, pix: v.Pix, areaW: v.W, areaH: v.H, captureAt: f.At}
+	s := shot{w: v.W, h: v.H, stride: v.Stride, pix: v.Pix}
 	if w != v.W || h != v.H {
 		need := w * h * 4
 		if cap(a.rawBuf) < need {
@@ -888,8 +891,5 @@ func (a *Agent) callModel(ctx context.Context, n int, out Output, w, h int, png 
 		}
 		return resp, fmt.Errorf("model call for turn %d: %w", n, err)
 	}
-	a.mu.Lock()
-	a.lastModel = resp.Model
-	a.mu.Unlock()
 	return resp, nil
 }
