@@ -586,11 +586,12 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 		// The raw PNG (for the run directory and the panel's raw view) is
 		// encoded and saved off the turn's critical path, while the model
 		// call runs; flush waits for it before the next turn.
-		raw := a.rawCopy(s)
+		// s.pix is an immutable frame from the hub or the resize buffer,
+		// which the next turn overwrites only after flush.
 		a.bg.Add(1)
 		go func() {
 			defer a.bg.Done()
-			rawPNG := a.rawEnc.encode(raw, s.w, s.h, s.w*4)
+			rawPNG := a.rawEnc.encode(s.pix, s.w, s.h, s.stride)
 			a.mu.Lock()
 			if a.st.Turn == n {
 				a.st.RawPNG = rawPNG
@@ -721,21 +722,6 @@ func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) 
 	}
 	a.ann.Draw(annotate.Image{Pix: buf, W: s.w, H: s.h, Stride: s.w * 4, Format: annotate.BGRX}, bx, trail)
 	return a.annEnc.encode(buf, s.w, s.h, s.w*4)
-}
-
-// rawCopy copies the screenshot into the buffer the background encoder
-// reads (the capture hub's frame or the resize buffer are reused by the
-// next turn).
-func (a *Agent) rawCopy(s shot) []byte {
-	need := s.w * s.h * 4
-	if cap(a.rawKeep) < need {
-		a.rawKeep = make([]byte, need)
-	}
-	buf := a.rawKeep[:need]
-	for y := range s.h {
-		copy(buf[y*s.w*4:(y+1)*s.w*4], s.pix[y*s.stride:y*s.stride+s.w*4])
-	}
-	return buf
 }
 
 // flush waits for the previous turn's background work (raw PNG, run
