@@ -139,7 +139,6 @@ type Agent struct {
 	annBuf   []byte
 	rawEnc   pngEncoder
 	annEnc   pngEncoder
-	rawKeep  []byte
 	bg       sync.WaitGroup // background work of the last turn
 	paused   bool
 	stepOnce bool
