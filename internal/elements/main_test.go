@@ -1,29 +1,26 @@
 package elements_test
 
 import (
-	"fmt"
-	"os"
-	"runtime"
-	"strings"
 	"testing"
-	"time"
+
+	"github.com/acu-dev/acu/internal/leakcheck"
 )
 
-// TestMain fails the package when goroutines outlive its tests.
+// TestMain fails the package when goroutines of elements, of the packages it
+// drives (atspi, capture, input, ocr), of the test helpers or of the D-Bus and
+// X clients and child processes they run outlive its tests.
 func TestMain(m *testing.M) {
-	before := runtime.NumGoroutine()
-	code := m.Run()
-	if code == 0 {
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if n := runtime.NumGoroutine(); n > before {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			fmt.Fprintf(os.Stderr, "%d goroutines leaked (%d before the tests):\n%s\n", n-before, before, strings.TrimSpace(string(buf)))
-			code = 1
-		}
-	}
-	os.Exit(code)
+	leakcheck.Main(m,
+		"acu/internal/elements",
+		"acu/internal/atspi", // and atspitest
+		"acu/internal/capture",
+		"acu/internal/display",
+		"acu/internal/input",
+		"acu/internal/ocr",
+		"acu/internal/testx",
+		"acu/internal/xvfb",
+		"github.com/godbus/dbus",
+		"github.com/jezek/xgb",
+		"os/exec.",
+	)
 }

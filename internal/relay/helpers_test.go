@@ -4,53 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leak := waitForLeaks(5 * time.Second); leak != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leak)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// waitForLeaks returns the stacks of goroutines of this package still
-// running after d, or "".
-func waitForLeaks(d time.Duration) string {
-	deadline := time.Now().Add(d)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaks []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "internal/relay.") && !strings.Contains(g, "TestMain") && !strings.Contains(g, "waitForLeaks") {
-				leaks = append(leaks, g)
-			}
-		}
-		if len(leaks) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// TestMain fails the package when goroutines of the relay outlive the tests.
+func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/relay.") }
 
 var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 

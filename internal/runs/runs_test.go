@@ -5,53 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/store"
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if err := checkNoLeaks(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// checkNoLeaks fails when a goroutine started by this package outlives the
-// tests. Goroutines exit asynchronously, so it looks again for a while
-// before failing; passing never waits.
-func checkNoLeaks() error {
-	var stacks string
-	for range 200 {
-		buf := make([]byte, 1<<20)
-		stacks = string(buf[:runtime.Stack(buf, true)])
-		leaked := false
-		for _, g := range strings.Split(stacks, "\n\n") {
-			if strings.Contains(g, "internal/runs.(*Registry)") && !strings.Contains(g, "checkNoLeaks") {
-				leaked = true
-			}
-		}
-		if !leaked {
-			return nil
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("leaked goroutines:\n%s", stacks)
-}
+// TestMain fails the package when goroutines started by the registry (or by
+// these tests) outlive the tests.
+func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/runs.") }
 
 type env struct {
 	path string

@@ -3,49 +3,17 @@ package sense
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/ocr"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if code == 0 {
-		if leak := waitForLeaks(5 * time.Second); leak != "" {
-			fmt.Fprintf(os.Stderr, "leaked goroutines:\n%s\n", leak)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func waitForLeaks(d time.Duration) string {
-	deadline := time.Now().Add(d)
-	for {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		var leaks []string
-		for _, g := range strings.Split(string(buf), "\n\n") {
-			if strings.Contains(g, "internal/sense.") && !strings.Contains(g, "TestMain") && !strings.Contains(g, "waitForLeaks") {
-				leaks = append(leaks, g)
-			}
-		}
-		if len(leaks) == 0 {
-			return ""
-		}
-		if time.Now().After(deadline) {
-			return strings.Join(leaks, "\n\n")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+// TestMain fails the package when goroutines of sense outlive the tests.
+func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/sense.") }
 
 type nilScreen struct{}
 
