@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Mode selects how Resize resamples.
@@ -80,28 +81,65 @@ func Resize(dst []byte, dw, dh int, src []byte, sw, sh, stride int, mode Mode) {
 	if mode == Fast && hc.fast != nil && vc.fast != nil {
 		band = resizeFast
 	}
-	// Bands of output rows run in parallel: each recomputes at most taps
-	// intermediate rows at its edge, and every output row is computed the
-	// same way whatever the split, so the result does not depend on it.
-	n := min(runtime.GOMAXPROCS(0), maxBands, dh/minBandRows, dw*dh/minBandPixels)
-	if n <= 1 {
+	// Output rows are cut into chunks that the caller and up to
+	// min(GOMAXPROCS, maxBands)-1 helper goroutines claim one at a time:
+	// when a core is free the work is split about evenly, and when the
+	// machine is busy and a helper is not scheduled soon, the caller does
+	// the chunks itself instead of waiting for it. Each chunk recomputes at
+	// most taps intermediate rows at its top edge, and every output row is
+	// computed the same way whatever the split, so the result does not
+	// depend on it.
+	workers := min(runtime.GOMAXPROCS(0), maxBands)
+	chunks := min(dh/minBandRows, dw*dh/minBandPixels, workers*chunksPerWorker)
+	if workers <= 1 || chunks <= 1 {
 		band(dst, dw, dh, 0, dh, src, sw, sh, stride, hc, vc)
 		return
 	}
-	var wg sync.WaitGroup
-	for b := 1; b < n; b++ {
-		wg.Go(func() { band(dst, dw, dh, b*dh/n, (b+1)*dh/n, src, sw, sh, stride, hc, vc) })
+	j := &resizeJob{band: band, dst: dst, dw: dw, dh: dh, src: src, sw: sw, sh: sh, stride: stride,
+		hc: hc, vc: vc, chunks: int32(chunks)}
+	j.wg.Add(chunks)
+	for range workers - 1 {
+		go j.run()
 	}
-	band(dst, dw, dh, 0, dh/n, src, sw, sh, stride, hc, vc)
-	wg.Wait()
+	j.run()
+	j.wg.Wait()
 }
 
-// Parallel bands: at most maxBands, each at least minBandRows rows and
-// minBandPixels pixels, so small resizes do not pay for goroutines.
+// resizeJob is one parallel Resize: chunks of output rows claimed in order.
+type resizeJob struct {
+	band           func(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, hc, vc *coeffs)
+	dst, src       []byte
+	dw, dh         int
+	sw, sh, stride int
+	hc, vc         *coeffs
+	chunks         int32
+	next           atomic.Int32
+	wg             sync.WaitGroup // one count per chunk, not per goroutine
+}
+
+// run makes chunks until none is left. A helper that starts after the last
+// chunk was claimed returns without touching the buffers.
+func (j *resizeJob) run() {
+	for {
+		c := int(j.next.Add(1) - 1)
+		if c >= int(j.chunks) {
+			return
+		}
+		n := int(j.chunks)
+		j.band(j.dst, j.dw, j.dh, c*j.dh/n, (c+1)*j.dh/n, j.src, j.sw, j.sh, j.stride, j.hc, j.vc)
+		j.wg.Done()
+	}
+}
+
+// Parallel resizes: at most maxBands goroutines (the caller included), each
+// taking chunks of at least minBandRows rows and minBandPixels pixels (so
+// small resizes do not pay for goroutines), about chunksPerWorker per
+// goroutine.
 const (
-	maxBands      = 4
-	minBandRows   = 32
-	minBandPixels = 64 << 10
+	maxBands        = 4
+	minBandRows     = 32
+	minBandPixels   = 64 << 10
+	chunksPerWorker = 4
 )
 
 const (

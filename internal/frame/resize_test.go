@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // loadBGRX reads a PNG from testdata as BGRX with garbage pad bytes and
@@ -229,6 +230,11 @@ func TestResizeBands(t *testing.T) {
 				t.Errorf("%v %dx%d: Resize in bands differs from Resize in one piece", m, dw, dh)
 			}
 		}
+	}
+	// A helper that was not scheduled before the caller made every chunk
+	// itself exits as soon as it runs: give it time to, then count.
+	for i := 0; i < 500 && runtime.NumGoroutine() > before; i++ {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("Resize left %d goroutines running", after-before)
