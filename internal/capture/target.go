@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/frame"
 )
 
 // Kind is the kind of a target.
@@ -105,10 +106,8 @@ func (t Target) String() string {
 }
 
 // CropRect converts a 0..1000 normalized rectangle to pixels on a w*h
-// screen: x*w/1000, rounded down.
-func CropRect(c [4]int, w, h int) image.Rectangle {
-	return image.Rect(c[0]*w/1000, c[1]*h/1000, c[2]*w/1000, c[3]*h/1000)
-}
+// screen, exactly as input maps its working area (frame.CropRect).
+func CropRect(c [4]int, w, h int) image.Rectangle { return frame.CropRect(c, w, h) }
 
 // Resolved is a target resolved on a display at one moment.
 type Resolved struct {

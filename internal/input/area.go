@@ -1,6 +1,10 @@
 package input
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/acu-dev/acu/internal/frame"
+)
 
 // NormMax is the top of the normalized coordinate range: (0,0) is the
 // working area's top-left pixel, (NormMax,NormMax) its bottom-right pixel.
@@ -22,32 +26,8 @@ func (a Area) Empty() bool { return a.W <= 0 || a.H <= 0 }
 // result is at least one pixel on each side. The all-zero crop means the
 // whole screen.
 func AreaFromCrop(screenW, screenH int, crop [4]int) Area {
-	if crop == [4]int{} {
-		crop = [4]int{0, 0, NormMax, NormMax}
-	}
-	x1, x2 := cropEdges(screenW, crop[0], crop[2])
-	y1, y2 := cropEdges(screenH, crop[1], crop[3])
-	return Area{X: x1, Y: y1, W: x2 - x1, H: y2 - y1}
-}
-
-// cropEdges maps two normalized edges to pixel edges [lo, hi) within size.
-func cropEdges(size, a, b int) (lo, hi int) {
-	if size <= 0 {
-		return 0, 0
-	}
-	a, b = clamp(a, 0, NormMax), clamp(b, 0, NormMax)
-	if a > b {
-		a, b = b, a
-	}
-	lo = (a*size + NormMax/2) / NormMax
-	hi = (b*size + NormMax/2) / NormMax
-	if hi <= lo {
-		hi = lo + 1
-		if hi > size {
-			lo, hi = size-1, size
-		}
-	}
-	return lo, hi
+	r := frame.CropRect(crop, screenW, screenH)
+	return Area{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
 }
 
 // ToPixel maps normalized coordinates (0..1000 within the area) to screen
