@@ -75,22 +75,38 @@ func (f *Frame) JPEG(maxDim, quality int) ([]byte, error) {
 	return e.b, e.err
 }
 
-// resizeBufs recycles the resized-frame buffers of JPEG.
-var resizeBufs sync.Pool // *[]byte
+// resizeBufs keeps a few resized-frame buffers of JPEG for reuse. Unlike a
+// sync.Pool it is not emptied by garbage collections, which run every few
+// frames while frames are captured: a new 2 MB buffer costs hundreds of page
+// faults each time (milliseconds on a busy VM), a kept one none.
+var resizeBufs = make(chan []byte, maxBands)
+
+func getResizeBuf(n int) []byte {
+	select {
+	case b := <-resizeBufs:
+		if cap(b) >= n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]byte, n)
+}
+
+func putResizeBuf(b []byte) {
+	select {
+	case resizeBufs <- b:
+	default:
+	}
+}
 
 func (f *Frame) encodeJPEG(tw, th, quality int) ([]byte, error) {
 	if tw == f.W && th == f.H {
 		return EncodeJPEG(nil, f.Pix, f.W, f.H, f.Stride, quality)
 	}
-	bp, _ := resizeBufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	buf := grow(*bp, tw*th*4)
+	buf := getResizeBuf(tw * th * 4)
 	Resize(buf, tw, th, f.Pix, f.W, f.H, f.Stride, f.Resample)
 	b, err := EncodeJPEG(nil, buf, tw, th, tw*4, quality)
-	*bp = buf
-	resizeBufs.Put(bp)
+	putResizeBuf(buf)
 	return b, err
 }
 

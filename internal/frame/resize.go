@@ -293,7 +293,25 @@ type scratch struct {
 	rowsF     [][]uint64
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+// scratches keeps scratch for reuse across garbage collections (see
+// resizeBufs): one per goroutine that can run a band at once.
+var scratches = make(chan *scratch, 2*maxBands)
+
+func getScratch() *scratch {
+	select {
+	case s := <-scratches:
+		return s
+	default:
+		return new(scratch)
+	}
+}
+
+func putScratch(s *scratch) {
+	select {
+	case scratches <- s:
+	default:
+	}
+}
 
 func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
@@ -333,8 +351,8 @@ func resizeExact(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int,
 		}
 		return
 	}
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
+	s := getScratch()
+	defer putScratch(s)
 	ks := vc.taps
 	if !needH {
 		for yy := y0; yy < y1; yy++ {
@@ -460,8 +478,8 @@ func vertExactN(out []byte, rows [][]byte, kk []int32) {
 // per tap weighs all three, and the ring keeps rows spread.
 func resizeFast(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, hc, vc *coeffs) {
 	needH, needV := dw != sw, dh != sh
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
+	s := getScratch()
+	defer putScratch(s)
 	rowBytes := dw * 4
 	ks := vc.taps
 	s.ringF = grow(s.ringF, ks*dw)
