@@ -16,11 +16,11 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
-	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -79,7 +79,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 		ActionDelay: ac.ActionDelay, DragSteps: ac.DragSteps, DragStepDelay: ac.DragStepDelay, UI: ac.UI, Annotator: ac.Annotator,
 		RunsDir: c.AgentRunsDir(), LogLayout: layout, LogToFile: ac.LogToFile, Boot: ac.BootEnabled, BootText: ac.BootVLMOutput,
 		MaxTurns: ac.MaxTurns, MaxCostUSD: ac.MaxCostUSD, Runs: reg, Token: token,
-		Guard: server.Guard{AllowedHosts: c.AllowHosts, ListenHost: ac.Host}, Logger: log,
+		Guard: guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: ac.Host}, Logger: log,
 	})
 	if err != nil {
 		return nil, err
@@ -215,7 +215,7 @@ func runAgentReplay(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	srv := &http.Server{Handler: server.Guard{}.Wrap(runlog.Handler(dir)), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: guard.Guard{}.Wrap(runlog.Handler(dir)), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stdout, "reviewing %s (%d turns) at http://%s/ (Ctrl-C to stop)\n", dir, len(turns), l.Addr())
 	go func() {
 		<-ctx.Done()

@@ -17,12 +17,12 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
-	"github.com/acu-dev/acu/internal/server"
 )
 
 // Phases reported in /state.
@@ -109,7 +109,7 @@ type Options struct {
 	// cookie of a one-time login link); empty leaves them open to loopback
 	// clients that pass Guard (tests only).
 	Token secret.String
-	Guard server.Guard
+	Guard guard.Guard
 	// MaxBody caps request bodies (POST /annotated carries a PNG); default
 	// 32 MiB.
 	MaxBody int64
@@ -127,7 +127,7 @@ type Agent struct {
 	inbox     chan string     // model outputs to run: boot, /inject
 	annotated chan annotation // panel annotator posts
 	control   chan string     // pause, resume, step, stop
-	sessions  *sessions
+	sessions  *guard.Sessions
 
 	mu    sync.Mutex
 	st    State
@@ -201,7 +201,7 @@ func New(opts Options) (*Agent, error) {
 	a := &Agent{
 		opts: opts, log: opts.Logger, ann: annotate.New(opts.UI),
 		inbox: make(chan string, 1), annotated: make(chan annotation), control: make(chan string, 4),
-		sessions: newSessions(opts.Now),
+		sessions: guard.NewSessions(sessionCookie, opts.Now),
 	}
 	a.st = State{Phase: PhaseWaitingInject, Annotator: opts.Annotator, BBoxes: []Box{}, Actions: []Action{}, Trail: [][]Action{}}
 	if opts.Boot {

@@ -19,7 +19,7 @@
 // Each session (from BOOT or an /inject until a stop or a turn/cost limit)
 // is a run of kind "agent". The HTTP surface (Handler) is the seed's: GET /
 // (the panel), /config, /state, POST /inject, /annotated, plus POST /control
-// (pause, resume, step, stop), behind internal/server.Guard and the daemon's
+// (pause, resume, step, stop), behind internal/guard.Guard and the daemon's
 // token; the panel page gets a session cookie from a one-time login link and
 // never holds the token.
 //

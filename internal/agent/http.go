@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
@@ -13,10 +12,9 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/acu-dev/acu/internal/server"
+	"github.com/acu-dev/acu/internal/guard"
 )
 
 //go:embed web
@@ -24,8 +22,6 @@ var webFS embed.FS
 
 const (
 	sessionCookie = "acu_agent_session"
-	loginCodeTTL  = 2 * time.Minute
-	sessionTTL    = 12 * time.Hour
 )
 
 // Handler returns the agent's HTTP surface: GET / (the panel), GET /config,
@@ -45,7 +41,7 @@ func (a *Agent) Handler() http.Handler {
 	mux.HandleFunc("POST /control", a.handleControl)
 	mux.HandleFunc("POST /auth/link", a.handleLoginLink)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		server.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/agent.md for the agent's endpoints", r.Method, r.URL.Path))
+		guard.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/agent.md for the agent's endpoints", r.Method, r.URL.Path))
 	})
 	outer := http.NewServeMux()
 	outer.HandleFunc("GET /auth", a.handleAuth)
@@ -71,12 +67,12 @@ func (a *Agent) auth(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if c, err := r.Cookie(sessionCookie); err == nil && a.sessions.valid(c.Value) {
+		if a.sessions.Valid(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="acu-agent"`)
-		server.WriteError(w, http.StatusUnauthorized, "unauthorized", "",
+		guard.WriteError(w, http.StatusUnauthorized, "unauthorized", "",
 			"missing or wrong token: send Authorization: Bearer <token> (the daemon's token file), or open the one-time panel link `acu agent` prints")
 	})
 }
@@ -84,7 +80,7 @@ func (a *Agent) auth(next http.Handler) http.Handler {
 func (a *Agent) handlePanel(w http.ResponseWriter, r *http.Request) {
 	b, err := webFS.ReadFile("web/panel.html")
 	if err != nil {
-		server.WriteError(w, http.StatusInternalServerError, "internal", "", "panel missing from the build")
+		guard.WriteError(w, http.StatusInternalServerError, "internal", "", "panel missing from the build")
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -131,14 +127,14 @@ func (a *Agent) handleInject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.VLMText) == "" {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "vlm_text", "vlm_text: want the model output to run, e.g. {\"observation\":\"...\",\"actions\":[...]}")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "vlm_text", "vlm_text: want the model output to run, e.g. {\"observation\":\"...\",\"actions\":[...]}")
 		return
 	}
 	select {
 	case a.inbox <- req.VLMText:
 		writeJSON(w, http.StatusAccepted, map[string]any{"queued": true})
 	default:
-		server.WriteError(w, http.StatusConflict, "busy", "", "an injected output is already waiting to run: try again after the current turn")
+		guard.WriteError(w, http.StatusConflict, "busy", "", "an injected output is already waiting to run: try again after the current turn")
 	}
 }
 
@@ -155,7 +151,7 @@ func (a *Agent) handleAnnotated(w http.ResponseWriter, r *http.Request) {
 	}
 	st := a.State()
 	if st.Phase != PhaseWaitingAnnotated || req.Seq != st.PendingSeq {
-		server.WriteError(w, http.StatusConflict, "seq_mismatch", "seq",
+		guard.WriteError(w, http.StatusConflict, "seq_mismatch", "seq",
 			fmt.Sprintf("seq %d does not match: the engine is %s and expects pending_seq %d", req.Seq, st.Phase, st.PendingSeq))
 		return
 	}
@@ -165,11 +161,11 @@ func (a *Agent) handleAnnotated(w http.ResponseWriter, r *http.Request) {
 	}
 	img, err := base64.StdEncoding.DecodeString(data)
 	if err != nil {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "image_b64", "image_b64: not base64 (send the PNG as standard base64 or a data: URL)")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "image_b64", "image_b64: not base64 (send the PNG as standard base64 or a data: URL)")
 		return
 	}
 	if _, err := png.DecodeConfig(bytes.NewReader(img)); err != nil {
-		server.WriteError(w, http.StatusBadRequest, "invalid", "image_b64", "image_b64: not a PNG image")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "image_b64", "image_b64: not a PNG image")
 		return
 	}
 	select {
@@ -177,7 +173,7 @@ func (a *Agent) handleAnnotated(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "seq": req.Seq})
 	case <-r.Context().Done():
 	case <-time.After(5 * time.Second):
-		server.WriteError(w, http.StatusConflict, "seq_mismatch", "seq", "the engine stopped waiting for this seq")
+		guard.WriteError(w, http.StatusConflict, "seq_mismatch", "seq", "the engine stopped waiting for this seq")
 	}
 }
 
@@ -194,7 +190,7 @@ func (a *Agent) handleControl(w http.ResponseWriter, r *http.Request) {
 	switch req.Action {
 	case "pause", "resume", "step", "stop":
 	default:
-		server.WriteError(w, http.StatusBadRequest, "invalid", "action", "action: want pause, resume, step or stop")
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "action", "action: want pause, resume, step or stop")
 		return
 	}
 	// Pause state is visible at once; the loop applies it at its next gate.
@@ -210,7 +206,7 @@ func (a *Agent) handleControl(w http.ResponseWriter, r *http.Request) {
 	case a.control <- req.Action:
 		writeJSON(w, http.StatusAccepted, map[string]any{"ok": true, "action": req.Action})
 	default:
-		server.WriteError(w, http.StatusConflict, "busy", "", "too many controls pending: try again")
+		guard.WriteError(w, http.StatusConflict, "busy", "", "too many controls pending: try again")
 	}
 }
 
@@ -219,10 +215,10 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			server.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("request body over %d bytes", mbe.Limit))
+			guard.WriteError(w, http.StatusRequestEntityTooLarge, "too_large", "", fmt.Sprintf("request body over %d bytes", mbe.Limit))
 			return false
 		}
-		server.WriteError(w, http.StatusBadRequest, "invalid", "", "request body: want a JSON object: "+err.Error())
+		guard.WriteError(w, http.StatusBadRequest, "invalid", "", "request body: want a JSON object: "+err.Error())
 		return false
 	}
 	return true
@@ -234,65 +230,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// sessions holds one-time login codes and the browser sessions they open,
-// the daemon's pattern (internal/server/session.go): the page never holds
-// the token, only an HttpOnly SameSite=Strict cookie.
-type sessions struct {
-	mu       sync.Mutex
-	codes    map[string]time.Time
-	sessions map[string]time.Time
-	now      func() time.Time
-}
-
-func newSessions(now func() time.Time) *sessions {
-	return &sessions{codes: map[string]time.Time{}, sessions: map[string]time.Time{}, now: now}
-}
-
-func randomToken() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func (s *sessions) newCode() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	for k, v := range s.codes {
-		if now.After(v) {
-			delete(s.codes, k)
-		}
-	}
-	c := randomToken()
-	s.codes[c] = now.Add(loginCodeTTL)
-	return c
-}
-
-func (s *sessions) redeem(code string) (string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exp, ok := s.codes[code]
-	delete(s.codes, code)
-	if !ok || s.now().After(exp) {
-		return "", false
-	}
-	id := randomToken()
-	s.sessions[id] = s.now().Add(sessionTTL)
-	return id, true
-}
-
-func (s *sessions) valid(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exp, ok := s.sessions[id]
-	return ok && s.now().Before(exp)
-}
-
 // LoginURL returns a one-time URL (valid two minutes) that opens the panel
 // in a browser with a session cookie; base is the listener's URL, such as
 // "http://127.0.0.1:1234".
 func (a *Agent) LoginURL(base string) string {
-	return strings.TrimSuffix(base, "/") + "/auth?code=" + a.sessions.newCode()
+	code, _ := a.sessions.NewCode("/")
+	return strings.TrimSuffix(base, "/") + "/auth?code=" + code
 }
 
 func (a *Agent) handleLoginLink(w http.ResponseWriter, r *http.Request) {
@@ -300,12 +243,11 @@ func (a *Agent) handleLoginLink(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Agent) handleAuth(w http.ResponseWriter, r *http.Request) {
-	id, ok := a.sessions.redeem(r.URL.Query().Get("code"))
+	id, _, ok := a.sessions.Redeem(r.URL.Query().Get("code"))
 	if !ok {
-		server.WriteError(w, http.StatusUnauthorized, "unauthorized", "code", "this login link is unknown, used or expired: POST /auth/link with the token, or restart `acu agent`, for a new one")
+		guard.WriteError(w, http.StatusUnauthorized, "unauthorized", "code", "this login link is unknown, used or expired: POST /auth/link with the token, or restart `acu agent`, for a new one")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(sessionTTL.Seconds())})
+	a.sessions.SetCookie(w, r, id)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -77,10 +77,7 @@ func (s *Server) authorized(r *http.Request) bool {
 		got := strings.TrimPrefix(h, "Bearer ")
 		return subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token.Reveal())) == 1
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		return s.sessions.valid(c.Value)
-	}
-	return false
+	return s.sessions.Valid(r)
 }
 
 // limitBody caps request bodies; the JSON decoder turns an overflow into 413.

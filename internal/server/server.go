@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/secret"
 )
 
@@ -49,7 +50,7 @@ type Options struct {
 type Server struct {
 	opts     Options
 	log      *slog.Logger
-	sessions *sessions
+	sessions *guard.Sessions
 	handler  http.Handler
 }
 
@@ -67,7 +68,7 @@ func New(opts Options) *Server {
 	if opts.Metrics == nil {
 		opts.Metrics = prometheus.NewRegistry()
 	}
-	s := &Server{opts: opts, log: opts.Logger, sessions: newSessions(opts.Now)}
+	s := &Server{opts: opts, log: opts.Logger, sessions: guard.NewSessions("acu_session", opts.Now)}
 	s.handler = s.routes()
 	return s
 }

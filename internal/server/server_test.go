@@ -165,7 +165,7 @@ func TestLoginLinkSetsCookieOnce(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range r1.Cookies() {
-		if c.Name == sessionCookie {
+		if c.Name == "acu_session" {
 			cookie = c
 		}
 	}
@@ -176,7 +176,7 @@ func TestLoginLinkSetsCookieOnce(t *testing.T) {
 		t.Fatalf("cookie carries the token")
 	}
 	// The cookie authenticates; the link does not work twice.
-	resp, body = f.do("GET", "/v1/runs", "", map[string]string{"Authorization": "", "Cookie": sessionCookie + "=" + cookie.Value})
+	resp, body = f.do("GET", "/v1/runs", "", map[string]string{"Authorization": "", "Cookie": "acu_session" + "=" + cookie.Value})
 	if resp.StatusCode != 200 {
 		t.Fatalf("with cookie = %d %s", resp.StatusCode, body)
 	}
