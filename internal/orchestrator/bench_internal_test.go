@@ -53,9 +53,9 @@ func BenchmarkIterationOverhead(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m := maps[i%2]
 		obs := l.tracker.Observe(m)
-		l.actions = append(l.actions[:0:0], action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true},
-			action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true},
-			action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true})
+		l.actions = append(l.actions[:0:0], Action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true},
+			Action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true},
+			Action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true})
 		sys := fastPrompt(&l.sb, i+1, l.enhancedTask(m), m, obs.Diff.String())
 		msgs := window(pinnedMessage(l.task, l.plan), l.history, "Iteration 2 of 50. What are your next steps?")
 		r, err := parseFast(reply)

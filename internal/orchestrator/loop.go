@@ -15,8 +15,8 @@ import (
 	"github.com/acu-dev/acu/internal/runs"
 )
 
-// call is one model call as it is recorded in an event.
-type call struct {
+// Call is one model call as it is recorded in an event.
+type Call struct {
 	Role      string  `json:"role"`
 	Model     string  `json:"model,omitempty"`
 	System    string  `json:"system,omitempty"`
@@ -31,9 +31,9 @@ type call struct {
 // IterationEvent is the data of a StreamIteration event.
 type IterationEvent struct {
 	Iteration  int      `json:"iteration"`
-	Call       call     `json:"call"`
+	Call       Call     `json:"call"`
 	Thought    string   `json:"thought,omitempty"`
-	Steps      []action `json:"steps,omitempty"`
+	Steps      []Action `json:"steps,omitempty"`
 	Complete   bool     `json:"complete,omitempty"`
 	Elements   int      `json:"elements"`
 	LayoutHash uint32   `json:"layoutHash"`
@@ -49,7 +49,7 @@ type PlanEvent struct {
 	Iteration int    `json:"iteration"`         // when it was asked for
 	Adopted   int    `json:"adopted,omitempty"` // the iteration whose prompt first carried it
 	Blocking  bool   `json:"blocking"`
-	Call      call   `json:"call"`
+	Call      Call   `json:"call"`
 	Plan      *Plan  `json:"plan,omitempty"`
 	Guidance  string `json:"guidance,omitempty"`
 	Error     string `json:"error,omitempty"`
@@ -58,7 +58,7 @@ type PlanEvent struct {
 // CheckEvent is the data of a StreamCheck event.
 type CheckEvent struct {
 	Iteration   int    `json:"iteration"`
-	Call        call   `json:"call"`
+	Call        Call   `json:"call"`
 	Progressing bool   `json:"progressing"`
 	Reason      string `json:"reason"`
 	Recovery    bool   `json:"recovery"` // recovery planning was started
@@ -68,7 +68,7 @@ type CheckEvent struct {
 // VerifyEvent is the data of a StreamVerify event.
 type VerifyEvent struct {
 	Iteration int    `json:"iteration"`
-	Call      call   `json:"call"`
+	Call      Call   `json:"call"`
 	Done      bool   `json:"done"`
 	Reason    string `json:"reason"`
 	WrongTask bool   `json:"wrongTask,omitempty"`
@@ -120,7 +120,7 @@ type loop struct {
 	recoveries            int
 
 	history []llm.Message
-	actions []action
+	actions []Action
 	tracker elements.Tracker
 	prev    *elements.Map
 
@@ -270,7 +270,7 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 	cur2 := m
 	for _, fs := range reply.Steps {
 		st, err := fs.step()
-		a := action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
+		a := Action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
 		if err == nil {
 			a.Step = st.String()
 			var res elements.Result
@@ -601,12 +601,12 @@ func (l *loop) screenshot(m *elements.Map) []llm.Image {
 }
 
 // chat makes one model call under the call timeout.
-func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, prompt string) (llm.Response, call) {
+func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, prompt string) (llm.Response, Call) {
 	cctx, cancel := context.WithTimeout(ctx, l.opts.CallTimeout)
 	defer cancel()
 	start := time.Now()
 	resp, err := m.Chat(cctx, req)
-	c := call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD}
+	c := Call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD}
 	for _, msg := range req.Messages {
 		c.Images += len(msg.Images)
 	}

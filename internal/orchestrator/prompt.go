@@ -103,9 +103,9 @@ func fastPrompt(b *strings.Builder, i int, enhancedTask string, m *elements.Map,
 	return b.String()
 }
 
-// action is one executed step, for loop detection, the progress checker and
+// Action is one executed step, for loop detection, the progress checker and
 // the failure context.
-type action struct {
+type Action struct {
 	Iteration int    `json:"iteration"`
 	Step      string `json:"step"`
 	Kind      string `json:"kind"`
@@ -115,7 +115,7 @@ type action struct {
 	Error     string `json:"error,omitempty"`
 }
 
-func (a action) String() string {
+func (a Action) String() string {
 	if a.OK {
 		return fmt.Sprintf("iter %d: %s (ok, %s)", a.Iteration, a.Step, a.Via)
 	}
@@ -123,7 +123,7 @@ func (a action) String() string {
 }
 
 // lastActions returns up to n most recent actions.
-func lastActions(h []action, n int) []action {
+func lastActions(h []Action, n int) []Action {
 	if len(h) > n {
 		return h[len(h)-n:]
 	}
@@ -132,7 +132,7 @@ func lastActions(h []action, n int) []action {
 
 // sameElementLoop finds an element acted on LoopRepeat or more times in the
 // last ActionHistory actions; "" when there is none.
-func sameElementLoop(h []action) (target string, n int) {
+func sameElementLoop(h []Action) (target string, n int) {
 	recent := lastActions(h, ActionHistory)
 	for i, a := range recent {
 		if a.Target == "" {
@@ -154,7 +154,7 @@ func sameElementLoop(h []action) (target string, n int) {
 // actionHistoryContext is the seed's buildActionHistoryContext: the recent
 // actions, and when one element is being acted on in a loop, diagnostic
 // suggestions.
-func actionHistoryContext(h []action, m *elements.Map) string {
+func actionHistoryContext(h []Action, m *elements.Map) string {
 	target, n := sameElementLoop(h)
 	if target == "" {
 		return ""
@@ -189,7 +189,7 @@ agent is making meaningful progress toward the task. Repeating the same action w
 or working in the wrong application, is not progress.
 Reply with one JSON object only: {"progressing":true or false,"reason":"one sentence"}`
 
-func checkPrompt(i int, task string, m *elements.Map, h []action) string {
+func checkPrompt(i int, task string, m *elements.Map, h []Action) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "TASK: %s\n\nLast actions:\n", task)
 	for _, a := range lastActions(h, ActionHistory) {
@@ -213,7 +213,7 @@ If the agent did something other than the task (a wrong item, a different window
 say so in the reason with the word "wrong".
 Reply with one JSON object only: {"done":true or false,"reason":"one sentence"}`
 
-func verifyPrompt(i int, task, summary string, m *elements.Map, h []action) string {
+func verifyPrompt(i int, task, summary string, m *elements.Map, h []Action) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "TASK: %s\n\nThe agent says: %s\n\nIts last actions:\n", task, summary)
 	for _, a := range lastActions(h, ActionHistory) {

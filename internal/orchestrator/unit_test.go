@@ -77,18 +77,18 @@ func TestWindowKeepsPinnedAndLast12(t *testing.T) {
 }
 
 func TestSameElementLoop(t *testing.T) {
-	a := func(kind, target string) action { return action{Kind: kind, Target: target, Step: kind + " " + target} }
+	a := func(kind, target string) Action { return Action{Kind: kind, Target: target, Step: kind + " " + target} }
 	for _, tc := range []struct {
 		name string
-		h    []action
+		h    []Action
 		want string
 	}{
 		{"none", nil, ""},
-		{"twice", []action{a("click", "btn_ok"), a("click", "btn_x"), a("click", "btn_ok")}, ""},
-		{"three of five", []action{a("click", "btn_ok"), a("type", "txt_1"), a("click", "btn_ok"), a("key", ""), a("click", "btn_ok")}, "btn_ok"},
-		{"out of the window", []action{a("click", "btn_ok"), a("click", "btn_ok"), a("click", "btn_ok"), a("type", "txt_1"), a("type", "txt_2"), a("type", "txt_3"), a("type", "txt_4"), a("type", "txt_5")}, ""},
-		{"kinds differ", []action{a("click", "txt_1"), a("type", "txt_1"), a("click", "txt_1")}, ""},
-		{"keys without target", []action{a("key", ""), a("key", ""), a("key", "")}, ""},
+		{"twice", []Action{a("click", "btn_ok"), a("click", "btn_x"), a("click", "btn_ok")}, ""},
+		{"three of five", []Action{a("click", "btn_ok"), a("type", "txt_1"), a("click", "btn_ok"), a("key", ""), a("click", "btn_ok")}, "btn_ok"},
+		{"out of the window", []Action{a("click", "btn_ok"), a("click", "btn_ok"), a("click", "btn_ok"), a("type", "txt_1"), a("type", "txt_2"), a("type", "txt_3"), a("type", "txt_4"), a("type", "txt_5")}, ""},
+		{"kinds differ", []Action{a("click", "txt_1"), a("type", "txt_1"), a("click", "txt_1")}, ""},
+		{"keys without target", []Action{a("key", ""), a("key", ""), a("key", "")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, _ := sameElementLoop(tc.h); got != tc.want {
@@ -98,7 +98,7 @@ func TestSameElementLoop(t *testing.T) {
 	}
 	m := &elements.Map{Elements: []elements.Element{{ID: "btn_ok", Type: elements.TypeButton, Text: "OK", Source: elements.FromTree, Box: image.Rect(0, 0, 10, 10)}}}
 	m.Get("btn_ok")
-	h := []action{a("click", "btn_ok"), a("click", "btn_ok"), a("click", "btn_ok")}
+	h := []Action{a("click", "btn_ok"), a("click", "btn_ok"), a("click", "btn_ok")}
 	got := actionHistoryContext(h, m)
 	for _, want := range []string{"ACTION LOOP DETECTED: you acted on btn_ok 3 times", "btn_ok is disabled", "Dismiss it (key Escape)"} {
 		if !strings.Contains(got, want) {

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/orchestrator"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
+)
+
+func init() {
+	featureCommands = append(featureCommands,
+		command{"run", `run a task on the desktop with the dual-agent orchestrator: acu run "<task>"`, runTask})
+}
+
+// taskService is the orchestrator with the parts it drives: the display
+// connection, the accessibility bus, the element map and the model clients.
+// `acu run` builds one; `acu serve` can build one and hand Orch to the
+// server (Options.Tasks) and the run registry's cancellers.
+type taskService struct {
+	Orch    *orchestrator.Orchestrator
+	closers []func()
+}
+
+// Close cancels a running task and releases the connections.
+func (s *taskService) Close() {
+	if s.Orch != nil {
+		s.Orch.Close()
+	}
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// newTaskService builds the orchestrator from config on the daemon's parts:
+// hub captures, reg records each task as a run, db keeps the progress log,
+// ledger accounts model cost (nil: its own). sessionBus is
+// DBUS_SESSION_BUS_ADDRESS, the fallback when the display does not publish
+// its accessibility bus.
+func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
+	sessionBus, home string, onEvent func(runID, stream string, data any), log *slog.Logger) (_ *taskService, err error) {
+	tc := c.Task()
+	log = log.With("component", "task")
+	s := &taskService{}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	dpy := c.TaskDisplay()
+	if dpy == "" {
+		return nil, &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0",
+			Err: errors.New("no display: set DISPLAY or ACU_TASK_DISPLAY")}
+	}
+	key, keyEnv := c.TaskAPIKey()
+	if !key.Set() && !localURL(tc.BaseURL) {
+		return nil, &config.Error{Env: keyEnv, Source: "configuration", Accepted: "an API key for " + tc.BaseURL,
+			Err: fmt.Errorf("the task models need a key: set %s or ACU_TASK_API_KEY, or point ACU_TASK_BASE_URL at a local server", keyEnv)}
+	}
+	client := func(role, model string) (*llm.Client, error) {
+		cl, err := llm.New(llm.Options{Provider: llm.Provider(tc.Provider), BaseURL: tc.BaseURL, Model: model, APIKey: key,
+			Timeout: tc.CallTimeout, Ledger: ledger, Logger: log.With("component", "llm", "role", role),
+			Name: "task_" + role, KeyEnv: keyEnv})
+		if err != nil {
+			return nil, fmt.Errorf("task %s model client: %w", role, err)
+		}
+		return cl, nil
+	}
+	fast, err := client("fast", tc.FastModel)
+	if err != nil {
+		return nil, err
+	}
+	planner, err := client("planner", tc.PlannerModel)
+	if err != nil {
+		return nil, err
+	}
+	verifier, err := client("verifier", tc.VerifierModel)
+	if err != nil {
+		return nil, err
+	}
+
+	conn, err := display.Open(ctx, dpy, display.Options{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("open display %s for tasks: %w", dpy, err)
+	}
+	s.closers = append(s.closers, conn.Close)
+	dev, err := input.New(conn, input.Area{W: int(conn.Screen.Width), H: int(conn.Screen.Height)}, input.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("input on %s: %w", dpy, err)
+	}
+	s.closers = append(s.closers, func() { dev.Close() })
+
+	ao := atspi.Options{SessionBus: sessionBus, Logger: log.With("component", "atspi")}
+	if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
+		ao.Address = addr
+	}
+	tree, err := atspi.Connect(ctx, ao)
+	if err != nil {
+		if !tc.OCR {
+			return nil, fmt.Errorf("accessibility bus of %s: %w (start applications with accessibility on, or set ACU_TASK_OCR=true for OCR-only maps)", dpy, err)
+		}
+		log.Warn("no accessibility bus: element maps hold OCR text only", "display", dpy, "err", err)
+		tree = nil
+	} else {
+		s.closers = append(s.closers, func() { tree.Close() })
+	}
+	eo := elements.Options{Display: dpy, Capture: hub, Input: dev, Logger: log.With("component", "elements")}
+	if tree != nil {
+		eo.Tree = tree
+	}
+	if tc.OCR {
+		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
+		if err != nil {
+			return nil, fmt.Errorf("OCR for element maps: %w (install tesseract-ocr or set ACU_TASK_OCR=false)", err)
+		}
+		eo.OCR = eng
+	}
+	x, err := elements.New(eo)
+	if err != nil {
+		return nil, err
+	}
+	dirs := append([]string(nil), tc.AppDirs...)
+	if home != "" {
+		dirs = append(dirs, filepath.Join(home, ".local/share/applications"))
+	}
+	oo := orchestrator.Options{
+		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
+		Input: dev, Screenshots: tc.Screenshots, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
+		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, OnEvent: onEvent, Logger: log,
+	}
+	if db != nil {
+		oo.Progress = db
+	}
+	if tc.PauseOnUser {
+		oo.Watch = orchestrator.NewPointerWatch(conn)
+	}
+	if tc.Split {
+		oo.Arrange = orchestrator.NewWindowArranger(conn)
+	}
+	s.Orch, err = orchestrator.New(oo)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// localURL reports whether u points at this machine (a server without keys).
+func localURL(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	return loopbackHost(p.Hostname())
+}
+
+func runTask(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "run", `[flags] "<task>"
+
+Runs the task on the desktop (ACU_TASK_DISPLAY, else DISPLAY) with the fast agent, planner and verifier
+models of ACU_TASK_* (see `+"`acu config --list`"+`), printing progress as it goes. The task is a run of
+kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (Ctrl-C).`)
+	maxIter := fs.Int("max-iterations", 0, "iterations before the task fails (default ACU_TASK_MAX_ITERATIONS)")
+	taskID := fs.String("task-id", "", "progress log to append to (default the run id)")
+	asJSON := fs.Bool("json", false, "print every event as a JSON line instead of a readable one")
+	c, rest, warnings, err := config.Load(e.getenv, e.environ, fs, args)
+	if err != nil {
+		return err
+	}
+	task := strings.TrimSpace(strings.Join(rest, " "))
+	if task == "" {
+		fs.Usage()
+		return &exitError{code: 2, msg: `acu run: say what to do, e.g. acu run "open the Files dialog and pick report.txt"`}
+	}
+	log := newLogger(c, e.stderr)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
+	}
+	db, err := store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := runs.New(db, runs.Options{Logger: log.With("component", "runs")})
+	resample, err := frame.ParseMode(c.FrameResize)
+	if err != nil {
+		return err
+	}
+	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, Resample: resample})
+	if err != nil {
+		return err
+	}
+	defer hub.Close()
+	show := func(runID, stream string, data any) { printTaskEvent(e.stdout, stream, data) }
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		show = func(runID, stream string, data any) {
+			_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
+		}
+	}
+	s, err := newTaskService(ctx, c, hub, reg, db, nil, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if !*asJSON {
+		fmt.Fprintf(e.stdout, "task on %s: %s\n", c.TaskDisplay(), task)
+	}
+	res, err := s.Orch.Run(ctx, orchestrator.Spec{Task: task, TaskID: *taskID, MaxIterations: *maxIter})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		_ = json.NewEncoder(e.stdout).Encode(map[string]any{"runId": res.RunID, "stream": "result", "data": res})
+	} else {
+		fmt.Fprintf(e.stdout, "%s after %d iterations (%d plans, %d checks, %d verifications, %d failures, $%.4f): %s\nrun: %s\n",
+			res.Status, res.Iterations, res.Plans, res.Checks, res.Verifies, res.Failures, res.CostUSD, firstOf(res.Summary, res.Error), res.RunID)
+	}
+	switch res.Status {
+	case runs.StatusCompleted:
+		return nil
+	case runs.StatusCancelled:
+		return &exitError{code: 130}
+	}
+	return &exitError{code: 1}
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// printTaskEvent prints one event as a progress line.
+func printTaskEvent(w io.Writer, stream string, data any) {
+	switch ev := data.(type) {
+	case orchestrator.IterationEvent:
+		var steps []string
+		for _, a := range ev.Steps {
+			s := a.String()
+			if i := strings.Index(s, ": "); i >= 0 {
+				s = s[i+2:]
+			}
+			steps = append(steps, s)
+		}
+		line := strings.Join(steps, "; ")
+		if line == "" {
+			line = "no steps"
+		}
+		if ev.Complete {
+			line += "; claims the task is complete"
+		}
+		if ev.Error != "" {
+			line += " (" + ev.Error + ")"
+		}
+		fmt.Fprintf(w, "[%2d] %s\n", ev.Iteration, line)
+		if ev.Thought != "" {
+			fmt.Fprintf(w, "     %s\n", oneLine(ev.Thought, 160))
+		}
+	case orchestrator.PlanEvent:
+		what := "not adopted: " + ev.Error
+		if ev.Plan != nil {
+			what = fmt.Sprintf("adopted at iteration %d: %s", ev.Adopted, oneLine(strings.TrimPrefix(ev.Guidance, "STRATEGIC GUIDANCE (from planning agent):\n"), 160))
+		}
+		fmt.Fprintf(w, "     plan (%s, asked at %d) %s\n", ev.Kind, ev.Iteration, what)
+	case orchestrator.CheckEvent:
+		fmt.Fprintf(w, "     progress check: progressing=%v %s\n", ev.Progressing, oneLine(ev.Reason, 160))
+	case orchestrator.VerifyEvent:
+		fmt.Fprintf(w, "     verification: done=%v %s\n", ev.Done, oneLine(ev.Reason, 160))
+	case orchestrator.RecoveryEvent:
+		fmt.Fprintf(w, "     stagnation recovery: %s %s (%s)\n", ev.Action, ev.Keys, ev.Reason)
+	case orchestrator.InterventionEvent:
+		fmt.Fprintf(w, "     %s: %s\n", ev.Phase, ev.Detail)
+	default:
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "     %s: %s\n", stream, b)
+	}
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
