@@ -167,6 +167,10 @@ type coeffs struct {
 	start []int32
 	exact []int32
 	fast  []uint64 // nil when taps > fastMaxTap
+	// kx is exact for the AVX2 kernel: 4 taps (zero padded) of 4 weights
+	// each (one per byte of a pixel) per output; nil when taps > 4 or the
+	// kernel cannot run.
+	kx []int32
 }
 
 var coeffCache struct {
@@ -252,6 +256,9 @@ func precompute(inSize, outSize int) *coeffs {
 	if taps <= fastMaxTap {
 		c.fast = make([]uint64, outSize*taps)
 	}
+	if hasAVX2 && taps <= 4 {
+		c.kx = make([]int32, outSize*16)
+	}
 	for xx := 0; xx < outSize; xx++ {
 		start := min(xmins[xx], inSize-taps)
 		c.start[xx] = int32(start)
@@ -263,6 +270,12 @@ func precompute(inSize, outSize int) *coeffs {
 				k[x] = int32(-0.5 + float64(w[x]*(1<<precisionBits)))
 			} else {
 				k[x] = int32(0.5 + float64(w[x]*(1<<precisionBits)))
+			}
+		}
+		if c.kx != nil {
+			for t, v := range c.exact[xx*taps : xx*taps+taps] {
+				kx := c.kx[xx*16+t*4 : xx*16+t*4+4]
+				kx[0], kx[1], kx[2], kx[3] = v, v, v, v
 			}
 		}
 		if c.fast != nil {
@@ -289,6 +302,8 @@ type scratch struct {
 	ringF     []uint64 // Fast: the same, channels spread into 21-bit lanes
 	spread    []uint64 // Fast: one source row spread into lanes
 	tags      []int    // source row held by each ring slot, -1 for none
+	ringB     []byte   // AVX2 Exact: horizontally resampled BGRX rows
+	tags32    []int32  // AVX2 Exact: tags
 	rows      [][]byte
 	rowsF     [][]uint64
 }
@@ -349,6 +364,9 @@ func resizeExact(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int,
 		for yy := y0; yy < y1; yy++ {
 			horizExact(dst[yy*rowBytes:(yy+1)*rowBytes], src[yy*stride:yy*stride+sw*4], hc)
 		}
+		return
+	}
+	if resizeExactAVX2(dst, dw, dh, y0, y1, src, sw, sh, stride, hc, vc) {
 		return
 	}
 	s := getScratch()

@@ -240,3 +240,37 @@ func TestResizeBands(t *testing.T) {
 		t.Errorf("Resize left %d goroutines running", after-before)
 	}
 }
+
+// TestResizeExactAVX2 checks the AVX2 Exact kernels (cgo builds on amd64)
+// byte for byte against the Go ones on random pixels, pad bytes and sizes
+// (down and up, 1 to 4 horizontal taps, odd widths, right-edge windows).
+func TestResizeExactAVX2(t *testing.T) {
+	if !hasAVX2 {
+		t.Log("no AVX2 kernels in this build or on this CPU: the Go kernels are the only path")
+	}
+	// The sizes that matter most first.
+	fixed := [][4]int{{1280, 720, 960, 540}, {1920, 1080, 960, 540}, {1366, 768, 960, 540}, {1281, 721, 961, 541}}
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 300; i++ {
+		sw, sh := 1+rng.IntN(400), 1+rng.IntN(300)
+		dw, dh := 1+rng.IntN(2*sw+1), 1+rng.IntN(2*sh+1)
+		if i < len(fixed) {
+			sw, sh, dw, dh = fixed[i][0], fixed[i][1], fixed[i][2], fixed[i][3]
+		}
+		stride := sw*4 + rng.IntN(3)*4
+		src := make([]byte, (sh-1)*stride+sw*4) // no slack after the last pixel
+		for j := range src {
+			src[j] = byte(rng.Uint32())
+		}
+		got := make([]byte, dw*dh*4)
+		want := make([]byte, dw*dh*4)
+		Resize(got, dw, dh, src, sw, sh, stride, Exact)
+		saved := hasAVX2
+		hasAVX2 = false
+		Resize(want, dw, dh, src, sw, sh, stride, Exact)
+		hasAVX2 = saved
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%dx%d (stride %d) -> %dx%d: AVX2 Exact differs from the Go kernels", sw, sh, stride, dw, dh)
+		}
+	}
+}
