@@ -21,7 +21,9 @@ const (
 	// Fast uses the same filter with 13-bit coefficients and all three
 	// channels in one 64-bit multiply per tap; every channel stays within 2
 	// levels of Exact. Downscales by more than 4 (where 13 bits would not be
-	// enough) run Exact.
+	// enough) run Exact, and so does every resize the AVX2 Exact kernels
+	// take (cgo builds on amd64 CPUs with AVX2): they cost less than Fast's
+	// Go kernels.
 	Fast
 )
 
@@ -78,7 +80,9 @@ func Resize(dst []byte, dw, dh int, src []byte, sw, sh, stride int, mode Mode) {
 	}
 	hc, vc := coeffsFor(sw, dw), coeffsFor(sh, dh)
 	band := resizeExact
-	if mode == Fast && hc.fast != nil && vc.fast != nil {
+	// Fast runs Exact where the AVX2 kernels take it: they cost less than
+	// Fast's Go kernels, and Exact is within 2 levels of itself.
+	if mode == Fast && hc.fast != nil && vc.fast != nil && !avx2Fits(dw, dh, sw, sh, hc, vc) {
 		band = resizeFast
 	}
 	// Output rows are cut into chunks that the caller and up to

@@ -109,11 +109,16 @@ var hasAVX2 = C.acu_has_avx2() != 0
 // avx2MaxVTaps bounds the vertical taps of the C band (its rows array).
 const avx2MaxVTaps = 16
 
+// avx2Fits says whether resizeExactAVX2 takes this resize.
+func avx2Fits(dw, dh, sw, sh int, hc, vc *coeffs) bool {
+	return hasAVX2 && hc.kx != nil && vc.taps <= avx2MaxVTaps && dw != sw && dh != sh
+}
+
 // resizeExactAVX2 is resizeExact for a resize that changes both sizes, with
 // the horizontal filter at most 4 taps, in C with AVX2 (the same int32
 // arithmetic, so the same bytes). It reports false when it cannot run.
 func resizeExactAVX2(dst []byte, dw, dh, y0, y1 int, src []byte, sw, sh, stride int, hc, vc *coeffs) bool {
-	if !hasAVX2 || hc.kx == nil || vc.taps > avx2MaxVTaps || dw == sw || dh == sh || y0 >= y1 {
+	if !avx2Fits(dw, dh, sw, sh, hc, vc) || y0 >= y1 {
 		return false
 	}
 	s := getScratch()

@@ -242,7 +242,8 @@ func TestResizeBands(t *testing.T) {
 }
 
 // TestResizeExactAVX2 checks the AVX2 Exact kernels (cgo builds on amd64)
-// byte for byte against the Go ones on random pixels, pad bytes and sizes
+// byte for byte against the Go ones, and Fast's Go kernels (which Fast
+// skips where the AVX2 ones run) against Exact, on random pixels, pad bytes and sizes
 // (down and up, 1 to 4 horizontal taps, odd widths, right-edge windows).
 func TestResizeExactAVX2(t *testing.T) {
 	if !hasAVX2 {
@@ -268,9 +269,14 @@ func TestResizeExactAVX2(t *testing.T) {
 		saved := hasAVX2
 		hasAVX2 = false
 		Resize(want, dw, dh, src, sw, sh, stride, Exact)
+		fast := make([]byte, dw*dh*4)
+		Resize(fast, dw, dh, src, sw, sh, stride, Fast) // Fast's Go kernels (with AVX2, Fast runs Exact)
 		hasAVX2 = saved
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%dx%d (stride %d) -> %dx%d: AVX2 Exact differs from the Go kernels", sw, sh, stride, dw, dh)
+		}
+		if d := maxLevelDiff(fast, want); d > 2 {
+			t.Fatalf("%dx%d -> %dx%d: Fast's Go kernels differ from Exact by %d levels", sw, sh, dw, dh, d)
 		}
 	}
 }
