@@ -444,3 +444,84 @@ func TestInterventionPauses(t *testing.T) {
 		t.Errorf("the pause is not in the task's progress log: %+v", prog)
 	}
 }
+
+// A fast model that keeps failing (after the client's own retries) fails
+// the task after 3 iterations instead of burning all 50.
+func TestModelErrorsFailTask(t *testing.T) {
+	d := newDesktop(t)
+	d.entry(t)
+	m := newModels(t, llmtest.Text("unused"), unusable, doneReply)
+	m.fast.Fail(llmtest.Fault{Kind: llmtest.Status, Status: 500, Message: "backend down", Times: -1})
+	or := d.orchestrator(t, m, nil)
+	res := run(t, or, 50)
+	if res.Status != orchestrator.StatusFailed || res.Iterations != 3 || !strings.Contains(res.Error, "failed 3 times in a row") {
+		t.Errorf("result %s after %d iterations: %q; want failed after 3 model errors", res.Status, res.Iterations, res.Error)
+	}
+}
+
+// A plan that recommends splitting the work across two windows tiles them
+// side by side (left and right halves), recorded as a split event.
+func TestPlanSplitArrangesWindows(t *testing.T) {
+	d := newDesktop(t)
+	d.entry(t)
+	d.session.StartApp(t, "zenity", "--question", "--title=Acu Question", "--text=Copy it?")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	for {
+		ws, _ := d.conn.Windows(ctx)
+		n := 0
+		for _, w := range ws {
+			if w.Title == "Acu Entry" || w.Title == "Acu Question" {
+				n++
+			}
+		}
+		if n == 2 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the two zenity windows did not appear")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var fast counter
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		if fast.next() >= 3 {
+			return llmtest.Reply{Text: stepsJSON(true)}
+		}
+		return llmtest.Reply{Text: stepsJSON(false)}
+	}, llmtest.Text(`{"approaches":[{"name":"Side by side","description":"copy from one dialog to the other","steps":["read","type"]}],"recommended":0,
+		"split":{"windows":["Acu Question","Acu Entry"],"reason":"both are needed at once"}}`), doneReply)
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Arrange = orchestrator.NewWindowArranger(d.conn) })
+	res := run(t, or, 10)
+	if res.Status != runs.StatusCompleted {
+		t.Fatalf("status = %s", res.Status)
+	}
+	type splitEv struct {
+		Windows [2]string `json:"windows"`
+		Error   string    `json:"error"`
+	}
+	sp := events[splitEv](t, d, res.RunID, orchestrator.StreamSplit)
+	if len(sp) != 1 || sp[0].Windows != [2]string{"Acu Question", "Acu Entry"} || sp[0].Error != "" {
+		t.Fatalf("split events = %+v, want one arranging Acu Question | Acu Entry", sp)
+	}
+	ws, err := d.conn.Windows(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := int(d.conn.Screen.Width) / 2
+	for _, w := range ws {
+		switch w.Title {
+		case "Acu Question":
+			if w.X != 0 || w.W != half {
+				t.Errorf("Acu Question at %v, want the left half", w.Rect())
+			}
+		case "Acu Entry":
+			if w.X != half || w.W != half {
+				t.Errorf("Acu Entry at %v, want the right half", w.Rect())
+			}
+		}
+	}
+}

@@ -118,6 +118,8 @@ type loop struct {
 	itersSinceComplete    int
 	lastResortConsulted   bool
 	recoveries            int
+	modelErrs             int // consecutive failed fast-agent calls
+	lastModelErr          string
 
 	history []llm.Message
 	actions []Action
@@ -198,6 +200,9 @@ func (l *loop) run(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			return l.cancelled(ctx)
 		}
+		if l.modelErrs >= MaxModelErrors {
+			return l.failed(fmt.Sprintf("the fast agent's model failed %d times in a row: %s", l.modelErrs, l.lastModelErr))
+		}
 		if done {
 			l.res.Status = runs.StatusCompleted
 			l.res.Summary = summary
@@ -243,9 +248,12 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 	ev.Call = c
 	if c.Error != "" {
 		ev.Error = c.Error
+		l.modelErrs++
+		l.lastModelErr = c.Error
 		l.emit(ctx, StreamIteration, ev)
 		return false, ""
 	}
+	l.modelErrs = 0
 	l.history = append(l.history, llm.Message{Role: "assistant", Text: resp.Text})
 	reply, err := parseFast(resp.Text)
 	if err != nil {

@@ -38,6 +38,7 @@ const (
 	ProgressEvery        = 3 // iterations between progress checks, and without completion before one
 	FailuresToReplan     = 3 // step failures since the last plan that ask for recovery planning
 	WrongTaskPenalty     = 3 // added to the failure counter by a wrong-task rejection
+	MaxModelErrors       = 3 // consecutive failed fast-agent calls (after the client's retries) that fail the task
 )
 
 // StatusFailed ends a task that did not get done (max iterations, the
