@@ -15,10 +15,17 @@ import (
 // (AT-SPI EditableText, verified by a second extraction) and records its
 // events in SQLite. The fast model is a loopback llmtest server; the time
 // spent in model calls is subtracted: ms/iter is the orchestrator's
-// per-iteration cost without models.
+// per-iteration cost without models. reuse_verified_map starts an
+// iteration on the map the previous step was verified with (the default);
+// extract_every_iteration extracts again at the top of each.
 func BenchmarkIterationOnDesktop(b *testing.B) {
 	d := newDesktop(b)
 	d.entry(b)
+	b.Run("reuse_verified_map", func(b *testing.B) { benchIterations(b, d, 0) })
+	b.Run("extract_every_iteration", func(b *testing.B) { benchIterations(b, d, -1) })
+}
+
+func benchIterations(b *testing.B, d *desktop, reuse time.Duration) {
 	var n counter
 	m := newModels(b, func(r llmtest.Request) llmtest.Reply {
 		if isCheck(r) {
@@ -28,6 +35,7 @@ func BenchmarkIterationOnDesktop(b *testing.B) {
 	}, llmtest.Text(planJSON("Fill", "Type")), doneReply)
 	var model time.Duration
 	or := d.orchestrator(b, m, func(o *orchestrator.Options) {
+		o.ReuseMapAge = reuse
 		o.OnEvent = func(_, stream string, data any) {
 			switch ev := data.(type) {
 			case orchestrator.IterationEvent:

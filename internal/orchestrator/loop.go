@@ -118,7 +118,8 @@ type loop struct {
 	itersSinceComplete    int
 	lastResortConsulted   bool
 	recoveries            int
-	modelErrs             int // consecutive failed fast-agent calls
+	modelErrs             int           // consecutive failed fast-agent calls
+	fresh                 *elements.Map // the settled map the last step's verification read
 	lastModelErr          string
 
 	history []llm.Message
@@ -158,7 +159,7 @@ func (l *loop) run(ctx context.Context) Result {
 		}
 		l.adoptPlan(ctx, i, false)
 
-		m, err := l.opts.Elements.Extract(ctx)
+		m, err := l.nextMap(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return l.cancelled(ctx)
@@ -304,6 +305,9 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 		l.actions = append(l.actions, a)
 	}
 	l.mark(ctx)
+	if cur2 != m && cur2.Settled {
+		l.fresh = cur2
+	}
 	if len(ev.Steps) > 0 && len(notes) == 0 {
 		parts := make([]string, len(ev.Steps))
 		for k, a := range ev.Steps {
@@ -680,6 +684,18 @@ func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs eleme
 	}
 	l.prev = m2
 	return m2
+}
+
+// nextMap is the map of a new iteration: the one the last step's
+// verification extracted when it is settled and at most ReuseMapAge old
+// (nothing but the model's reading happened since), else a fresh one.
+func (l *loop) nextMap(ctx context.Context) (*elements.Map, error) {
+	f := l.fresh
+	l.fresh = nil
+	if f != nil && l.opts.ReuseMapAge > 0 && time.Since(f.At) <= l.opts.ReuseMapAge {
+		return f, nil
+	}
+	return l.opts.Elements.Extract(ctx)
 }
 
 // intervention checks for user input at the top of an iteration.

@@ -34,6 +34,7 @@ const (
 	DefaultMaxIterations = 50
 	DefaultCallTimeout   = 90 * time.Second
 	DefaultPauseQuiet    = 5 * time.Second
+	DefaultReuseMapAge   = time.Second
 	LastResortWindow     = 5 // the final iterations where the blocking last-resort plan may run
 	ProgressEvery        = 3 // iterations between progress checks, and without completion before one
 	FailuresToReplan     = 3 // step failures since the last plan that ask for recovery planning
@@ -127,6 +128,11 @@ type Options struct {
 	// PauseQuiet is how long the user's input must stop before a paused run
 	// resumes; default 5 s.
 	PauseQuiet time.Duration
+	// ReuseMapAge lets an iteration start on the map the previous
+	// iteration's last step was verified with, when it is settled and at
+	// most this old, instead of extracting again (half the extractions of
+	// an iteration with steps). Default 1 s; negative always extracts.
+	ReuseMapAge time.Duration
 	// OnEvent sees every event as it is emitted (the CLI's live progress),
 	// from the task's goroutine; nil: none.
 	OnEvent func(runID, stream string, data any)
@@ -192,6 +198,9 @@ func New(o Options) (*Orchestrator, error) {
 	}
 	if o.PauseQuiet <= 0 {
 		o.PauseQuiet = DefaultPauseQuiet
+	}
+	if o.ReuseMapAge == 0 {
+		o.ReuseMapAge = DefaultReuseMapAge
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
