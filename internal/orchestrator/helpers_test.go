@@ -237,12 +237,6 @@ func (c *counter) next() int {
 	return c.n
 }
 
-func (c *counter) get() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
-}
-
 var idLine = regexp.MustCompile(`(?m)^\[(\w+)\] (\w+) ("[^"]*")?`)
 
 // findID finds the id of the first element of type typ (and text, when
