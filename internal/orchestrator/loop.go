@@ -400,6 +400,9 @@ func (l *loop) verify(ctx context.Context, i int, summary string) (bool, string)
 		m = l.prev
 	} else {
 		l.prev = m
+		if m.Settled {
+			l.fresh = m // newer than the last step's map
+		}
 	}
 	prompt := verifyPrompt(i, l.task, summary, m, l.actions)
 	req := llm.Request{System: verifySystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: l.screenshot(m)}}, MaxTokens: 300, JSON: true, RunID: l.runID}
