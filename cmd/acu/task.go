@@ -316,11 +316,11 @@ var _ = serveTasks
 // or returns nil (logged) when tasks are off (ACU_TASK_ENABLED=false) or
 // cannot run here (no key, no display, no accessibility bus and no OCR):
 // the daemon still starts and POST /v1/tasks answers 503 saying why.
-func serveTasks(ctx context.Context, c *config.Config, e *env, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger, log *slog.Logger) *taskService {
+func serveTasks(ctx context.Context, c *config.Config, getenv func(string) string, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger, log *slog.Logger) *taskService {
 	if !c.Task().Enabled {
 		return nil
 	}
-	s, err := newTaskService(ctx, c, hub, reg, db, ledger, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), nil, log)
+	s, err := newTaskService(ctx, c, hub, reg, db, ledger, getenv("DBUS_SESSION_BUS_ADDRESS"), getenv("HOME"), nil, log)
 	if err != nil {
 		log.Warn("tasks are off: POST /v1/tasks and run_task answer 503 until this is fixed", "problem", err)
 		return nil
