@@ -281,9 +281,14 @@ func printTaskEvent(w io.Writer, stream string, data any) {
 			fmt.Fprintf(w, "     %s\n", oneLine(ev.Thought, 160))
 		}
 	case orchestrator.PlanEvent:
-		what := "not adopted: " + ev.Error
-		if ev.Plan != nil {
+		what := "failed: " + ev.Error
+		switch {
+		case ev.Plan != nil && ev.Adopted == 0:
+			what = "arrived after the task ended"
+		case ev.Plan != nil:
 			what = fmt.Sprintf("adopted at iteration %d: %s", ev.Adopted, oneLine(strings.TrimPrefix(ev.Guidance, "STRATEGIC GUIDANCE (from planning agent):\n"), 160))
+		case ev.Error == "":
+			what = "failed"
 		}
 		fmt.Fprintf(w, "     plan (%s, asked at %d) %s\n", ev.Kind, ev.Iteration, what)
 	case orchestrator.CheckEvent:

@@ -143,9 +143,16 @@ func newLoop(o *Orchestrator, runID string, s Spec) *loop {
 	return l
 }
 
-// run is the agent loop; it returns how the task ended.
+// run is the agent loop; it returns how the task ended, including a
+// background plan still running at the end (cancelled and recorded).
 func (l *loop) run(ctx context.Context) Result {
-	defer l.stopPlanning()
+	l.iterate(ctx)
+	l.stopPlanning()
+	return l.res
+}
+
+// iterate runs the iterations; the outcome is in l.res.
+func (l *loop) iterate(ctx context.Context) Result {
 	l.progress(ctx, "task started: "+l.task)
 	l.mark(ctx)
 	extractErrs := 0
@@ -510,9 +517,11 @@ func (l *loop) stopPlanning() {
 	if l.pending != nil {
 		select {
 		case out := <-l.pending:
-			ctx := context.Background()
 			l.res.Plans++
-			l.emit(ctx, StreamPlan, out.ev)
+			if out.plan != nil {
+				out.ev.Plan, out.ev.Guidance = out.plan, out.plan.GuidanceText() // arrived too late: not adopted
+			}
+			l.emit(context.Background(), StreamPlan, out.ev)
 		default:
 		}
 	}
