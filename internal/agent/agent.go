@@ -137,8 +137,8 @@ type Agent struct {
 	area     input.Area
 	rawBuf   []byte
 	annBuf   []byte
-	rawEnc   pngEncoder
-	annEnc   pngEncoder
+	rawEnc   frame.PNGEncoder
+	annEnc   frame.PNGEncoder
 	bg       sync.WaitGroup // background work of the last turn
 	paused   bool
 	stepOnce bool
@@ -590,7 +590,7 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 		a.bg.Add(1)
 		go func() {
 			defer a.bg.Done()
-			rawPNG := a.rawEnc.encode(s.pix, s.w, s.h, s.stride)
+			rawPNG := a.rawEnc.Encode(s.pix, s.w, s.h, s.stride)
 			a.mu.Lock()
 			if a.st.Turn == n {
 				a.st.RawPNG = rawPNG
@@ -605,7 +605,7 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 	}
 	var rawPNG []byte
 	{
-		rawPNG = a.rawEnc.encode(s.pix, s.w, s.h, s.stride)
+		rawPNG = a.rawEnc.Encode(s.pix, s.w, s.h, s.stride)
 		a.mu.Lock()
 		a.st.RawPNG, a.st.AnnotatedPNG, a.st.PendingSeq = rawPNG, nil, n
 		a.st.Width, a.st.Height = s.w, s.h
@@ -720,7 +720,7 @@ func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) 
 		bx[i] = annotate.Box{X1: b.X1, Y1: b.Y1, X2: b.X2, Y2: b.Y2}
 	}
 	a.ann.Draw(annotate.Image{Pix: buf, W: s.w, H: s.h, Stride: s.w * 4, Format: annotate.BGRX}, bx, trail)
-	return a.annEnc.encode(buf, s.w, s.h, s.w*4)
+	return a.annEnc.Encode(buf, s.w, s.h, s.w*4)
 }
 
 // flush waits for the previous turn's background work (raw PNG, run

@@ -145,17 +145,17 @@ func BenchmarkStage(b *testing.B) {
 		buf := make([]byte, s.w*s.h*4)
 		copy(buf, s.pix)
 		a.ann.Draw(annotate.Image{Pix: buf, W: s.w, H: s.h, Stride: s.w * 4}, []annotate.Box{{X1: 160, Y1: 170, X2: 840, Y2: 830}}, trail)
-		var e pngEncoder
+		var e frame.PNGEncoder
 		b.ReportAllocs()
 		for b.Loop() {
-			b.SetBytes(int64(len(e.encode(buf, s.w, s.h, s.w*4))))
+			b.SetBytes(int64(len(e.Encode(buf, s.w, s.h, s.w*4))))
 		}
 	})
 	b.Run("encode_png_raw", func(b *testing.B) {
-		var e pngEncoder
+		var e frame.PNGEncoder
 		b.ReportAllocs()
 		for b.Loop() {
-			b.SetBytes(int64(len(e.encode(s.pix, s.w, s.h, s.stride))))
+			b.SetBytes(int64(len(e.Encode(s.pix, s.w, s.h, s.stride))))
 		}
 	})
 	b.Run("annotate_and_encode", func(b *testing.B) {
@@ -165,7 +165,7 @@ func BenchmarkStage(b *testing.B) {
 		}
 	})
 	annPNG := a.annotateAndEncode(s, out.BBoxes, trail)
-	rawPNG := a.rawEnc.encode(s.pix, s.w, s.h, s.stride)
+	rawPNG := a.rawEnc.Encode(s.pix, s.w, s.h, s.stride)
 	b.Run("log", func(b *testing.B) {
 		b.ReportAllocs()
 		n := 1000

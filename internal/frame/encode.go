@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"image/png"
 	"sync"
 )
 
@@ -123,33 +122,25 @@ func (f *Frame) PNG() ([]byte, error) {
 	return e.b, e.err
 }
 
-var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: new(pngBuffers)}
-
-type pngBuffers sync.Pool
-
-func (p *pngBuffers) Get() *png.EncoderBuffer {
-	b, _ := (*sync.Pool)(p).Get().(*png.EncoderBuffer)
-	return b
-}
-
-func (p *pngBuffers) Put(b *png.EncoderBuffer) { (*sync.Pool)(p).Put(b) }
-
 // EncodePNG encodes w*h BGRX pixels (stride bytes per row) as an opaque RGB
-// PNG with image/png at BestSpeed.
+// PNG, compressing row strips in parallel (see PNGEncoder).
 func EncodePNG(pix []byte, w, h, stride int) ([]byte, error) {
 	if w <= 0 || h <= 0 {
 		return nil, fmt.Errorf("encode %dx%d PNG: empty image", w, h)
 	}
 	checkBuf("frame.EncodePNG", pix, w, h, stride)
-	m := image.NewRGBA(image.Rect(0, 0, w, h))
-	bgrxToRGBA(m.Pix, m.Stride, pix, w, h, stride)
-	var out bytes.Buffer
-	out.Grow(w * h) // text-heavy screens compress to about a byte per pixel at BestSpeed
-	if err := pngEncoder.Encode(&out, m); err != nil {
-		return nil, fmt.Errorf("encode %dx%d PNG: %w", w, h, err)
+	e, _ := pngEncoders.Get().(*PNGEncoder)
+	if e == nil {
+		e = new(PNGEncoder)
 	}
-	return out.Bytes(), nil
+	b := e.Encode(pix, w, h, stride)
+	pngEncoders.Put(e)
+	return b, nil
 }
+
+// pngEncoders keeps PNG encoders (their strip buffers and compressors) for
+// EncodePNG's callers.
+var pngEncoders sync.Pool
 
 func checkEncode(pix []byte, w, h, stride, quality int) error {
 	if w <= 0 || h <= 0 {

@@ -1,4 +1,4 @@
-package agent
+package frame
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 	"sync"
 )
 
-// pngEncoder encodes BGRX pixels as an opaque RGB PNG (no filter, deflate
+// PNGEncoder encodes BGRX pixels as an opaque RGB PNG (Sub filter, deflate
 // level 1, like image/png at BestSpeed) with the rows split into strips
 // compressed in parallel: each strip is its own deflate stream ended by a
 // sync flush, so their concatenation is one valid stream (as pigz does), and
 // the zlib checksum is combined from the strips' Adler-32s. It keeps its
 // buffers and compressors between calls; not safe for concurrent use.
-type pngEncoder struct {
+type PNGEncoder struct {
 	strips []pngStrip
 }
 
@@ -30,7 +30,9 @@ type pngStrip struct {
 // minStripRows keeps strips big enough for deflate to find matches.
 const minStripRows = 64
 
-func (e *pngEncoder) encode(pix []byte, w, h, stride int) []byte {
+// Encode encodes w*h BGRX pixels with stride bytes per row. The result is
+// a new slice; the encoder keeps only its scratch buffers.
+func (e *PNGEncoder) Encode(pix []byte, w, h, stride int) []byte {
 	n := min(max(runtime.GOMAXPROCS(0), 1), max(h/minStripRows, 1), 8)
 	if len(e.strips) < n {
 		e.strips = append(e.strips, make([]pngStrip, n-len(e.strips))...)
@@ -61,12 +63,10 @@ func (e *pngEncoder) encode(pix []byte, w, h, stride int) []byte {
 	start := len(out)
 	out = append(out, 0, 0, 0, 0, 'I', 'D', 'A', 'T', 0x78, 0x01)
 	adler := uint32(1)
-	rowLen := 1 + 3*w
 	for i := range n {
 		s := &e.strips[i]
 		out = append(out, s.out.Bytes()...)
 		adler = adler32Combine(adler, s.adler, int64(len(s.raw)))
-		_ = rowLen
 	}
 	out = binary.BigEndian.AppendUint32(out, adler)
 	binary.BigEndian.PutUint32(out[start:], uint32(len(out)-start-8))

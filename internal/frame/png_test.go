@@ -1,4 +1,4 @@
-package agent
+package frame
 
 import (
 	"bytes"
@@ -6,13 +6,11 @@ import (
 	"image/png"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/acu-dev/acu/internal/frame"
 )
 
 func TestPNGEncoderRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var e pngEncoder
+	var e PNGEncoder
 	for _, sz := range [][2]int{{1, 1}, {3, 2}, {640, 63}, {1280, 720}, {333, 517}} {
 		w, h := sz[0], sz[1]
 		stride := w*4 + 8
@@ -25,7 +23,7 @@ func TestPNGEncoderRoundTrip(t *testing.T) {
 				pix[i] = byte(r.Uint32())
 			}
 		}
-		b := e.encode(pix, w, h, stride)
+		b := e.Encode(pix, w, h, stride)
 		img, err := png.Decode(bytes.NewReader(b))
 		if err != nil {
 			t.Fatalf("%dx%d: decode: %v", w, h, err)
@@ -49,29 +47,4 @@ func TestAdler32Combine(t *testing.T) {
 	if want := adler32.Checksum(append(append([]byte{}, a...), b...)); got != want {
 		t.Errorf("adler32Combine = %08x, want %08x", got, want)
 	}
-}
-
-func BenchmarkPNG(b *testing.B) {
-	w, h := 1280, 720
-	pix := make([]byte, w*h*4)
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			c := desktop(x, y)
-			p := pix[(y*w+x)*4:]
-			p[0], p[1], p[2] = c.B+byte(x/7), c.G+byte(y/5), c.R
-		}
-	}
-	b.Run("parallel", func(b *testing.B) {
-		var e pngEncoder
-		b.ReportAllocs()
-		for b.Loop() {
-			e.encode(pix, w, h, w*4)
-		}
-	})
-	b.Run("frame.EncodePNG", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			frame.EncodePNG(pix, w, h, w*4)
-		}
-	})
 }
