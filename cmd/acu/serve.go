@@ -25,6 +25,7 @@ import (
 	"github.com/acu-dev/acu/internal/mcpserver"
 	"github.com/acu-dev/acu/internal/notify"
 	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/server"
@@ -69,6 +70,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		l.Close()
 		return err
 	}
+	// Tasks (ACU_TASK_ENABLED, on when a task model is configured).
+	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.runs, d.db, d.ledger, log); ts != nil {
+		defer ts.Close() // ends a live task as cancelled, before the database closes
+		d.tasks = ts.Orch
+	}
 	var as *agentService
 	if c.Agent().Enabled {
 		if as, err = newAgentService(c, d.hub, d.runs, d.ledger, d.token, log); err != nil {
@@ -106,6 +112,7 @@ type daemon struct {
 	// judgeClient is the vision judge's model client (nil for the OCR
 	// judge); ledger accounts the cost of every model client.
 	judgeClient *llm.Client
+	tasks       *orchestrator.Orchestrator // nil: tasks are off
 	ledger      *llm.Ledger
 	token       secret.String
 	metrics     *prometheus.Registry
@@ -193,12 +200,19 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	mcpSrv := mcpserver.New(self, mcpserver.Options{Version: Version, Logger: log.With("component", "mcp")})
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv },
 		&mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp")})
+	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
+	var tasks server.Tasks
+	if d.tasks != nil {
+		tasks = d.tasks
+		cancellers[orchestrator.Kind] = d.tasks.Cancel
+	}
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
 		Metrics: d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
-		Cancellers: map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait},
+		Tasks:      tasks,
+		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
 	})
 	g, gctx := errgroup.WithContext(ctx)

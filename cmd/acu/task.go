@@ -315,8 +315,6 @@ func oneLine(s string, n int) string {
 
 // serveTasks is referenced here until serve.go calls it (see
 // docs/orchestrator.md); delete this line then.
-var _ = serveTasks
-
 // serveTasks builds the task service for `acu serve` on the daemon's parts,
 // or returns nil (logged) when tasks are off (ACU_TASK_ENABLED=false) or
 // cannot run here (no key, no display, no accessibility bus and no OCR):

@@ -348,6 +348,14 @@ const (
 	HeaderTarget      = "X-Acu-Target"       // the resolved target
 )
 
+// CreateTask starts a task on the desktop (POST /v1/tasks) and returns its
+// run at once; wait on the run for its end.
+func (c *Client) CreateTask(ctx context.Context, task, taskID string, maxIterations int) (Run, error) {
+	var out Run
+	body := map[string]any{"task": task, "taskId": taskID, "maxIterations": maxIterations}
+	return out, c.do(ctx, http.MethodPost, "/v1/tasks", body, &out)
+}
+
 // LoginLink asks for a one-time URL that opens the web pages.
 func (c *Client) LoginLink(ctx context.Context, next string) (LoginLink, error) {
 	v := url.Values{}

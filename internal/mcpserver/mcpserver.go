@@ -68,6 +68,9 @@ func New(b Backend, opts Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "wait_cancel", Description: waitCancelDesc}, t.waitCancel)
 	mcp.AddTool(s, &mcp.Tool{Name: "settle", Description: settleDesc}, t.settle)
 	mcp.AddTool(s, &mcp.Tool{Name: "screenshot", Description: screenshotDesc}, t.screenshot)
+	if tb, ok := b.(TaskBackend); ok {
+		AddTaskTools(s, tb, opts)
+	}
 	return s
 }
 

@@ -53,6 +53,10 @@ func (s *Server) routes() http.Handler {
 	auth("POST /v1/settle", s.handleSettle)
 	auth("GET /v1/screenshot", s.handleScreenshot)
 
+	auth("POST /v1/tasks", s.handleCreateTask(s.opts.Tasks))
+	auth("GET /v1/tasks", s.handleListTasks)
+	auth("GET /v1/tasks/{id}", s.handleGetTask)
+
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(h))
 	}

@@ -60,17 +60,8 @@ func taskServer(t *testing.T, fast llmtest.Handler, tasks bool) (*httptest.Serve
 	if tasks {
 		tk = orch
 	}
-	var s *Server
-	mount := func(h handlerFunc) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.wrap(h).ServeHTTP(w, r) })
-	}
-	s = New(Options{Token: testToken, MaxBody: 4096, Runs: reg,
-		Cancellers: map[string]func(ctx context.Context, id, reason string) error{orchestrator.Kind: orch.Cancel},
-		Extra: map[string]http.Handler{
-			"POST /v1/tasks":     mount(func(w http.ResponseWriter, r *http.Request) error { return s.handleCreateTask(tk)(w, r) }),
-			"GET /v1/tasks":      mount(func(w http.ResponseWriter, r *http.Request) error { return s.handleListTasks(w, r) }),
-			"GET /v1/tasks/{id}": mount(func(w http.ResponseWriter, r *http.Request) error { return s.handleGetTask(w, r) }),
-		}})
+	s := New(Options{Token: testToken, MaxBody: 4096, Runs: reg, Tasks: tk,
+		Cancellers: map[string]func(ctx context.Context, id, reason string) error{orchestrator.Kind: orch.Cancel}})
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return srv, reg
