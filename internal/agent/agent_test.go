@@ -281,7 +281,7 @@ func TestScenarioE(t *testing.T) {
 	h := start(t, llmtest.Text(reply("after")), func(o *Options) {
 		o.Boot, o.BootText, o.MaxTurns = true, reply("t1"), 3
 	}, func(lo *llm.Options) {
-		lo.Timeout, lo.MaxRetries, lo.RetryBase = 300*time.Millisecond, 1, 10*time.Millisecond
+		lo.Timeout, lo.MaxRetries, lo.RetryBase = 2*time.Second, 1, 10*time.Millisecond // long enough for a loaded machine to answer the non-hanging calls
 	})
 	h.model.Fail(llmtest.Fault{Kind: llmtest.Hang, Times: 2})
 	st := h.waitState("the model error", func(s State) bool { return s.Error != "" })
