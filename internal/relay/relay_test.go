@@ -202,7 +202,7 @@ func TestHUDPushRules(t *testing.T) {
 // TestModelFaults: markdown-wrapped JSON, plain text, garbage, 500s and a
 // hang; the loop goes on, errors show in /health.
 func TestModelFaults(t *testing.T) {
-	h := newHarness(t, nil, func(o *Options) { o.CallTimeout = 300 * time.Millisecond })
+	h := newHarness(t, nil, func(o *Options) { o.CallTimeout = 2 * time.Second })
 	feedEvent := func(i int) {
 		h.post(t, "/sense", senseBody("text", "code", fmt.Sprintf("screen %d", i), time.Now().UnixMilli()))
 	}
