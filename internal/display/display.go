@@ -48,6 +48,9 @@ type Screen struct {
 // initialized).
 type Extensions struct {
 	SHM, Damage, XTest, XFixes, XCMisc bool
+	// ScreenSaver is MIT-SCREEN-SAVER, whose QueryInfo gives the time since
+	// the last input event (screensaver.QueryInfo needs no Init on a Conn).
+	ScreenSaver bool
 }
 
 // Conn is one live connection to a display. Its methods are safe for
@@ -155,7 +158,7 @@ func (c *Conn) setup() error {
 		c.Ext.XCMisc = true
 		c.X.SetIDRangeFunc(xidRange)
 	}
-	c.Ext.SHM, c.Ext.XTest = ext.SHM, ext.XTest
+	c.Ext.SHM, c.Ext.XTest, c.Ext.ScreenSaver = ext.SHM, ext.XTest, ext.ScreenSaver
 	if ext.XFixes {
 		if _, err := xfixes.QueryVersion(c.X, 5, 0).Reply(); err == nil {
 			c.Ext.XFixes = true

@@ -35,9 +35,11 @@ func TestOpenScreenAndExtensions(t *testing.T) {
 		opts  xvfb.Options
 		depth int
 		shm   bool
+		saver bool
 	}{
-		{"24bit", xvfb.Options{Width: 320, Height: 200, Depth: 24}, 24, true},
-		{"noshm", xvfb.Options{Width: 320, Height: 200, Depth: 24, NoSHM: true}, 24, false},
+		{"24bit", xvfb.Options{Width: 320, Height: 200, Depth: 24}, 24, true, true},
+		{"noshm", xvfb.Options{Width: 320, Height: 200, Depth: 24, NoSHM: true}, 24, false, true},
+		{"nosaver", xvfb.Options{Width: 320, Height: 200, Depth: 24, Args: []string{"-extension", "MIT-SCREEN-SAVER"}}, 24, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dpy := testx.StartXvfb(t, tc.opts)
@@ -50,7 +52,7 @@ func TestOpenScreenAndExtensions(t *testing.T) {
 			if s.Width != 320 || s.Height != 200 || s.Depth != tc.depth || s.BitsPerPixel != 32 || !s.LSBFirst {
 				t.Errorf("Screen = %+v, want 320x200 depth %d, 32 bpp LSB first", s, tc.depth)
 			}
-			want := display.Extensions{SHM: tc.shm, Damage: true, XTest: true, XFixes: true, XCMisc: true}
+			want := display.Extensions{SHM: tc.shm, Damage: true, XTest: true, XFixes: true, XCMisc: true, ScreenSaver: tc.saver}
 			if diff := cmp.Diff(want, c.Ext); diff != "" {
 				t.Errorf("Ext mismatch (-want +got):\n%s", diff)
 			}

@@ -64,7 +64,7 @@ func (e ExtError) Error() string {
 }
 
 // extNames are the extensions acu uses.
-var extNames = []string{"MIT-SHM", "DAMAGE", "XFIXES", "XTEST", "XC-MISC"}
+var extNames = []string{"MIT-SHM", "DAMAGE", "XFIXES", "XTEST", "XC-MISC", "MIT-SCREEN-SAVER"}
 
 // extInfo is one connection's numbering of its extensions.
 type extInfo struct {
@@ -73,10 +73,10 @@ type extInfo struct {
 }
 
 // InitExtensions enables on c the extensions acu uses that the server
-// offers (MIT-SHM, DAMAGE, XFIXES, XTEST, XC-MISC) and reports which. Use it
-// instead of xgb's shm.Init, damage.Init, xfixes.Init on any connection in
-// an acu process (see the package comment in ext.go); it does not negotiate
-// versions. Extension events on a bare xgb connection arrive undecoded;
+// offers (MIT-SHM, DAMAGE, XFIXES, XTEST, XC-MISC, MIT-SCREEN-SAVER) and
+// reports which. Use it instead of xgb's shm.Init, damage.Init, xfixes.Init,
+// screensaver.Init on any connection in an acu process (see the package
+// comment in ext.go); it does not negotiate versions. Extension events on a bare xgb connection arrive undecoded;
 // Conn decodes them.
 func InitExtensions(c *xgb.Conn) (Extensions, error) {
 	info, err := initExtensions(c)
@@ -101,7 +101,9 @@ func initExtensions(c *xgb.Conn) (extInfo, error) {
 		c.ExtLock.Lock()
 		c.Extensions[name] = r.MajorOpcode
 		c.ExtLock.Unlock()
-		info.firstEvent[name] = r.FirstEvent
+		if name != "MIT-SCREEN-SAVER" { // its events are never selected
+			info.firstEvent[name] = r.FirstEvent
+		}
 		switch name {
 		case "MIT-SHM":
 			info.ext.SHM = true
@@ -113,6 +115,8 @@ func initExtensions(c *xgb.Conn) (extInfo, error) {
 			info.ext.XTest = true
 		case "XC-MISC":
 			info.ext.XCMisc = true
+		case "MIT-SCREEN-SAVER":
+			info.ext.ScreenSaver = true
 		}
 	}
 	return info, nil
