@@ -150,7 +150,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 		oo.Progress = db
 	}
 	if tc.PauseOnUser {
-		oo.Watch = orchestrator.NewPointerWatch(conn)
+		oo.Watch = orchestrator.NewInputWatch(conn, orchestrator.InputWatchOptions{Logger: log})
 	}
 	if tc.Split {
 		oo.Arrange = orchestrator.NewWindowArranger(conn)
