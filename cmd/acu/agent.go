@@ -15,13 +15,11 @@ import (
 	"github.com/acu-dev/acu/internal/agent"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
-	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
-	"github.com/acu-dev/acu/internal/store"
 )
 
 func init() {
@@ -145,22 +143,12 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	// The session is a run in acu's store either way, visible to `acu runs`.
 	// This process never calls Recover: a running daemon owns that.
-	db, err := store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")})
+	parts, err := openWorkParts(ctx, c, log, nil)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	reg := runs.New(db, runs.Options{Logger: log.With("component", "runs")})
-	resample, err := frame.ParseMode(c.FrameResize)
-	if err != nil {
-		return err
-	}
-	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, Resample: resample})
-	if err != nil {
-		return err
-	}
-	defer hub.Close()
-	s, err := newAgentService(c, hub, reg, nil, token, log)
+	defer parts.Close()
+	s, err := newAgentService(c, parts.hub, parts.runs, nil, token, log)
 	if err != nil {
 		return err
 	}

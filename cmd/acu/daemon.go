@@ -1,10 +1,18 @@
 package main
 
 import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
 	"io"
 	"log/slog"
 	"os"
@@ -56,4 +64,39 @@ func ensureToken(c *config.Config) (secret.String, error) {
 		return "", fmt.Errorf("write token: %w", err)
 	}
 	return secret.String(tok), nil
+}
+
+// workParts are what every acu process that runs work opens: the store,
+// the run registry on it, and a capture hub. Close releases them.
+type workParts struct {
+	db   *store.DB
+	runs *runs.Registry
+	hub  *capture.Hub
+}
+
+// openWorkParts opens the store at ACU_DB, a run registry and a capture hub
+// configured from c; metrics go to reg when it is not nil. It never calls
+// Recover: a running daemon owns that.
+func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg prometheus.Registerer) (*workParts, error) {
+	resample, err := frame.ParseMode(c.FrameResize)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")})
+	if err != nil {
+		return nil, err
+	}
+	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows,
+		Resample: resample, Registerer: reg})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &workParts{db: db, runs: runs.New(db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg}), hub: hub}, nil
+}
+
+// Close closes the hub, then the store.
+func (p *workParts) Close() {
+	p.hub.Close()
+	p.db.Close()
 }

@@ -138,18 +138,11 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	if d.db, err = store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")}); err != nil {
-		return nil, err
-	}
-	d.runs = runs.New(d.db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg})
-	resample, err := frame.ParseMode(c.FrameResize)
+	parts, err := openWorkParts(ctx, c, log, reg)
 	if err != nil {
 		return nil, err
 	}
-	if d.hub, err = capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows,
-		Resample: resample, Registerer: reg}); err != nil {
-		return nil, err
-	}
+	d.db, d.runs, d.hub = parts.db, parts.runs, parts.hub
 	sel := selectOptions(c, log)
 	sel.Client.Metrics = llm.NewMetrics(reg)
 	sel.Client.Ledger = d.ledger
