@@ -14,7 +14,9 @@ import (
 
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/orchestrator"
+	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -205,5 +207,60 @@ func TestInputWatchWithoutScreenSaver(t *testing.T) {
 	u.move(t, 30, 40)
 	if ok, detail := foreign(t, w); !ok || !strings.Contains(detail, "pointer") {
 		t.Errorf("after the user's pointer move: Foreign = %v (%s), want true, pointer", ok, detail)
+	}
+}
+
+// Intervention by keyboard: another client's key press while the model
+// thinks pauses the run (recorded) and drops the steps planned on the stale
+// map; acu's own typing in the iteration before does not.
+func TestInterventionKeyboardPauses(t *testing.T) {
+	d := newDesktop(t)
+	d.entry(t)
+	u := newUser(t, d.dpy)
+	var fast counter
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		switch fast.next() {
+		case 1:
+			return llmtest.Reply{Text: stepsJSON(false, typeStep("txt_1", "abc"))}
+		case 2:
+			// The user presses a key while the model thinks.
+			pastMargin(orchestrator.DefaultIdleMargin)
+			u.press(t)
+			return llmtest.Reply{Text: stepsJSON(false, typeStep("txt_1", "zzz"))}
+		}
+		return llmtest.Reply{Text: stepsJSON(true)}
+	}, unusable, doneReply)
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) {
+		o.Watch = orchestrator.NewInputWatch(d.conn, orchestrator.InputWatchOptions{})
+		o.PauseQuiet = 300 * time.Millisecond
+	})
+	res := run(t, or, 10)
+	if res.Status != runs.StatusCompleted {
+		t.Fatalf("status = %s, want completed", res.Status)
+	}
+	type intEv struct {
+		Iteration int    `json:"iteration"`
+		Phase     string `json:"phase"`
+	}
+	ivs := events[intEv](t, d, res.RunID, orchestrator.StreamIntervention)
+	if len(ivs) != 2 || ivs[0] != (intEv{2, "paused"}) || ivs[1] != (intEv{2, "resumed"}) {
+		t.Fatalf("interventions = %+v, want paused and resumed at iteration 2", ivs)
+	}
+	if v := m.verifier.Last().Text(); !strings.Contains(v, `value="abc"`) {
+		t.Errorf("the steps planned before the user's input ran anyway (want value abc):\n%s", v)
+	}
+	prog, err := d.db.TaskProgress(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused bool
+	for _, p := range prog {
+		paused = paused || (strings.HasPrefix(p.Message, "paused at iteration 2: user input") && strings.Contains(p.Message, "keyboard"))
+	}
+	if !paused {
+		t.Errorf("the keyboard pause is not in the task's progress log: %+v", prog)
 	}
 }
