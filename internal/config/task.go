@@ -90,7 +90,7 @@ func init() {
 		integer("ACU_TASK_MAX_TOKENS", "", "1024", 64, 32768, "max_tokens of the fast agent (the planner gets twice as many)", func(c *Config) *int { return &t(c).MaxTokens }),
 		boolean("ACU_TASK_OCR", "", "true", "add Tesseract text to element maps (what the accessibility tree lacks)", func(c *Config) *bool { return &t(c).OCR }),
 		boolean("ACU_TASK_SCREENSHOTS", "", "true", "send a screenshot to the planner and the verifier besides the element map", func(c *Config) *bool { return &t(c).Screenshots }),
-		boolean("ACU_TASK_PAUSE_ON_INPUT", "", "true", "pause a task while someone else moves the pointer (recorded as an intervention)", func(c *Config) *bool { return &t(c).PauseOnUser }),
+		boolean("ACU_TASK_PAUSE_ON_INPUT", "", "true", "pause a task while someone else makes input, pointer or keyboard (recorded as an intervention)", func(c *Config) *bool { return &t(c).PauseOnUser }),
 		duration("ACU_TASK_PAUSE_QUIET", "", "5s", 100*time.Millisecond, time.Hour, "how long the user's input must stop before a paused task resumes",
 			func(c *Config) *time.Duration { return &t(c).PauseQuiet }),
 		boolean("ACU_TASK_SPLIT", "", "true", "tile two windows side by side when the planner recommends splitting the work", func(c *Config) *bool { return &t(c).Split }),
