@@ -17,7 +17,6 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/ocr"
@@ -196,21 +195,11 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
 	}
-	db, err := store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")})
+	parts, err := openWorkParts(ctx, c, log, nil)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	reg := runs.New(db, runs.Options{Logger: log.With("component", "runs")})
-	resample, err := frame.ParseMode(c.FrameResize)
-	if err != nil {
-		return err
-	}
-	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, Resample: resample})
-	if err != nil {
-		return err
-	}
-	defer hub.Close()
+	defer parts.Close()
 	show := func(runID, stream string, data any) { printTaskEvent(e.stdout, stream, data) }
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
@@ -218,7 +207,7 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 			_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
 		}
 	}
-	s, err := newTaskService(ctx, c, hub, reg, db, nil, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
+	s, err := newTaskService(ctx, c, parts.hub, parts.runs, parts.db, nil, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
 	if err != nil {
 		return err
 	}
