@@ -34,6 +34,7 @@ echo "   DISPLAY=$DISPLAY"
 port=18790
 while (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null; do port=$((port + 1)); done
 export ACU_DAEMON_PORT=$port
+export ACU_RELAY_ENABLED=false   # the demo shows the smart wait; the relay would take port 18791
 # The exec notifier: acu runs this command (no shell of acu's own) with the
 # message as one argument. Without OpenClaw installed, append it to a file.
 notified=$work/notifications.txt
