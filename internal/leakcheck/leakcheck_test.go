@@ -6,11 +6,15 @@ import (
 	"time"
 )
 
-func parkForever(stop chan struct{}) { <-stop }
+func parkForever(started, stop chan struct{}) {
+	close(started)
+	<-stop
+}
 
 func TestLeakedFindsAndForgets(t *testing.T) {
-	stop := make(chan struct{})
-	go parkForever(stop)
+	started, stop := make(chan struct{}), make(chan struct{})
+	go parkForever(started, stop)
+	<-started // Leaked reports what runs now; make sure it runs
 	got := Leaked(100*time.Millisecond, "leakcheck.parkForever")
 	if !strings.Contains(got, "parkForever") {
 		t.Fatalf("Leaked() = %q, want the parked goroutine", got)

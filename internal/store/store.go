@@ -116,11 +116,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetConnMaxLifetime(0)
 	db.w = w
 	// The writer connection switches the file to WAL before any reader opens.
-	if err := w.PingContext(ctx); err != nil {
+	// Switching the journal mode and migrating take the file's exclusive
+	// lock, and SQLite answers SQLITE_BUSY at once, without waiting out the
+	// busy timeout, when two processes open a new file at the same moment:
+	// retry within the busy timeout.
+	if err := retryBusy(ctx, busy, func() error { return w.PingContext(ctx) }); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	if err := db.migrate(ctx); err != nil {
+	if err := retryBusy(ctx, busy, func() error { return db.migrate(ctx) }); err != nil {
 		w.Close()
 		return nil, err
 	}
@@ -315,4 +319,32 @@ func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("read schema version of %s: %w", db.path, err)
 	}
 	return v, nil
+}
+
+// retryBusy runs fn until it returns something other than SQLITE_BUSY, or
+// limit passes.
+func retryBusy(ctx context.Context, limit time.Duration, fn func() error) error {
+	deadline := time.Now().Add(limit)
+	delay := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 200*time.Millisecond)
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY (primary code 5).
+func isBusy(err error) bool {
+	var ce interface{ Code() int }
+	if errors.As(err, &ce) {
+		return ce.Code()&0xff == 5
+	}
+	return strings.Contains(err.Error(), "SQLITE_BUSY")
 }
