@@ -515,3 +515,43 @@ func TestActCLI(t *testing.T) {
 		t.Errorf("typed %q, want %q", got, "hi there!")
 	}
 }
+
+// TestEventRetention: a daemon started with a tiny ACU_EVENT_RETENTION
+// deletes the progress events of ended runs and keeps the runs and their
+// lifecycle.
+func TestEventRetention(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	d := startDaemon(t, env, dataDir, port)
+	ctx := t.Context()
+	w, err := d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Nothing here" is visible`, Timeout: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := d.client.WaitRun(ctx, w.ID, 30*time.Second); err != nil || res.Status != "timeout" {
+		t.Fatalf("wait = %+v, %v", res, err)
+	}
+	streams := func(c *api.Client) map[string]int {
+		l, err := c.EventsAfter(ctx, api.EventQuery{RunID: w.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]int{}
+		for _, e := range l.Events {
+			m[e.Stream]++
+		}
+		return m
+	}
+	if got := streams(d.client); got["verdict"] == 0 || got["lifecycle"] != 2 {
+		t.Fatalf("events before = %v, want verdicts and two lifecycle events", got)
+	}
+	d.stop()
+	d2 := startDaemon(t, append(append([]string{}, env...), "ACU_EVENT_RETENTION=1ms"), dataDir, port)
+	eventually(t, 10*time.Second, "the verdicts to be pruned", func() bool { return streams(d2.client)["verdict"] == 0 })
+	if got := streams(d2.client); got["lifecycle"] != 2 {
+		t.Errorf("events after pruning = %v, want the two lifecycle events kept", got)
+	}
+	if r, err := d2.client.Run(ctx, w.ID); err != nil || r.Status != "timeout" {
+		t.Errorf("run after pruning = %+v, %v", r, err)
+	}
+}

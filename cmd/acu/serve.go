@@ -212,7 +212,32 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	g.Go(func() error { return d.engine.Run(gctx) })
 	g.Go(func() error { return d.dispatch.Run(gctx) })
 	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
+	if c.EventRetention > 0 {
+		g.Go(func() error { d.pruneEvents(gctx, log); return nil })
+	}
 	return g.Wait()
+}
+
+// pruneEvents deletes old runs' progress events (ACU_EVENT_RETENTION) at
+// start and then hourly, until ctx ends.
+func (d *daemon) pruneEvents(ctx context.Context, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		before := time.Now().Add(-d.cfg.EventRetention)
+		if n, err := d.db.PruneEvents(ctx, before); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("prune old events", "err", err)
+			}
+		} else if n > 0 {
+			log.Info("pruned progress events of old runs", "events", n, "ended_before", before.UTC().Format(time.RFC3339))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func (d *daemon) cancelWait(ctx context.Context, id, reason string) error {

@@ -64,6 +64,7 @@ type Config struct {
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
 	TmuxSocket     string
+	EventRetention time.Duration
 
 	// Notifiers.
 	Notifiers     []string

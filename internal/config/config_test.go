@@ -31,7 +31,7 @@ func TestDefaults(t *testing.T) {
 	if c.DataDir != "/home/u/.local/state/acu" || c.DB != "/home/u/.local/state/acu/acu.db" {
 		t.Errorf("DataDir, DB = %q, %q", c.DataDir, c.DB)
 	}
-	if c.FrameMaxDim != 960 || c.FrameQuality != 72 || c.OpenRouterModel != "google/gemini-2.0-flash-lite-001" || c.PollInterval != time.Second {
+	if c.FrameMaxDim != 960 || c.FrameQuality != 72 || c.OpenRouterModel != "google/gemini-2.0-flash-lite-001" || c.PollInterval != time.Second || c.EventRetention != 720*time.Hour {
 		t.Errorf("seed defaults wrong: %+v", c)
 	}
 	if len(warnings) != 0 {

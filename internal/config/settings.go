@@ -61,6 +61,8 @@ var settings = []Setting{
 		func(c *Config) *time.Duration { return &c.PollInterval }),
 	duration("ACU_WAIT_DEFAULT_TIMEOUT", "", "300s", time.Second, 24*time.Hour, "timeout of a wait that names none", func(c *Config) *time.Duration { return &c.DefaultTimeout }),
 	duration("ACU_WAIT_MAX_TIMEOUT", "", "24h", time.Second, 7*24*time.Hour, "longest timeout a wait may ask for", func(c *Config) *time.Duration { return &c.MaxTimeout }),
+	duration("ACU_EVENT_RETENTION", "", "720h", 0, 10*365*24*time.Hour, "progress events of runs that ended longer ago than this are deleted (runs, their lifecycle and results stay); 0 keeps everything",
+		func(c *Config) *time.Duration { return &c.EventRetention }),
 	str("ACU_TMUX_SOCKET", "", "", "a tmux socket name (-L)", "tmux server for pty:<session> targets (empty: the default server)", func(c *Config) *string { return &c.TmuxSocket }),
 
 	// Notifiers.
