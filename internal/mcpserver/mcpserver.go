@@ -151,15 +151,8 @@ type ShotInfo struct {
 	ScreenHeight int    `json:"screen_height"`
 }
 
-func (t *tools) block(secs float64) (time.Duration, error) {
-	if secs < 0 {
-		return 0, fmt.Errorf("block_seconds must not be negative")
-	}
-	return min(time.Duration(secs*float64(time.Second)), t.opts.MaxBlock), nil
-}
-
 func (t *tools) smartWait(ctx context.Context, req *mcp.CallToolRequest, in WaitArgs) (*mcp.CallToolResult, api.Wait, error) {
-	block, err := t.block(in.BlockSeconds)
+	block, err := blockDuration(in.BlockSeconds, t.opts.MaxBlock)
 	if err != nil {
 		return nil, api.Wait{}, err
 	}
@@ -175,7 +168,7 @@ func (t *tools) smartWait(ctx context.Context, req *mcp.CallToolRequest, in Wait
 }
 
 func (t *tools) waitStatus(ctx context.Context, req *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, api.Wait, error) {
-	block, err := t.block(in.BlockSeconds)
+	block, err := blockDuration(in.BlockSeconds, t.opts.MaxBlock)
 	if err != nil {
 		return nil, api.Wait{}, err
 	}
@@ -192,36 +185,67 @@ func (t *tools) waitStatus(ctx context.Context, req *mcp.CallToolRequest, in Sta
 // blockOn waits up to d for the job to end, sending progress notifications
 // when the client asked for them.
 func (t *tools) blockOn(ctx context.Context, req *mcp.CallToolRequest, w api.Wait, d time.Duration) (api.Wait, error) {
-	done := make(chan error, 1)
+	err := waitForRun(ctx, t.b, req, w.ID, d, t.opts.ProgressEvery, func() (string, bool) {
+		cur, err := t.b.GetWait(ctx, w.ID)
+		return progressLine(cur), err == nil
+	})
+	if err != nil {
+		return w, err
+	}
+	return t.b.GetWait(ctx, w.ID)
+}
+
+// runWaiter is what waitForRun needs: the run wait that resolves on the
+// run's lifecycle end.
+type runWaiter interface {
+	WaitRun(ctx context.Context, id string, timeout time.Duration) (api.WaitResult, error)
+}
+
+// waitForRun blocks until run id's lifecycle ends or d passes (which is
+// not an error: the caller reports the run as it is). While it waits it
+// sends a progress notification every interval when the client gave a
+// progress token; progress returns the message, or false to skip one.
+func waitForRun(ctx context.Context, b runWaiter, req *mcp.CallToolRequest, id string, d, every time.Duration, progress func() (string, bool)) error {
+	done := make(chan struct{})
 	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	defer func() { cancel(); <-done }()
 	go func() {
-		_, err := t.b.WaitRun(wctx, w.ID, d)
-		done <- err
+		defer close(done)
+		_, _ = b.WaitRun(wctx, id, d)
 	}()
-	token := req.Params.GetProgressToken()
-	tick := time.NewTicker(t.opts.ProgressEvery)
+	var token any
+	if req != nil && req.Params != nil {
+		token = req.Params.GetProgressToken()
+	}
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	step := 0.0
 	for {
 		select {
 		case <-done:
-			return t.b.GetWait(ctx, w.ID)
+			return nil
 		case <-ctx.Done():
-			return w, ctx.Err()
+			return ctx.Err()
 		case <-tick.C:
 			if token == nil || req.Session == nil {
 				continue
 			}
-			cur, err := t.b.GetWait(ctx, w.ID)
-			if err != nil {
+			msg, ok := progress()
+			if !ok {
 				continue
 			}
 			step++
-			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token,
-				Progress: step, Message: progressLine(cur)})
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: step, Message: msg})
 		}
 	}
+}
+
+// blockDuration validates block_seconds and caps it at limit.
+func blockDuration(secs float64, limit time.Duration) (time.Duration, error) {
+	if secs < 0 {
+		return 0, fmt.Errorf("block_seconds must not be negative")
+	}
+	return min(time.Duration(secs*float64(time.Second)), limit), nil
 }
 
 func progressLine(w api.Wait) string {

@@ -77,15 +77,8 @@ type taskTools struct {
 	opts Options
 }
 
-func (t *taskTools) block(secs float64) (time.Duration, error) {
-	if secs < 0 {
-		return 0, fmt.Errorf("block_seconds must not be negative")
-	}
-	return min(time.Duration(secs*float64(time.Second)), t.opts.MaxBlock), nil
-}
-
 func (t *taskTools) runTask(ctx context.Context, req *mcp.CallToolRequest, in TaskArgs) (*mcp.CallToolResult, TaskInfo, error) {
-	block, err := t.block(in.BlockSeconds)
+	block, err := blockDuration(in.BlockSeconds, t.opts.MaxBlock)
 	if err != nil {
 		return nil, TaskInfo{}, err
 	}
@@ -104,7 +97,7 @@ func (t *taskTools) runTask(ctx context.Context, req *mcp.CallToolRequest, in Ta
 }
 
 func (t *taskTools) taskStatus(ctx context.Context, req *mcp.CallToolRequest, in TaskStatusArgs) (*mcp.CallToolResult, TaskInfo, error) {
-	block, err := t.block(in.BlockSeconds)
+	block, err := blockDuration(in.BlockSeconds, t.opts.MaxBlock)
 	if err != nil {
 		return nil, TaskInfo{}, err
 	}
@@ -125,37 +118,13 @@ func (t *taskTools) taskStatus(ctx context.Context, req *mcp.CallToolRequest, in
 // blockOn waits up to d for the run's lifecycle end, sending progress
 // notifications when the client asked for them.
 func (t *taskTools) blockOn(ctx context.Context, req *mcp.CallToolRequest, run api.Run, d time.Duration) (api.Run, error) {
-	done := make(chan struct{})
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer close(done)
-		_, _ = t.b.WaitRun(wctx, run.ID, d)
-	}()
-	var token any
-	if req != nil && req.Params != nil {
-		token = req.Params.GetProgressToken()
+	err := waitForRun(ctx, t.b, req, run.ID, d, t.opts.ProgressEvery, func() (string, bool) {
+		return fmt.Sprintf("task %s running for %s", run.ID, time.Since(run.StartedAt).Truncate(time.Second)), true
+	})
+	if err != nil {
+		return run, err
 	}
-	tick := time.NewTicker(t.opts.ProgressEvery)
-	defer tick.Stop()
-	step := 0.0
-	for {
-		select {
-		case <-done:
-			return t.b.Run(ctx, run.ID)
-		case <-ctx.Done():
-			cancel()
-			<-done
-			return run, ctx.Err()
-		case <-tick.C:
-			if token == nil || req.Session == nil {
-				continue
-			}
-			step++
-			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: step,
-				Message: fmt.Sprintf("task %s running for %s", run.ID, time.Since(run.StartedAt).Truncate(time.Second))})
-		}
-	}
+	return t.b.Run(ctx, run.ID)
 }
 
 func taskInfo(r api.Run) TaskInfo {
