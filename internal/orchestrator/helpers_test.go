@@ -250,3 +250,32 @@ func findID(prompt, typ, text string) string {
 	}
 	return ""
 }
+
+// checkPausedAtIteration2 checks what an intervention during iteration 2's
+// model call leaves behind: one pause and one resume at iteration 2, the
+// steps planned before the user's input dropped (the entry holds "abc", not
+// "zzz"), and the pause in the task's progress log, mentioning detail.
+func checkPausedAtIteration2(t *testing.T, d *desktop, m *models, res orchestrator.Result, detail string) {
+	t.Helper()
+	type intEv struct {
+		Iteration int    `json:"iteration"`
+		Phase     string `json:"phase"`
+	}
+	ivs := events[intEv](t, d, res.RunID, orchestrator.StreamIntervention)
+	if len(ivs) != 2 || ivs[0] != (intEv{2, "paused"}) || ivs[1] != (intEv{2, "resumed"}) {
+		t.Fatalf("interventions = %+v, want paused and resumed at iteration 2", ivs)
+	}
+	if v := m.verifier.Last().Text(); !strings.Contains(v, `value="abc"`) {
+		t.Errorf("the steps planned before the user's input ran anyway (want value abc):\n%s", v)
+	}
+	prog, err := d.db.TaskProgress(context.Background(), res.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prog {
+		if strings.HasPrefix(p.Message, "paused at iteration 2: user input") && strings.Contains(p.Message, detail) {
+			return
+		}
+	}
+	t.Errorf("the pause (mentioning %q) is not in the task's progress log: %+v", detail, prog)
+}

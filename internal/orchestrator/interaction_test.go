@@ -421,28 +421,7 @@ func TestInterventionPauses(t *testing.T) {
 	if res.Status != runs.StatusCompleted {
 		t.Fatalf("status = %s, want completed", res.Status)
 	}
-	type intEv struct {
-		Iteration int    `json:"iteration"`
-		Phase     string `json:"phase"`
-	}
-	ivs := events[intEv](t, d, res.RunID, orchestrator.StreamIntervention)
-	if len(ivs) != 2 || ivs[0] != (intEv{2, "paused"}) || ivs[1] != (intEv{2, "resumed"}) {
-		t.Fatalf("interventions = %+v, want paused and resumed at iteration 2", ivs)
-	}
-	if v := m.verifier.Last().Text(); !strings.Contains(v, `value="abc"`) {
-		t.Errorf("the steps planned before the user's input ran anyway (want value abc):\n%s", v)
-	}
-	prog, err := d.db.TaskProgress(context.Background(), res.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paused bool
-	for _, p := range prog {
-		paused = paused || strings.HasPrefix(p.Message, "paused at iteration 2: user input")
-	}
-	if !paused {
-		t.Errorf("the pause is not in the task's progress log: %+v", prog)
-	}
+	checkPausedAtIteration2(t, d, m, res, "")
 }
 
 // A fast model that keeps failing (after the client's own retries) fails
