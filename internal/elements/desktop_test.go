@@ -1,21 +1,16 @@
 package elements_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/capture"
-	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/ocr"
-	"github.com/acu-dev/acu/internal/testx"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // desktop is a private X display with a session bus, the accessibility bus
@@ -27,41 +22,17 @@ type desktop struct {
 	tree    *atspi.Client
 	ocr     *ocr.Engine
 	dev     *input.Device
+	base    *atspitest.Desktop
 }
 
 func newDesktop(t testing.TB) *desktop {
 	t.Helper()
-	d := &desktop{dpy: testx.StartXvfb(t, xvfb.Options{})}
-	d.session = atspitest.Start(t, d.dpy)
-	hub, err := capture.NewHub(capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hub.Close() })
-	d.hub = hub
-	tree, err := atspi.Connect(context.Background(), atspi.Options{SessionBus: d.session.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tree.Close() })
-	d.tree = tree
+	b := atspitest.NewDesktop(t)
 	eng, err := ocr.New(ocr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.ocr = eng
-	conn, err := display.Open(context.Background(), d.dpy, display.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	dev, err := input.New(conn, input.Area{W: int(conn.Screen.Width), H: int(conn.Screen.Height)}, input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	d.dev = dev
-	return d
+	return &desktop{dpy: b.Display, session: b.Session, hub: b.Hub, tree: b.Tree, ocr: eng, dev: b.Input, base: b}
 }
 
 func (d *desktop) extractor(t testing.TB, withOCR bool) *elements.Extractor {
@@ -81,13 +52,7 @@ func (d *desktop) extractor(t testing.TB, withOCR bool) *elements.Extractor {
 // accessibility bus.
 func (d *desktop) zenity(t testing.TB, args ...string) *atspitest.App {
 	t.Helper()
-	app := d.session.StartApp(t, "zenity", args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := atspitest.WaitApp(ctx, d.tree, "zenity"); err != nil {
-		t.Fatalf("%v; zenity stderr: %s", err, app.Stderr())
-	}
-	return app
+	return d.base.Zenity(t, args...)
 }
 
 func findEl(m *elements.Map, typ, text string) (*elements.Element, bool) {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
-	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/input"
@@ -21,8 +20,6 @@ import (
 	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/store"
-	"github.com/acu-dev/acu/internal/testx"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // desktop is a private X display with a session bus, the accessibility bus,
@@ -36,36 +33,15 @@ type desktop struct {
 	x       *elements.Extractor
 	db      *store.DB
 	reg     *runs.Registry
+	base    *atspitest.Desktop
 }
 
 func newDesktop(t testing.TB) *desktop {
 	t.Helper()
-	d := &desktop{dpy: testx.StartXvfb(t, xvfb.Options{})}
-	d.session = atspitest.Start(t, d.dpy)
-	hub, err := capture.NewHub(capture.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { hub.Close() })
-	tree, err := atspi.Connect(context.Background(), atspi.Options{SessionBus: d.session.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tree.Close() })
-	d.tree = tree
-	conn, err := display.Open(context.Background(), d.dpy, display.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	d.conn = conn
-	dev, err := input.New(conn, input.Area{W: int(conn.Screen.Width), H: int(conn.Screen.Height)}, input.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { dev.Close() })
-	d.dev = dev
-	d.x, err = elements.New(elements.Options{Display: d.dpy, Capture: hub, Tree: tree, Input: dev})
+	b := atspitest.NewDesktop(t)
+	d := &desktop{dpy: b.Display, session: b.Session, tree: b.Tree, conn: b.Conn, dev: b.Input, base: b}
+	var err error
+	d.x, err = elements.New(elements.Options{Display: d.dpy, Capture: b.Hub, Tree: b.Tree, Input: b.Input})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +58,7 @@ func newDesktop(t testing.TB) *desktop {
 // accessibility bus.
 func (d *desktop) zenity(t testing.TB, args ...string) *atspitest.App {
 	t.Helper()
-	app := d.session.StartApp(t, "zenity", args...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := atspitest.WaitApp(ctx, d.tree, "zenity"); err != nil {
-		t.Fatalf("%v; zenity stderr: %s", err, app.Stderr())
-	}
-	return app
+	return d.base.Zenity(t, args...)
 }
 
 func (d *desktop) entry(t testing.TB) *atspitest.App {
