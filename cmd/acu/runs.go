@@ -13,6 +13,17 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 )
 
+// jsonOut prints a call's result as JSON or returns its error:
+// jsonOut{w}.print(cl.Run(ctx, id)).
+type jsonOut struct{ w io.Writer }
+
+func (o jsonOut) print(v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return printJSON(o.w, v)
+}
+
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -61,23 +72,11 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		}
 		return tw.Flush()
 	case "show":
-		r, err := cl.Run(ctx, id)
-		if err != nil {
-			return err
-		}
-		return printJSON(e.stdout, r)
+		return jsonOut{e.stdout}.print(cl.Run(ctx, id))
 	case "wait":
-		res, err := cl.WaitRun(ctx, id, *timeout)
-		if err != nil {
-			return err
-		}
-		return printJSON(e.stdout, res)
+		return jsonOut{e.stdout}.print(cl.WaitRun(ctx, id, *timeout))
 	case "cancel":
-		r, err := cl.CancelRun(ctx, id, *reason)
-		if err != nil {
-			return err
-		}
-		return printJSON(e.stdout, r)
+		return jsonOut{e.stdout}.print(cl.CancelRun(ctx, id, *reason))
 	}
 	return fmt.Errorf("unknown subcommand %q: use list, show, wait or cancel", sub)
 }

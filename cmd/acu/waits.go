@@ -41,11 +41,7 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 		}
 		return tw.Flush()
 	case "show":
-		w, err := cl.GetWait(ctx, id)
-		if err != nil {
-			return err
-		}
-		return printJSON(e.stdout, w)
+		return jsonOut{e.stdout}.print(cl.GetWait(ctx, id))
 	case "update":
 		var u api.UpdateWait
 		if *criteria != "" {
@@ -59,17 +55,9 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 			s := d.Seconds()
 			u.Timeout = &s
 		}
-		w, err := cl.UpdateWait(ctx, id, u)
-		if err != nil {
-			return err
-		}
-		return printJSON(e.stdout, w)
+		return jsonOut{e.stdout}.print(cl.UpdateWait(ctx, id, u))
 	case "cancel":
-		w, err := cl.CancelWait(ctx, id, *reason)
-		if err != nil {
-			return err
-		}
-		return printJSON(e.stdout, w)
+		return jsonOut{e.stdout}.print(cl.CancelWait(ctx, id, *reason))
 	}
 	return fmt.Errorf("unknown subcommand %q: use list, show, update or cancel", sub)
 }
