@@ -86,7 +86,7 @@ func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg 
 	if err != nil {
 		return nil, err
 	}
-	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows,
+	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: c.ExcludeWindows, AllowRemote: c.AllowRemoteX,
 		Resample: resample, Registerer: reg})
 	if err != nil {
 		db.Close()

@@ -47,7 +47,7 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	hub, err := capture.NewHub(capture.Options{Exclude: c.ExcludeWindows})
+	hub, err := capture.NewHub(capture.Options{Exclude: c.ExcludeWindows, AllowRemote: c.AllowRemoteX})
 	if err != nil {
 		return err
 	}

@@ -141,7 +141,7 @@ func runSense(ctx context.Context, e *env, args []string) error {
 		dpy = c.Display
 	}
 	exclude := append(append([]string{}, c.ExcludeWindows...), rc.SenseIgnore...)
-	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: exclude})
+	hub, err := capture.NewHub(capture.Options{Logger: log.With("component", "capture"), Exclude: exclude, AllowRemote: c.AllowRemoteX})
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	MaxBackoff time.Duration
 	// Registerer, when set, receives the hub's metrics (acu_capture_*).
 	Registerer prometheus.Registerer
+	// AllowRemote lets display names of the form HOST:N reach remote X
+	// servers over TCP (ACU_ALLOW_REMOTE_X); off, they are refused.
+	AllowRemote bool
 }
 
 // Hub owns connections to displays and serves frames and change
@@ -125,6 +128,10 @@ func (h *Hub) source(name string) (*source, error) {
 	if name == "" {
 		return nil, fmt.Errorf("%w: no display given: pass --display or set DISPLAY; %s", display.ErrNoDisplay, display.HowToStart)
 	}
+	// Checked before a source (and its goroutine) exists for the name.
+	if _, err := display.ParseName(name, h.opts.AllowRemote); err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -161,25 +168,43 @@ func (h *Hub) Capture(ctx context.Context, dpy string, t Target) (*frame.Frame, 
 	case Crop:
 		return full.Sub(CropRect(t.Crop, full.W, full.H), t.String()), nil
 	}
-	s.mu.Lock()
-	r, err := s.resolveLocked(ctx, t)
-	s.mu.Unlock()
+	r, err := s.resolve(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	return full.Sub(r.Rect, r.Label), nil
 }
 
+// resolve is resolveLocked under s.mu.
+func (s *source) resolve(ctx context.Context, t Target) (_ Resolved, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.recoverX(&err, "resolve target")
+	return s.resolveLocked(ctx, t)
+}
+
+// recoverX, deferred with s.mu held, turns a panic in the X library into
+// an error and drops the connection, so the next call connects anew
+// instead of the process dying.
+func (s *source) recoverX(err *error, what string) {
+	if r := recover(); r != nil {
+		*err = display.PanicError(what+" on "+s.name, r)
+		s.log.Error("recovered from a panic in X code", "err", *err)
+		s.teardown()
+	}
+}
+
 // Resolve checks that t can be captured on display now (for validation
 // when a job is created). Window targets matching no window or several fail
 // with a *TargetError listing the candidates.
-func (h *Hub) Resolve(ctx context.Context, dpy string, t Target) (Resolved, error) {
+func (h *Hub) Resolve(ctx context.Context, dpy string, t Target) (_ Resolved, err error) {
 	s, err := h.source(dpy)
 	if err != nil {
 		return Resolved{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.recoverX(&err, "resolve target")
 	if err := s.ensure(ctx); err != nil {
 		return Resolved{}, err
 	}
@@ -187,13 +212,14 @@ func (h *Hub) Resolve(ctx context.Context, dpy string, t Target) (Resolved, erro
 }
 
 // Windows lists the display's top-level client windows.
-func (h *Hub) Windows(ctx context.Context, dpy string) ([]display.Window, error) {
+func (h *Hub) Windows(ctx context.Context, dpy string) (_ []display.Window, err error) {
 	s, err := h.source(dpy)
 	if err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.recoverX(&err, "list windows")
 	if err := s.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -208,6 +234,7 @@ func (h *Hub) ScreenSize(ctx context.Context, dpy string) (w, hgt int, err error
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.recoverX(&err, "read screen size")
 	if err := s.ensure(ctx); err != nil {
 		return 0, 0, err
 	}
@@ -292,9 +319,10 @@ func (s *source) full(ctx context.Context) (*frame.Frame, error) {
 	return f.frame, f.err
 }
 
-func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
+func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.recoverX(&err, "capture")
 	if err := s.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -516,7 +544,7 @@ func (s *source) ensure(ctx context.Context) error {
 }
 
 func (s *source) connect(ctx context.Context) error {
-	c, err := display.Open(ctx, s.name, display.Options{Logger: s.hub.log})
+	c, err := display.Open(ctx, s.name, display.Options{Logger: s.hub.log, AllowRemote: s.hub.opts.AllowRemote})
 	if err != nil {
 		return err
 	}
@@ -630,16 +658,7 @@ func (s *source) supervise(c *display.Conn) {
 		if n == 0 {
 			return
 		}
-		s.mu.Lock()
-		if s.conn != nil {
-			s.mu.Unlock()
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		err := s.ensure(ctx)
-		cancel()
-		wait := time.Until(s.retryAt)
-		s.mu.Unlock()
+		wait, err := s.reconnect()
 		if err == nil {
 			return
 		}
@@ -649,6 +668,21 @@ func (s *source) supervise(c *display.Conn) {
 			return
 		}
 	}
+}
+
+// reconnect connects the source unless it is connected; wait is how long
+// until the next attempt is allowed after a failure.
+func (s *source) reconnect() (wait time.Duration, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer s.recoverX(&err, "reconnect")
+	if s.conn != nil {
+		return 0, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err = s.ensure(ctx)
+	return time.Until(s.retryAt), err
 }
 
 // syncEvents returns once every event the server generated before this

@@ -101,3 +101,27 @@ func TestTargetErrorMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestHubRefusesBadDisplayNames: names xgb would panic on, or dial over
+// TCP, are refused before the hub keeps any state for them.
+func TestHubRefusesBadDisplayNames(t *testing.T) {
+	h, err := NewHub(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, name := range []string{":0/x", "127.0.0.1:40", "/tmp/.X11-unix/X0:0", ":1.2.3"} {
+		if _, err := h.Capture(t.Context(), name, Target{Kind: Screen}); !errors.Is(err, display.ErrBadName) {
+			t.Errorf("Capture(%q) = %v, want ErrBadName", name, err)
+		}
+		if _, err := h.Watch(t.Context(), name, Target{Kind: Screen}); !errors.Is(err, display.ErrBadName) {
+			t.Errorf("Watch(%q) = %v, want ErrBadName", name, err)
+		}
+	}
+	h.mu.Lock()
+	n := len(h.sources)
+	h.mu.Unlock()
+	if n != 0 {
+		t.Errorf("hub keeps %d sources for refused names", n)
+	}
+}

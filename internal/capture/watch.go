@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"image"
+
+	"github.com/acu-dev/acu/internal/display"
 )
 
 // watcher is one Watch subscription. rect and removed are guarded by the
@@ -36,13 +38,13 @@ func (h *Hub) Watch(ctx context.Context, dpy string, t Target) (<-chan struct{},
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	r, err := s.resolveLocked(ctx, t)
-	hasDamage := s.hasDamage
-	s.mu.Unlock()
+	r, err := s.resolve(ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	hasDamage := s.hasDamage
+	s.mu.Unlock()
 	if !hasDamage {
 		return nil, fmt.Errorf("watch %s on %s: the X server has no DAMAGE extension; poll with Capture instead", t, dpy)
 	}
@@ -99,6 +101,40 @@ func (s *source) kickWindows() {
 }
 
 // refresher keeps watcher rectangles current; owned by the hub.
+// windowRects finds the current rectangle of each watched target; nil
+// slices when the display is not connected. A panic in the X library is
+// returned as an error, with the connection dropped so it is made anew.
+func (s *source) windowRects(ws []*watcher, all bool) (rects []image.Rectangle, ids []uint32, ok []bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			err = display.PanicError("refresh window targets on "+s.name, r)
+			s.teardown()
+		}
+	}()
+	if s.conn == nil {
+		return nil, nil, nil, nil
+	}
+	ctx := context.Background()
+	rects = make([]image.Rectangle, len(ws))
+	ids = make([]uint32, len(ws))
+	ok = make([]bool, len(ws))
+	for i, w := range ws {
+		ids[i] = w.id
+		if w.t.Kind == Window && !all && w.id != 0 {
+			if win, found, err := s.conn.Window(ctx, w.id); err == nil && found && win.Mapped {
+				rects[i], ok[i] = win.Rect(), true
+				continue
+			}
+		}
+		if r, err := s.resolveLocked(ctx, w.t); err == nil {
+			rects[i], ids[i], ok[i] = r.Rect, r.Window.ID, true
+		}
+	}
+	return rects, ids, ok, nil
+}
+
 func (s *source) refresher() {
 	defer s.hub.wg.Done()
 	for {
@@ -119,28 +155,14 @@ func (s *source) refresher() {
 		if len(ws) == 0 {
 			continue
 		}
-		s.mu.Lock()
-		if s.conn == nil {
-			s.mu.Unlock()
+		rects, ids, ok, err := s.windowRects(ws, all)
+		if err != nil {
+			s.log.Error("refresh window targets", "err", err)
 			continue
 		}
-		ctx := context.Background()
-		rects := make([]image.Rectangle, len(ws))
-		ids := make([]uint32, len(ws))
-		ok := make([]bool, len(ws))
-		for i, w := range ws {
-			ids[i] = w.id
-			if w.t.Kind == Window && !all && w.id != 0 {
-				if win, found, err := s.conn.Window(ctx, w.id); err == nil && found && win.Mapped {
-					rects[i], ok[i] = win.Rect(), true
-					continue
-				}
-			}
-			if r, err := s.resolveLocked(ctx, w.t); err == nil {
-				rects[i], ids[i], ok[i] = r.Rect, r.Window.ID, true
-			}
+		if rects == nil {
+			continue
 		}
-		s.mu.Unlock()
 		s.emu.Lock()
 		for i, w := range ws {
 			if w.removed {

@@ -42,6 +42,7 @@ type Config struct {
 	FrameQuality   int
 	FrameResize    string
 	ExcludeWindows []string
+	AllowRemoteX   bool
 
 	// Judges and model keys.
 	VisionBackend     string

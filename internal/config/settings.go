@@ -37,6 +37,8 @@ var settings = []Setting{
 		func(c *Config) *string { return &c.FrameResize }),
 	list("ACU_EXCLUDE_WINDOWS", "", "", "windows whose title or class contains one of these (comma-separated, case-insensitive) are blacked out in every frame",
 		func(c *Config) *[]string { return &c.ExcludeWindows }),
+	boolean("ACU_ALLOW_REMOTE_X", "", "false", "allow display names of the form HOST:N, which open a TCP connection to a remote X server (off: only :N, :N.S and unix:N)",
+		func(c *Config) *bool { return &c.AllowRemoteX }),
 
 	// Judges.
 	enum("ACU_VISION_BACKEND", "judge", "", []string{"", "openrouter", "ollama", "vllm", "claude", "gemini", "openai", "ocr"},

@@ -28,6 +28,9 @@ type Options struct {
 	// Logger receives connection lifecycle logs and asynchronous X errors
 	// (at Debug); nil discards.
 	Logger *slog.Logger
+	// AllowRemote lets names of the form HOST:N open a TCP connection to a
+	// remote X server (ACU_ALLOW_REMOTE_X); off, only local displays.
+	AllowRemote bool
 }
 
 // Screen describes the display's default screen.
@@ -91,12 +94,22 @@ func Open(ctx context.Context, name string, opts Options) (*Conn, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, fmt.Errorf("%w: no display given: pass --display or set DISPLAY; %s", ErrNoDisplay, HowToStart)
 	}
+	// xgb parses names loosely and panics on some (":0/x"): only checked
+	// names reach it.
+	if _, err := ParseName(name, opts.AllowRemote); err != nil {
+		return nil, err
+	}
 	type result struct {
 		c   *xgb.Conn
 		err error
 	}
 	ch := make(chan result, 1)
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- result{nil, PanicError("connect to X display "+name, r)}
+			}
+		}()
 		c, err := xgb.NewConnDisplay(name)
 		ch <- result{c, err}
 	}()
@@ -117,7 +130,7 @@ func Open(ctx context.Context, name string, opts Options) (*Conn, error) {
 	}
 	c := &Conn{X: xc, Name: name, log: log.With("display", name), atoms: map[string]xproto.Atom{},
 		subs: map[int]func(xgb.Event){}, done: make(chan struct{}), readerEnd: make(chan struct{})}
-	if err := c.setup(); err != nil {
+	if err := c.safeSetup(); err != nil {
 		xc.Close()
 		return nil, fmt.Errorf("set up X display %s: %w", name, err)
 	}
@@ -127,10 +140,23 @@ func Open(ctx context.Context, name string, opts Options) (*Conn, error) {
 	return c, nil
 }
 
+// safeSetup runs setup, turning a panic in the X library into an error.
+func (c *Conn) safeSetup() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = PanicError("read the server's setup", r)
+		}
+	}()
+	return c.setup()
+}
+
 func (c *Conn) setup() error {
 	setup := xproto.Setup(c.X)
 	if len(setup.Roots) == 0 {
 		return errors.New("server has no screens")
+	}
+	if n := c.X.DefaultScreen; n < 0 || n >= len(setup.Roots) {
+		return fmt.Errorf("%w %q: the server has %d screen(s), so the screen number must be below %d", ErrBadName, c.Name, len(setup.Roots), len(setup.Roots))
 	}
 	scr := setup.DefaultScreen(c.X)
 	c.Screen = Screen{Root: scr.Root, Width: int(scr.WidthInPixels), Height: int(scr.HeightInPixels),
@@ -186,6 +212,12 @@ func xidRange(c *xgb.Conn) (uint32, uint32, error) {
 func (c *Conn) read() {
 	defer close(c.readerEnd)
 	defer c.closeOnce.Do(func() { close(c.done) })
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("display event reader stopped", "err", PanicError("read X events", r))
+			c.X.Close()
+		}
+	}()
 	for {
 		ev, xerr := c.X.WaitForEvent()
 		if ev == nil && xerr == nil {

@@ -201,3 +201,18 @@ func TestResourceIDsDoNotRunOut(t *testing.T) {
 		t.Fatalf("a bare connection allocated %d ids without XC-MISC; the test proves nothing", total)
 	}
 }
+
+// TestOpenScreenNumberOutOfRange: ":N.5" on a one-screen server is an
+// error naming the screen count, not a panic in the X library.
+func TestOpenScreenNumberOutOfRange(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 64, Height: 64})
+	_, err := display.Open(t.Context(), dpy+".5", display.Options{})
+	if !errors.Is(err, display.ErrBadName) || !strings.Contains(err.Error(), "1 screen") {
+		t.Fatalf("Open(%s.5) = %v, want ErrBadName naming 1 screen", dpy, err)
+	}
+	c, err := display.Open(t.Context(), dpy+".0", display.Options{})
+	if err != nil {
+		t.Fatalf("Open(%s.0) = %v", dpy, err)
+	}
+	c.Close()
+}

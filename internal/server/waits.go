@@ -295,6 +295,8 @@ func displayError(err error) error {
 	switch {
 	case errors.As(err, &te):
 		return errInvalid("target", "%s", te.Error())
+	case errors.Is(err, display.ErrBadName):
+		return errInvalid("display", "%s", err.Error())
 	case errors.Is(err, display.ErrNoDisplay):
 		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "display", "%s", err.Error())
 	case strings.HasPrefix(err.Error(), "target"), strings.Contains(err.Error(), "parse target"):
