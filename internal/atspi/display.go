@@ -24,6 +24,11 @@ func DisplayBusAddress(ctx context.Context, c *display.Conn) (string, error) {
 	}
 	ch := make(chan reply, 1)
 	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ch <- reply{nil, display.PanicError("read AT_SPI_BUS on "+c.Name, p)}
+			}
+		}()
 		r, err := xproto.GetProperty(c.X, false, c.Screen.Root, atom, xproto.AtomAny, 0, 1024).Reply()
 		ch <- reply{r, err}
 	}()

@@ -145,7 +145,17 @@ func newLoop(o *Orchestrator, runID string, s Spec) *loop {
 
 // run is the agent loop; it returns how the task ended, including a
 // background plan still running at the end (cancelled and recorded).
-func (l *loop) run(ctx context.Context) Result {
+func (l *loop) run(ctx context.Context) (res Result) {
+	defer func() {
+		// A panic while acting or looking (the X library, a model client)
+		// fails this task instead of killing the daemon and its other runs.
+		if r := recover(); r != nil {
+			l.res.Status = StatusFailed
+			l.res.Error = fmt.Sprintf("internal error (recovered panic: %v)", r)
+			l.o.log.Error("task panicked", "run_id", l.runID, "err", l.res.Error)
+			res = l.res
+		}
+	}()
 	l.iterate(ctx)
 	l.stopPlanning()
 	return l.res

@@ -3,6 +3,7 @@ package smartwait
 import (
 	"container/list"
 	"context"
+	"fmt"
 	"hash/fnv"
 	"strconv"
 	"sync"
@@ -105,6 +106,16 @@ func (e *Engine) judgeShared(runCtx, waitCtx context.Context, q judge.Question, 
 			defer e.wg.Done()
 			jctx, cancel := context.WithTimeout(runCtx, e.opts.JudgeTimeout)
 			defer cancel()
+			defer func() {
+				// A panic in a judge must not kill the daemon or leave the
+				// waiters of this call waiting: it completes as an error.
+				if r := recover(); r != nil {
+					cl.err = fmt.Errorf("judge: recovered panic: %v", r)
+					e.metrics.judgeErrors.Inc()
+					e.log.Error("judge panicked", "err", cl.err)
+					e.cache.complete(key, cl)
+				}
+			}()
 			e.metrics.judgeCalls.Inc()
 			cl.v, cl.err = e.opts.Judge.Judge(jctx, q)
 			if cl.err != nil {

@@ -31,6 +31,15 @@ const watchRetry = 5 * time.Second
 func (e *Engine) runJob(ctx context.Context, j *job) {
 	defer e.wg.Done()
 	defer close(j.done)
+	defer func() {
+		// A panic while capturing or judging (the X library, a judge) ends
+		// this wait as an error instead of killing every other wait.
+		if r := recover(); r != nil {
+			err := fmt.Errorf("wait %s: internal error (recovered panic: %v)", j.id, r)
+			e.log.Error("wait job panicked", "run_id", j.id, "err", err)
+			e.finish(ctx, j, StatusError, err.Error(), nil)
+		}
+	}()
 
 	j.mu.Lock()
 	sp := j.spec
