@@ -147,8 +147,8 @@ func init() {
 		// HTTP and logging.
 		boolean("ACU_AGENT_ENABLED", "", "false", "`acu serve` also runs the desktop agent loop and its panel (`acu agent` runs it on its own)",
 			func(c *Config) *bool { return &g(c).Enabled }),
-		str("ACU_AGENT_HOST", "", "127.0.0.1", "a host name or IP address", "address the agent's panel and API listen on (HOST of the seed)",
-			func(c *Config) *string { return &g(c).Host }),
+		safety(str("ACU_AGENT_HOST", "", "127.0.0.1", "a host name or IP address", "address the agent's panel and API listen on (HOST of the seed)",
+			func(c *Config) *string { return &g(c).Host })),
 		integer("ACU_AGENT_PORT", "", "1234", 1, 65535, "port of the agent's panel and API (PORT of the seed)", func(c *Config) *int { return &g(c).Port }),
 		enum("ACU_AGENT_LOG_LEVEL", "", "info", []string{"debug", "info", "warn", "error"}, "log level of `acu agent` and main.log (LOG_LEVEL)",
 			func(c *Config) *string { return &g(c).LogLevel }),
@@ -183,7 +183,7 @@ func init() {
 
 		// Capture and working area.
 		str("ACU_AGENT_DISPLAY", "", "", "an X display name such as :99", "display the agent sees and drives (default DISPLAY)", func(c *Config) *string { return &g(c).Display }),
-		Setting{Env: "ACU_AGENT_CAPTURE_CROP", Default: `{"x1":0,"y1":0,"x2":1000,"y2":1000}`,
+		safety(Setting{Env: "ACU_AGENT_CAPTURE_CROP", Default: `{"x1":0,"y1":0,"x2":1000,"y2":1000}`,
 			Accepted: `{"x1":..,"y1":..,"x2":..,"y2":..} or x1,y1,x2,y2, each 0..1000 with x1<x2 and y1<y2`,
 			Help:     "working area on the screen, normalized (CAPTURE_CROP): what the model sees and the only place its actions land",
 			set: func(c *Config, v string) error {
@@ -197,7 +197,7 @@ func init() {
 			get: func(c *Config) string {
 				cr := g(c).CaptureCrop
 				return fmt.Sprintf(`{"x1":%d,"y1":%d,"x2":%d,"y2":%d}`, cr[0], cr[1], cr[2], cr[3])
-			}},
+			}}),
 		integer("ACU_AGENT_CAPTURE_WIDTH", "", "0", 0, 16384, "screenshot width; with CAPTURE_HEIGHT both > 0 they fix the size (CAPTURE_WIDTH)",
 			func(c *Config) *int { return &g(c).CaptureWidth }),
 		integer("ACU_AGENT_CAPTURE_HEIGHT", "", "0", 0, 16384, "screenshot height (CAPTURE_HEIGHT)", func(c *Config) *int { return &g(c).CaptureHeight }),
@@ -208,8 +208,8 @@ func init() {
 			func(c *Config) *time.Duration { return &g(c).CaptureDelay }),
 
 		// Execution.
-		boolean("ACU_AGENT_PHYSICAL_EXECUTION", "", "true", "send real input; false runs the loop without touching the mouse or keyboard (PHYSICAL_EXECUTION)",
-			func(c *Config) *bool { return &g(c).PhysicalExecution }),
+		safety(boolean("ACU_AGENT_PHYSICAL_EXECUTION", "", "true", "send real input; false runs the loop without touching the mouse or keyboard (PHYSICAL_EXECUTION)",
+			func(c *Config) *bool { return &g(c).PhysicalExecution })),
 		secs("ACU_AGENT_ACTION_DELAY_SECONDS", "0.05", 0, time.Minute, "delay between actions (ACTION_DELAY_SECONDS)",
 			func(c *Config) *time.Duration { return &g(c).ActionDelay }),
 		integer("ACU_AGENT_DRAG_DURATION_STEPS", "", "20", 1, 10000, "pointer moves between press and release in a drag (DRAG_DURATION_STEPS)",
@@ -230,9 +230,9 @@ func init() {
 			func(c *Config) *string { return &g(c).BootVLMOutput }),
 
 		// acu's limits and annotator.
-		integer("ACU_AGENT_MAX_TURNS", "", "0", 0, 1000000, "end a session after this many turns (0: no limit)", func(c *Config) *int { return &g(c).MaxTurns }),
-		float("ACU_AGENT_MAX_COST_USD", "", "0", 0, 1e6, "end a session once its model calls cost this many US dollars (0: no limit; local models cost 0)",
-			func(c *Config) *float64 { return &g(c).MaxCostUSD }),
+		safety(integer("ACU_AGENT_MAX_TURNS", "", "0", 0, 1000000, "end a session after this many turns (0: no limit)", func(c *Config) *int { return &g(c).MaxTurns })),
+		safety(float("ACU_AGENT_MAX_COST_USD", "", "0", 0, 1e6, "end a session once its model calls cost this many US dollars (0: no limit; local models cost 0)",
+			func(c *Config) *float64 { return &g(c).MaxCostUSD })),
 		enum("ACU_AGENT_ANNOTATOR", "", "go", []string{"go", "panel"},
 			"who draws the overlays: go (in the engine, no browser needed) or panel (the seed's protocol: the browser panel draws and POSTs /annotated)",
 			func(c *Config) *string { return &g(c).Annotator }),

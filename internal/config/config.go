@@ -92,6 +92,10 @@ type Setting struct {
 	Accepted string // what is accepted, for error messages and docs
 	Help     string
 	Secret   bool
+	// Safety marks a setting that limits what acu may do (where it acts,
+	// who may call it, what it may spend). A misspelt name close to one of
+	// these fails start-up instead of being ignored with a warning.
+	Safety bool
 
 	set func(c *Config, v string) error
 	get func(c *Config) string
@@ -207,12 +211,9 @@ func Load(getenv func(string) string, environ []string, fs *flag.FlagSet, args [
 			}
 		}
 	}
-	var warnings []string
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "ACU_") && !known[k] && !reservedPrefix(k) {
-			warnings = append(warnings, fmt.Sprintf("unknown environment variable %s is ignored%s", k, suggest(k)))
-		}
+	warnings, err := unknownVariables(environ, known)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	sort.Strings(warnings)
 	// Flags.
@@ -240,10 +241,50 @@ func Load(getenv func(string) string, environ []string, fs *flag.FlagSet, args [
 	return c, args, warnings, nil
 }
 
-// reservedPrefix reports variables owned by later features (relay, agent
-// loop) that this build may not configure yet but must not warn about.
+// ownedPrefixes are the environment prefixes acu owns: ACU_* and the
+// relay seed's AGENT_*. A variable under one of them that names no setting
+// is a typo until shown otherwise.
+var ownedPrefixes = []string{"ACU_", "AGENT_"}
+
+// reservedPrefix reports variables acu's own tests and benchmarks pass to
+// their child processes; they are not settings.
 func reservedPrefix(k string) bool {
-	for _, p := range []string{"ACU_RELAY_", "ACU_AGENT_", "ACU_TEST_", "ACU_BENCH_"} {
+	for _, p := range []string{"ACU_TEST_", "ACU_BENCH_"} {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownVariables warns about every variable under an owned prefix that
+// names no setting, with the nearest valid name, and fails when that
+// nearest name is a safety setting: ACU_AGENT_CAPTUR_CROP must not leave
+// the agent unsandboxed with only a log line to show for it.
+func unknownVariables(environ []string, known map[string]bool) ([]string, error) {
+	var warnings []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if known[k] || reservedPrefix(k) || !owned(k) {
+			continue
+		}
+		near, ok := nearest(k)
+		if ok && near.Safety {
+			return nil, fmt.Errorf("environment variable %s names no setting; did you mean %s (%s)? That setting limits what acu may do, so acu will not start while it may be misspelt: fix or unset %s",
+				k, near.Env, near.Help, k)
+		}
+		hint := ""
+		if ok {
+			hint = "; did you mean " + near.Env + "?"
+		}
+		warnings = append(warnings, fmt.Sprintf("unknown environment variable %s is ignored%s", k, hint))
+	}
+	sort.Strings(warnings)
+	return warnings, nil
+}
+
+func owned(k string) bool {
+	for _, p := range ownedPrefixes {
 		if strings.HasPrefix(k, p) {
 			return true
 		}
@@ -259,16 +300,23 @@ func maskIf(s Setting, v string) string {
 }
 
 func suggest(k string) string {
-	best, bestD := "", 4
+	if s, ok := nearest(k); ok {
+		return "; did you mean " + s.Env + "?"
+	}
+	return ""
+}
+
+// nearest is the setting whose name is closest to k, within an edit
+// distance of 3 (a dropped, doubled or swapped letter or two).
+func nearest(k string) (Setting, bool) {
+	var best Setting
+	bestD := 4
 	for _, s := range settings {
 		if d := editDistance(k, s.Env); d < bestD {
-			best, bestD = s.Env, d
+			best, bestD = s, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return "; did you mean " + best + "?"
+	return best, bestD < 4
 }
 
 func editDistance(a, b string) int {

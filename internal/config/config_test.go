@@ -127,3 +127,50 @@ func TestDumpRedactsSecrets(t *testing.T) {
 	}
 	c.Dump(io.Discard, false)
 }
+
+// TestTyposUnderEveryOwnedPrefix (issue 17 item 12): a misspelt name under
+// ACU_AGENT_, ACU_RELAY_, ACU_TASK_ or the relay seed's AGENT_ warns with
+// the nearest valid name; one near a safety setting stops start-up.
+func TestTyposUnderEveryOwnedPrefix(t *testing.T) {
+	for typo, want := range map[string]string{
+		"ACU_AGENT_MODLE":       "ACU_AGENT_MODEL",
+		"ACU_RELAY_CALL_TIMOUT": "ACU_RELAY_CALL_TIMEOUT",
+		"ACU_TASK_FAST_MODLE":   "ACU_TASK_FAST_MODEL",
+		"AGENT_INTERVAL_SM":     "AGENT_INTERVAL_MS",
+		"AGENT_MODLE":           "AGENT_MODEL",
+	} {
+		getenv, environ := env(map[string]string{typo: "x"})
+		_, _, warnings, err := Load(getenv, environ, nil, nil)
+		if err != nil {
+			t.Errorf("%s: Load() error %v, want a warning", typo, err)
+			continue
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], typo) || !strings.Contains(warnings[0], "did you mean "+want+"?") {
+			t.Errorf("%s: warnings = %v, want one naming %s", typo, warnings, want)
+		}
+	}
+	for typo, want := range map[string]string{
+		"ACU_AGENT_CAPTUR_CROP":       "ACU_AGENT_CAPTURE_CROP",
+		"ACU_AGENT_MAX_COST_US":       "ACU_AGENT_MAX_COST_USD",
+		"ACU_AGENT_PHYSICAL_EXECUTON": "ACU_AGENT_PHYSICAL_EXECUTION",
+		"ACU_EXCLUDE_WINDOW":          "ACU_EXCLUDE_WINDOWS",
+		"ACU_TASK_PAUSE_ON_IMPUT":     "ACU_TASK_PAUSE_ON_INPUT",
+		"ACU_RELAY_TOKN":              "ACU_RELAY_TOKEN",
+	} {
+		getenv, environ := env(map[string]string{typo: "s3cret-value"})
+		_, _, _, err := Load(getenv, environ, nil, nil)
+		if err == nil || !strings.Contains(err.Error(), typo) || !strings.Contains(err.Error(), "did you mean "+want) {
+			t.Errorf("%s: Load() error = %v, want a refusal naming %s", typo, err, want)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret-value") {
+			t.Errorf("%s: the error shows the variable's value: %v", typo, err)
+		}
+	}
+	// Variables acu's own tests pass to child processes, and names far
+	// from every setting under other prefixes, are left alone.
+	getenv, environ := env(map[string]string{"ACU_TEST_HELPER": "1", "ACU_BENCH_X": "1", "PATH": "/bin", "SSH_AGENT_PID": "1"})
+	if _, _, warnings, err := Load(getenv, environ, nil, nil); err != nil || len(warnings) != 0 {
+		t.Errorf("Load() = %v, %v; want no warnings", warnings, err)
+	}
+}

@@ -58,11 +58,11 @@ func init() {
 		// Relay listener.
 		boolean("ACU_RELAY_ENABLED", "", "true", "`acu serve` also starts the feed/sense relay and its HUD page",
 			func(c *Config) *bool { return &r(c).Enabled }),
-		str("ACU_RELAY_HOST", "", "127.0.0.1", "a host name or IP address; beyond loopback needs ACU_RELAY_TOKEN", "address the relay listens on",
-			func(c *Config) *string { return &r(c).Host }),
+		safety(str("ACU_RELAY_HOST", "", "127.0.0.1", "a host name or IP address; beyond loopback needs ACU_RELAY_TOKEN", "address the relay listens on",
+			func(c *Config) *string { return &r(c).Host })),
 		integer("ACU_RELAY_PORT", "", "18791", 1, 65535, "port the relay listens on (the seed's 18791)", func(c *Config) *int { return &r(c).Port }),
-		secretStr("ACU_RELAY_TOKEN", "", "bearer token the relay requires (off by default for the seed's clients; required beyond loopback)",
-			func(c *Config) *secret.String { return &r(c).Token }),
+		safety(secretStr("ACU_RELAY_TOKEN", "", "bearer token the relay requires (off by default for the seed's clients; required beyond loopback)",
+			func(c *Config) *secret.String { return &r(c).Token })),
 
 		// The relay's analysis loop: the seed's AGENT_* variables.
 		boolean("AGENT_ENABLED", "", "true", "run the relay's analysis loop (needs OPENROUTER_API_KEY, or AGENT_BASE_URL of a server without keys)",
@@ -91,8 +91,8 @@ func init() {
 		integer("ACU_SENSE_OCR_MAX_PIXELS", "", "2073600", 10000, 33177600, "largest area `acu sense` OCRs at once; larger regions are cut to the changed part",
 			func(c *Config) *int { return &r(c).SenseOCRMaxPixels }),
 		integer("ACU_SENSE_OCR_MAX_CHARS", "", "4000", 100, 1000000, "longest OCR text `acu sense` sends in one event", func(c *Config) *int { return &r(c).SenseOCRMaxChars }),
-		list("ACU_SENSE_IGNORE", "", "keepassxc,1password,bitwarden,pinentry", "windows never captured by `acu sense`: title or class containing one of these (comma-separated, case-insensitive)",
-			func(c *Config) *[]string { return &r(c).SenseIgnore }),
+		safety(list("ACU_SENSE_IGNORE", "", "keepassxc,1password,bitwarden,pinentry", "windows never captured by `acu sense`: title or class containing one of these (comma-separated, case-insensitive)",
+			func(c *Config) *[]string { return &r(c).SenseIgnore })),
 		integer("ACU_SENSE_QUEUE", "", "64", 1, 100000, "events `acu sense` keeps while the relay is down (oldest dropped)", func(c *Config) *int { return &r(c).SenseQueue }),
 	)
 }

@@ -14,17 +14,17 @@ import (
 // contract with the systems acu replaces.
 var settings = []Setting{
 	// Daemon.
-	str("ACU_DAEMON_HOST", "host", "127.0.0.1", "a host name or IP address; beyond loopback needs ACU_ALLOW_REMOTE=true", "address the daemon listens on",
-		func(c *Config) *string { return &c.DaemonHost }),
+	safety(str("ACU_DAEMON_HOST", "host", "127.0.0.1", "a host name or IP address; beyond loopback needs ACU_ALLOW_REMOTE=true", "address the daemon listens on",
+		func(c *Config) *string { return &c.DaemonHost })),
 	integer("ACU_DAEMON_PORT", "port", "18790", 1, 65535, "port the daemon listens on", func(c *Config) *int { return &c.DaemonPort }),
-	boolean("ACU_ALLOW_REMOTE", "allow-remote", "false", "allow binding to a non-loopback address (the daemon can move the mouse: think first)",
-		func(c *Config) *bool { return &c.AllowRemote }),
-	list("ACU_ALLOWED_HOSTS", "allowed-hosts", "", "extra Host header names accepted besides loopback ones (DNS-rebinding defence)",
-		func(c *Config) *[]string { return &c.AllowHosts }),
+	safety(boolean("ACU_ALLOW_REMOTE", "allow-remote", "false", "allow binding to a non-loopback address (the daemon can move the mouse: think first)",
+		func(c *Config) *bool { return &c.AllowRemote })),
+	safety(list("ACU_ALLOWED_HOSTS", "allowed-hosts", "", "extra Host header names accepted besides loopback ones (DNS-rebinding defence)",
+		func(c *Config) *[]string { return &c.AllowHosts })),
 	str("ACU_DATA_DIR", "data-dir", "", "a directory path", "state directory: database, token, screenshots (default $XDG_STATE_HOME/acu or ~/.local/state/acu)",
 		func(c *Config) *string { return &c.DataDir }),
 	str("ACU_DB", "db", "", "a file path", "SQLite database path (default ACU_DATA_DIR/acu.db)", func(c *Config) *string { return &c.DB }),
-	secretStr("ACU_TOKEN", "", "bearer token for the API (overrides the generated ACU_DATA_DIR/token)", func(c *Config) *secret.String { return &c.Token }),
+	safety(secretStr("ACU_TOKEN", "", "bearer token for the API (overrides the generated ACU_DATA_DIR/token)", func(c *Config) *secret.String { return &c.Token })),
 	enum("ACU_LOG_FORMAT", "log-format", "text", []string{"text", "json"}, "log format", func(c *Config) *string { return &c.LogFormat }),
 	enum("ACU_LOG_LEVEL", "log-level", "info", []string{"debug", "info", "warn", "error"}, "log level", func(c *Config) *string { return &c.LogLevel }),
 	integer64("ACU_MAX_BODY_BYTES", "", "1048576", 1024, 64<<20, "largest accepted API request body", func(c *Config) *int64 { return &c.MaxBody }),
@@ -35,10 +35,10 @@ var settings = []Setting{
 	integer("ACU_FRAME_JPEG_QUALITY", "", "72", 1, 100, "JPEG quality of frames sent to the vision model", func(c *Config) *int { return &c.FrameQuality }),
 	enum("ACU_FRAME_RESIZE", "", "exact", []string{"exact", "fast"}, "downsizing filter: exact (bit-identical to PIL's BILINEAR) or fast (within 2 levels, about 25% quicker)",
 		func(c *Config) *string { return &c.FrameResize }),
-	list("ACU_EXCLUDE_WINDOWS", "", "", "windows whose title or class contains one of these (comma-separated, case-insensitive) are blacked out in every frame",
-		func(c *Config) *[]string { return &c.ExcludeWindows }),
-	boolean("ACU_ALLOW_REMOTE_X", "", "false", "allow display names of the form HOST:N, which open a TCP connection to a remote X server (off: only :N, :N.S and unix:N)",
-		func(c *Config) *bool { return &c.AllowRemoteX }),
+	safety(list("ACU_EXCLUDE_WINDOWS", "", "", "windows whose title or class contains one of these (comma-separated, case-insensitive) are blacked out in every frame",
+		func(c *Config) *[]string { return &c.ExcludeWindows })),
+	safety(boolean("ACU_ALLOW_REMOTE_X", "", "false", "allow display names of the form HOST:N, which open a TCP connection to a remote X server (off: only :N, :N.S and unix:N)",
+		func(c *Config) *bool { return &c.AllowRemoteX })),
 
 	// Judges.
 	enum("ACU_VISION_BACKEND", "judge", "", []string{"", "openrouter", "ollama", "vllm", "claude", "gemini", "openai", "ocr"},
@@ -78,6 +78,12 @@ var settings = []Setting{
 	secretStr("ACU_WEBHOOK_SECRET", "", "HMAC-SHA256 key for the webhook signature header", func(c *Config) *secret.String { return &c.WebhookSecret }),
 	secretStr("ACU_WEBHOOK_TOKEN", "", "bearer token sent to the webhook", func(c *Config) *secret.String { return &c.WebhookToken }),
 	str("ACU_WEBHOOK_BODY", "", "", "a Go text/template", "webhook body template (empty: {text, mode, runId, event})", func(c *Config) *string { return &c.WebhookBody }),
+}
+
+// safety marks s as a safety setting (Setting.Safety).
+func safety(s Setting) Setting {
+	s.Safety = true
+	return s
 }
 
 func str(env, flag, def, accepted, help string, p func(*Config) *string) Setting {
