@@ -53,7 +53,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 	}
 	timeout := ac.HTTPTimeout
 	if timeout <= 0 {
-		log.Warn("ACU_AGENT_VLM_HTTP_TIMEOUT_SECONDS <= 0: model calls have no timeout and a hung endpoint stalls the loop")
+		log.Warn("ACU_AGENT_VLM_HTTP_TIMEOUT_SECONDS <= 0: each model call attempt may take up to 24 hours, so a hung endpoint stalls the loop that long")
 		timeout = 24 * time.Hour
 	}
 	retries := ac.Retries

@@ -119,7 +119,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("bench: use `acu bench judge [--set DIR]`")
 	}
 	fs := newFlags(e, "bench judge", "[--set DIR] [--backend ocr|openrouter|...]")
-	set := fs.String("set", "internal/judge/testdata/bench", "directory of labelled screenshots (labels.json)")
+	set := fs.String("set", "", "directory of labelled screenshots with a labels.json (default: the set built into acu)")
 	backend := fs.String("backend", "", "judge backend (default: as configured, see `acu doctor`)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -131,14 +131,19 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *backend != "" {
 		c.VisionBackend = *backend
 	}
-	cases, err := judge.LoadSet(*set)
+	cases, err := judge.BuiltinSet()
+	from := "the built-in set"
+	if *set != "" {
+		cases, err = judge.LoadSet(*set)
+		from = *set
+	}
 	if err != nil {
-		return fmt.Errorf("%w (the labelled set ships in the source tree: run from the repository's root or pass --set DIR)", err)
+		return err
 	}
 	b, choice, err := judge.Select(ctx, selectOptions(c, newLogger(c, e.stderr)))
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "judge %s (model %q), %d cases from %s\n", choice.Backend, choice.Model, len(cases), *set)
+	fmt.Fprintf(e.stdout, "judge %s (model %q), %d cases from %s\n", choice.Backend, choice.Model, len(cases), from)
 	return judge.RunBench(ctx, b, cases).Print(e.stdout)
 }

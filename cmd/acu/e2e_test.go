@@ -555,3 +555,18 @@ func TestEventRetention(t *testing.T) {
 		t.Errorf("run after pruning = %+v, %v", r, err)
 	}
 }
+
+// TestBenchJudgeFromAnyDirectory: `acu bench judge` runs the built-in
+// labelled set from a directory that is not the repository's root.
+func TestBenchJudgeFromAnyDirectory(t *testing.T) {
+	env, _, _ := newEnv(t, ":0")
+	cmd := exec.CommandContext(t.Context(), acuBin, "bench", "judge", "--backend", "ocr")
+	cmd.Env, cmd.Dir = env, t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("acu bench judge from %s: %v\n%s", cmd.Dir, err, out)
+	}
+	if !strings.Contains(string(out), "from the built-in set") || !strings.Contains(string(out), "false YES") {
+		t.Errorf("acu bench judge printed:\n%s", out)
+	}
+}

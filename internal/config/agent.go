@@ -37,7 +37,7 @@ type AgentConfig struct {
 	Temperature  float64
 	TopP         float64
 	MaxTokens    int
-	HTTPTimeout  time.Duration // VLM_HTTP_TIMEOUT_SECONDS; <= 0 means none (the seed's infinite)
+	HTTPTimeout  time.Duration // VLM_HTTP_TIMEOUT_SECONDS; <= 0 is the seed's infinite, run as 24 h
 	Retries      int
 	SystemPrompt string
 
@@ -174,7 +174,7 @@ func init() {
 		float("ACU_AGENT_TOP_P", "", "0.9", 0, 1, "nucleus sampling top_p (TOP_P)", func(c *Config) *float64 { return &g(c).TopP }),
 		integer("ACU_AGENT_MAX_TOKENS", "", "1000", 1, 131072, "max_tokens of a turn's reply (MAX_TOKENS)", func(c *Config) *int { return &g(c).MaxTokens }),
 		secs("ACU_AGENT_VLM_HTTP_TIMEOUT_SECONDS", "120", -24*time.Hour, 24*time.Hour,
-			"timeout of one model call attempt (VLM_HTTP_TIMEOUT_SECONDS); 0 or less means none, as in the seed, which lets a hung endpoint stall the loop",
+			"timeout of one model call attempt (VLM_HTTP_TIMEOUT_SECONDS); 0 or less stands for the seed's none and means 24 hours, which lets a hung endpoint stall the loop that long",
 			func(c *Config) *time.Duration { return &g(c).HTTPTimeout }),
 		integer("ACU_AGENT_VLM_RETRIES", "", "2", 0, 10, "retries of a failed model call (timeouts, 429, 5xx) before the loop reports the error and waits for /inject",
 			func(c *Config) *int { return &g(c).Retries }),

@@ -2,13 +2,16 @@ package judge
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,21 +34,40 @@ type Case struct {
 	Text  string       `json:"text,omitempty"` // a text question instead of an image
 }
 
+// builtinSet is the labelled set, built into the binary so `acu bench
+// judge` runs from any directory.
+//
+//go:embed testdata/bench/labels.json testdata/bench/*.png
+var builtinSet embed.FS
+
+// BuiltinSet loads the labelled set that ships inside acu.
+func BuiltinSet() ([]Case, error) {
+	sub, err := fs.Sub(builtinSet, "testdata/bench")
+	if err != nil {
+		return nil, fmt.Errorf("load the built-in judge benchmark set: %w", err)
+	}
+	return loadSet(sub, "the built-in set")
+}
+
 // LoadSet reads dir/labels.json and the screenshots it names.
 func LoadSet(dir string) ([]Case, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "labels.json"))
+	return loadSet(os.DirFS(dir), dir)
+}
+
+func loadSet(fsys fs.FS, where string) ([]Case, error) {
+	data, err := fs.ReadFile(fsys, "labels.json")
 	if err != nil {
-		return nil, fmt.Errorf("load judge benchmark set: %w", err)
+		return nil, fmt.Errorf("load judge benchmark set %s: %w", where, err)
 	}
 	var set []Case
 	if err := json.Unmarshal(data, &set); err != nil {
-		return nil, fmt.Errorf("load judge benchmark set %s: labels.json: %w", dir, err)
+		return nil, fmt.Errorf("load judge benchmark set %s: labels.json: %w", where, err)
 	}
 	frames := map[string]*frame.Frame{}
 	for i := range set {
 		c := &set[i]
 		if c.Name == "" || c.Condition == "" || (c.Image == "" && c.Text == "") {
-			return nil, fmt.Errorf("load judge benchmark set %s: case %d needs a name, a condition and an image or text", dir, i)
+			return nil, fmt.Errorf("load judge benchmark set %s: case %d needs a name, a condition and an image or text", where, i)
 		}
 		if c.Image == "" {
 			continue
@@ -54,9 +76,9 @@ func LoadSet(dir string) ([]Case, error) {
 			c.Frame = f
 			continue
 		}
-		f, err := LoadFrame(filepath.Join(dir, c.Image))
+		f, err := loadFrame(fsys, c.Image)
 		if err != nil {
-			return nil, fmt.Errorf("load judge benchmark set: case %s: %w", c.Name, err)
+			return nil, fmt.Errorf("load judge benchmark set %s: case %s: %w", where, c.Name, err)
 		}
 		frames[c.Image], c.Frame = f, f
 	}
@@ -65,16 +87,20 @@ func LoadSet(dir string) ([]Case, error) {
 
 // LoadFrame reads a PNG screenshot into a BGRX frame.
 func LoadFrame(path string) (*frame.Frame, error) {
-	fh, err := os.Open(path)
+	return loadFrame(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+}
+
+func loadFrame(fsys fs.FS, name string) (*frame.Frame, error) {
+	fh, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
 	img, err := png.Decode(fh)
 	if err != nil {
-		return nil, fmt.Errorf("decode %s: %w", path, err)
+		return nil, fmt.Errorf("decode %s: %w", name, err)
 	}
-	return FrameFromImage(img, "file:"+filepath.Base(path)), nil
+	return FrameFromImage(img, "file:"+path.Base(name)), nil
 }
 
 // FrameFromImage copies img into a new BGRX frame.

@@ -128,3 +128,22 @@ func TestOCRSweep(t *testing.T) {
 		os.WriteFile(path, []byte(out.String()), 0o644)
 	}
 }
+
+// TestBuiltinSetMatchesTheTree: the set inside the binary is the one in
+// testdata, frame for frame, so `acu bench judge` needs no source tree.
+func TestBuiltinSetMatchesTheTree(t *testing.T) {
+	tree := loadSet(t)
+	built, err := judge.BuiltinSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != len(tree) {
+		t.Fatalf("built-in set has %d cases, testdata %d", len(built), len(tree))
+	}
+	for i := range tree {
+		if built[i].Name != tree[i].Name || built[i].Condition != tree[i].Condition ||
+			(tree[i].Frame != nil && (built[i].Frame == nil || built[i].Frame.Hash != tree[i].Frame.Hash)) {
+			t.Errorf("case %d: built-in %s differs from testdata %s", i, built[i].Name, tree[i].Name)
+		}
+	}
+}
