@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
@@ -313,17 +315,35 @@ func BenchmarkJudgeCalls(b *testing.B) {
 // Reports CPU (process user+sys over wall), peak RSS, captures per display
 // and judge calls. The fake judge runs in a child process; this process
 // holds the engine, capture hub, store, dispatcher and a webhook receiver.
+// BenchmarkConcurrentWaits runs many waits on several displays under the
+// daemon's default soft memory limit (ACU_MEMORY_LIMIT; GOMEMLIMIT wins when
+// set, as in acu). conditions=20 repeats 20 conditions (judgements are
+// shared between jobs); conditions=distinct gives every wait its own.
 func BenchmarkConcurrentWaits(b *testing.B) {
-	for _, c := range []struct{ waits, displays int }{{100, 2}, {1000, 10}} {
-		b.Run(fmt.Sprintf("waits=%d/displays=%d", c.waits, c.displays), func(b *testing.B) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		c, _, _, err := config.Load(func(string) string { return "" }, nil, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(c.MemoryLimit))
+	}
+	for _, c := range []struct {
+		waits, displays int
+		distinct        bool
+	}{{100, 2, false}, {1000, 10, false}, {1000, 10, true}} {
+		conds := "20"
+		if c.distinct {
+			conds = "distinct"
+		}
+		b.Run(fmt.Sprintf("waits=%d/displays=%d/conditions=%s", c.waits, c.displays, conds), func(b *testing.B) {
 			for range b.N {
-				concurrentWaits(b, c.waits, c.displays, 10*time.Second)
+				concurrentWaits(b, c.waits, c.displays, c.distinct, 10*time.Second)
 			}
 		})
 	}
 }
 
-func concurrentWaits(b *testing.B, waits, displays int, dur time.Duration) {
+func concurrentWaits(b *testing.B, waits, displays int, distinct bool, dur time.Duration) {
 	dpys := make([]string, displays)
 	wins := make([]*testx.Window, displays)
 	for i := range dpys {
@@ -333,8 +353,12 @@ func concurrentWaits(b *testing.B, waits, displays int, dur time.Duration) {
 	r := newRig(b, dpys[0], 300*time.Millisecond, false)
 	var ids []string
 	for i := range waits {
+		n := i % 20
+		if distinct {
+			n = i
+		}
 		j, err := r.eng.Create(context.Background(), smartwait.Spec{
-			Criteria: fmt.Sprintf("condition %d is met", i%20),
+			Criteria: fmt.Sprintf("condition %d is met", n),
 			Display:  dpys[i%displays], Timeout: time.Hour,
 		})
 		if err != nil {

@@ -134,6 +134,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	for _, w := range warnings {
 		log.Warn(w)
 	}
+	applyMemoryLimit(c, e.getenv, log)
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
 	}

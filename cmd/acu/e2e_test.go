@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -568,5 +569,41 @@ func TestBenchJudgeFromAnyDirectory(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "from the built-in set") || !strings.Contains(string(out), "false YES") {
 		t.Errorf("acu bench judge printed:\n%s", out)
+	}
+}
+
+// TestServeSetsMemoryLimit: acu serve runs under ACU_MEMORY_LIMIT's soft
+// limit by default, and GOMEMLIMIT wins when set (read off /metrics).
+func TestServeSetsMemoryLimit(t *testing.T) {
+	limitOf := func(env []string, dataDir string, port int) string {
+		d := startDaemon(t, env, dataDir, port)
+		defer d.stop()
+		req, _ := http.NewRequest("GET", d.client.BaseURL()+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+tokenOf(t, dataDir))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "go_gc_gomemlimit_bytes "); ok {
+				return v
+			}
+		}
+		t.Fatalf("no go_gc_gomemlimit_bytes in /metrics")
+		return ""
+	}
+	env, dataDir, port := newEnv(t, ":0")
+	if got := limitOf(env, dataDir, port); got != "1.2582912e+08" {
+		t.Errorf("default limit = %s, want 120MiB (1.2582912e+08)", got)
+	}
+	env, dataDir, port = newEnv(t, ":0")
+	if got := limitOf(append(env, "ACU_MEMORY_LIMIT=256MiB"), dataDir, port); got != "2.68435456e+08" {
+		t.Errorf("ACU_MEMORY_LIMIT=256MiB: limit = %s", got)
+	}
+	env, dataDir, port = newEnv(t, ":0")
+	if got := limitOf(append(env, "ACU_MEMORY_LIMIT=256MiB", "GOMEMLIMIT=100MiB"), dataDir, port); got != "1.048576e+08" {
+		t.Errorf("GOMEMLIMIT=100MiB beside ACU_MEMORY_LIMIT: limit = %s, want GOMEMLIMIT's", got)
 	}
 }

@@ -68,6 +68,7 @@ func (nopWriteCloser) Close() error { return nil }
 // port and returns a client for it.
 func startEmbedded(ctx context.Context, c *config.Config, e *env) (*api.Client, func(), error) {
 	log := newLogger(c, e.stderr)
+	applyMemoryLimit(c, e.getenv, log)
 	d, err := openDaemon(ctx, c, log)
 	if err != nil {
 		return nil, nil, err

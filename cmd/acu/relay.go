@@ -107,6 +107,7 @@ func runRelay(ctx context.Context, e *env, args []string) error {
 	for _, w := range warnings {
 		log.Warn(w)
 	}
+	applyMemoryLimit(c, e.getenv, log)
 	c.Relay().Enabled = true
 	db, err := store.Open(ctx, c.DB, store.Options{Logger: log.With("component", "store")})
 	if err != nil {
@@ -135,6 +136,7 @@ func runSense(ctx context.Context, e *env, args []string) error {
 	for _, w := range warnings {
 		log.Warn(w)
 	}
+	applyMemoryLimit(c, e.getenv, log)
 	rc := c.Relay()
 	dpy := rc.SenseDisplay
 	if dpy == "" {

@@ -46,6 +46,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	for _, w := range warnings {
 		log.Warn(w)
 	}
+	applyMemoryLimit(c, e.getenv, log)
 	d, err := openDaemon(ctx, c, log)
 	if err != nil {
 		return err

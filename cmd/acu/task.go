@@ -192,6 +192,7 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	for _, w := range warnings {
 		log.Warn(w)
 	}
+	applyMemoryLimit(c, e.getenv, log)
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
 	}

@@ -43,6 +43,7 @@ type Config struct {
 	FrameResize    string
 	ExcludeWindows []string
 	AllowRemoteX   bool
+	MemoryLimit    int64 // bytes; 0: none
 
 	// Judges and model keys.
 	VisionBackend     string

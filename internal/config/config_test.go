@@ -174,3 +174,28 @@ func TestTyposUnderEveryOwnedPrefix(t *testing.T) {
 		t.Errorf("Load() = %v, %v; want no warnings", warnings, err)
 	}
 }
+
+func TestMemoryLimit(t *testing.T) {
+	for in, want := range map[string]int64{"": 120 << 20, "0": 0, "256MiB": 256 << 20, "1GiB": 1 << 30, "500MB": 500e6, "1048576": 1 << 20, " 64 MiB ": 64 << 20} {
+		m := map[string]string{}
+		if in != "" {
+			m["ACU_MEMORY_LIMIT"] = in
+		}
+		getenv, environ := env(m)
+		c, _, _, err := Load(getenv, environ, nil, nil)
+		if err != nil || c.MemoryLimit != want {
+			t.Errorf("ACU_MEMORY_LIMIT=%q: %d, %v; want %d", in, c.MemoryLimit, err, want)
+		}
+	}
+	for _, in := range []string{"-1", "12XB", "MiB", "1.5GiB", "99999999999GiB"} {
+		getenv, environ := env(map[string]string{"ACU_MEMORY_LIMIT": in})
+		if _, _, _, err := Load(getenv, environ, nil, nil); err == nil || !strings.Contains(err.Error(), "ACU_MEMORY_LIMIT") {
+			t.Errorf("ACU_MEMORY_LIMIT=%q: error %v, want one naming the variable", in, err)
+		}
+	}
+	for n, want := range map[int64]string{120 << 20: "120MiB", 1 << 30: "1GiB", 1536: "1536", 3 << 10: "3KiB", 0: "0"} {
+		if got := FormatByteSize(n); got != want {
+			t.Errorf("FormatByteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

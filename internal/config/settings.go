@@ -40,6 +40,9 @@ var settings = []Setting{
 	safety(boolean("ACU_ALLOW_REMOTE_X", "", "false", "allow display names of the form HOST:N, which open a TCP connection to a remote X server (off: only :N, :N.S and unix:N)",
 		func(c *Config) *bool { return &c.AllowRemoteX })),
 
+	byteSize("ACU_MEMORY_LIMIT", "", "120MiB", "soft memory limit of acu's Go heap (the runtime's GOMEMLIMIT, which wins when set): the collector works harder as the heap nears it; 0 turns it off. Raise it for many or large displays: about 4 MB of live frames per 1280x720 display",
+		func(c *Config) *int64 { return &c.MemoryLimit }),
+
 	// Judges.
 	enum("ACU_VISION_BACKEND", "judge", "", []string{"", "openrouter", "ollama", "vllm", "claude", "gemini", "openai", "ocr"},
 		"vision judge backend; empty picks one (a remote backend with a key, else a local Ollama, else the built-in OCR judge)",
@@ -162,6 +165,51 @@ func duration(env, flag, def string, lo, hi time.Duration, help string, p func(*
 			return nil
 		},
 		get: func(c *Config) string { return p(c).String() }}
+}
+
+func byteSize(env, flag, def, help string, p func(*Config) *int64) Setting {
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: "a size such as 120MiB, 512MB, 1GiB, or bytes as a number; 0 for none", Help: help,
+		set: func(c *Config, v string) error {
+			n, err := ParseByteSize(v)
+			if err != nil {
+				return err
+			}
+			*p(c) = n
+			return nil
+		},
+		get: func(c *Config) string { return FormatByteSize(*p(c)) }}
+}
+
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+
+// ParseByteSize parses "120MiB", "512MB", "1GiB", "1048576" (bytes).
+func ParseByteSize(v string) (int64, error) {
+	v = strings.TrimSpace(v)
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > (1<<50)/mult {
+		return 0, fmt.Errorf("not a size")
+	}
+	return n * mult, nil
+}
+
+// FormatByteSize prints a size the way ParseByteSize reads it.
+func FormatByteSize(n int64) string {
+	for _, u := range sizeUnits[:3] {
+		if n >= u.mult && n%u.mult == 0 && (u.mult == 1<<30 || n%(u.mult<<10) != 0) {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // ParseDuration parses a Go duration or a number of seconds.
