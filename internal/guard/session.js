@@ -6,8 +6,10 @@
 // as the X-Acu-Session header. No cookie is ever used: browsers send
 // cookies to every port of a host.
 //
-// window.acuSession.ready resolves to {session, next} or rejects with the
-// reason; acuSession.fetch(path, opts) is fetch with the session header.
+// window.acuSession.ready resolves to {session, next} (session "" when the
+// page was opened without a link and holds none: a listener without a token
+// needs none, any other answers 401) or rejects when the link's code was
+// refused; acuSession.fetch(path, opts) is fetch with the session header.
 "use strict";
 (function () {
   const KEY = "acu_session";
@@ -27,9 +29,7 @@
       sessionStorage.setItem(KEY, j.session);
       return {session: j.session, next: j.next || ""};
     }
-    const s = sessionStorage.getItem(KEY);
-    if (!s) throw new Error("not logged in: open a new one-time login link");
-    return {session: s, next: ""};
+    return {session: sessionStorage.getItem(KEY) || "", next: ""};
   }
 
   const ready = login();
@@ -40,7 +40,7 @@
     const o = Object.assign({cache: "no-store"}, opts || {});
     o.credentials = "omit";
     o.headers = Object.assign({}, o.headers || {});
-    o.headers[HEADER] = st.session;
+    if (st.session) o.headers[HEADER] = st.session;
     const r = await fetch(path, o);
     if (r.status === 401) sessionStorage.removeItem(KEY);
     return r;
