@@ -70,6 +70,10 @@ func TestLoginLink(t *testing.T) {
 	if resp, _ := f.do("GET", "/v1/runs", "", map[string]string{"Authorization": "", "Cookie": "acu_session=" + sess.Session}); resp.StatusCode != 401 {
 		t.Errorf("GET /v1/runs with the session as a cookie = %d, want 401", resp.StatusCode)
 	}
+	// The issue's replay: a stolen value as the old cookie creates no wait.
+	if resp, _ := f.do("POST", "/v1/waits", `{"criteria":"x","timeout":60}`, map[string]string{"Authorization": "", "Cookie": "acu_session=" + sess.Session}); resp.StatusCode != 401 {
+		t.Errorf("POST /v1/waits with the session as a cookie = %d, want 401", resp.StatusCode)
+	}
 	if resp, _ := f.do("POST", "/auth/session", `{"code":"`+code+`"}`, map[string]string{"Authorization": ""}); resp.StatusCode != 401 {
 		t.Errorf("second exchange = %d, want 401", resp.StatusCode)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -49,7 +50,16 @@ func Browser(t *testing.T, width, height int) context.Context {
 // page's text if it never is.
 func Poll(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+	var err error
+	for range 5 {
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
+		// Right after a navigation the poll can land in the previous
+		// document's execution context, which is gone: poll again.
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+			break
+		}
+	}
+	if err != nil {
 		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
 		t.Fatalf("page never showed %s (%s): %v\npage: %s", what, expr, err, page)
 	}
