@@ -80,8 +80,9 @@ func ensureTokenFile(path string) (secret.String, error) {
 	}
 	if empty {
 		err = os.Rename(tmp.Name(), path)
-	} else {
-		err = os.Link(tmp.Name(), path)
+	} else if err = os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		// A file system without hard links: a rename, as before.
+		err = os.Rename(tmp.Name(), path)
 	}
 	if errors.Is(err, os.ErrExist) {
 		// Another process made the file first: use its token.
