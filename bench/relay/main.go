@@ -57,7 +57,7 @@ func main() {
 func runServer() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := relay.New(ctx, relay.Options{})
+	r, err := relay.New(ctx, relay.Options{Token: benchToken})
 	if err != nil {
 		return err
 	}
@@ -82,6 +82,18 @@ func runServer() error {
 		cancel()
 	}()
 	return r.Serve(ctx, l)
+}
+
+// benchToken is the benchmark relay's token, which every client sends.
+const benchToken = "bench-relay-token"
+
+// bearer adds the token to every request, as the relay's clients do.
+type bearer struct{ next http.RoundTripper }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+benchToken)
+	return b.next.RoundTrip(r)
 }
 
 func mb(n uint64) float64 { return float64(n*10/(1<<20)) / 10 }
@@ -136,7 +148,7 @@ func run(d time.Duration, clients, events, ocrBytes int) error {
 	}
 	base := "http://" + out.Text()
 	tr := &http.Transport{MaxIdleConnsPerHost: clients * 2, MaxConnsPerHost: clients * 2}
-	hc := &http.Client{Transport: tr}
+	hc := &http.Client{Transport: bearer{tr}}
 	ocr := strings.Repeat("x", ocrBytes)
 	body := func(i int64) []byte {
 		return []byte(`{"type":"text","ts":` + strconv.FormatInt(time.Now().UnixMilli(), 10) + `,"ocr":"` + ocr + strconv.FormatInt(i, 10) +

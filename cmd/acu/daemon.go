@@ -40,14 +40,24 @@ func ensureToken(c *config.Config) (secret.String, error) {
 	if c.Token.Set() {
 		return c.Token, nil
 	}
-	path := c.TokenPath()
-	if b, err := os.ReadFile(path); err == nil {
+	return ensureTokenFile(c.TokenPath())
+}
+
+// ensureTokenFile returns the token kept in path, first generating it
+// (0600, in a 0700 directory) when the file is missing or empty. Processes
+// that start together agree on one token: a new file appears by a hard
+// link, which fails when another process made it first, and then that
+// process's token is read.
+func ensureTokenFile(path string) (secret.String, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
 		if t := strings.TrimSpace(string(b)); t != "" {
 			return secret.String(t), nil
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("read token %s: %w", path, err)
 	}
+	empty := err == nil
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("create data directory: %w", err)
 	}
@@ -56,12 +66,37 @@ func ensureToken(c *config.Config) (secret.String, error) {
 		return "", err
 	}
 	tok := base64.RawURLEncoding.EncodeToString(raw)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(tok+"\n"), 0o600); err != nil {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
 		return "", fmt.Errorf("write token: %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(tok + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return "", fmt.Errorf("write token: %w", err)
+	}
+	if empty {
+		err = os.Rename(tmp.Name(), path)
+	} else if err = os.Link(tmp.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+		// A file system without hard links: a rename, as before.
+		err = os.Rename(tmp.Name(), path)
+	}
+	if errors.Is(err, os.ErrExist) {
+		// Another process made the file first: use its token.
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read token %s: %w", path, err)
+		}
+		if t := strings.TrimSpace(string(b)); t != "" {
+			return secret.String(t), nil
+		}
+		return "", fmt.Errorf("token file %s is empty: delete it to have a new token generated", path)
+	}
+	if err != nil {
+		return "", fmt.Errorf("write token %s: %w", path, err)
 	}
 	return secret.String(tok), nil
 }

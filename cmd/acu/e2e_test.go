@@ -443,18 +443,40 @@ func TestCLIBasics(t *testing.T) {
 	if code != 0 || n < 2 {
 		t.Errorf("events: exit %d, %d lines", code, n)
 	}
-	// acu serve started the relay on its own port.
+	// acu serve started the relay on its own port, with a generated token
+	// (0600) that its clients send; without it the relay answers 401.
+	// `acu open` and `acu relay open` print one-time links whose code is
+	// in the fragment.
 	for _, kv := range env {
 		if p, ok := strings.CutPrefix(kv, "ACU_RELAY_PORT="); ok {
-			resp, err := http.Get("http://127.0.0.1:" + p + "/health")
-			if err != nil {
-				t.Fatalf("relay health: %v", err)
+			fi, err := os.Stat(filepath.Join(dataDir, "relay-token"))
+			if err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("relay token file: %v %v, want mode 0600", fi, err)
 			}
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				t.Errorf("relay /health = %d", resp.StatusCode)
+			tok, _ := os.ReadFile(filepath.Join(dataDir, "relay-token"))
+			for _, auth := range []string{"", "Bearer " + strings.TrimSpace(string(tok))} {
+				req, _ := http.NewRequest("GET", "http://127.0.0.1:"+p+"/health", nil)
+				if auth != "" {
+					req.Header.Set("Authorization", auth)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatalf("relay health: %v", err)
+				}
+				resp.Body.Close()
+				if want := map[bool]int{true: 401, false: 200}[auth == ""]; resp.StatusCode != want {
+					t.Errorf("relay /health (token %v) = %d, want %d", auth != "", resp.StatusCode, want)
+				}
+			}
+			out, errOut, code := acu(t, env, "relay", "open")
+			if code != 0 || !strings.HasPrefix(out, "http://127.0.0.1:"+p+"/#code=") || strings.Contains(out, strings.TrimSpace(string(tok))) {
+				t.Errorf("relay open: exit %d %q %q", code, out, errOut)
 			}
 		}
+	}
+	out, errOut, code = acu(t, env, "open", "/v1/runs")
+	if code != 0 || !strings.HasPrefix(out, "http://127.0.0.1:"+strconv.Itoa(port)+"/#code=") {
+		t.Errorf("open: exit %d %q %q", code, out, errOut)
 	}
 	// doctor passes: display, OCR judge, tesseract, notifier (sh), daemon.
 	out, errOut, code = acu(t, env, "doctor")

@@ -2,27 +2,35 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/relay"
+	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/sense"
 	"github.com/acu-dev/acu/internal/store"
 )
 
 func init() {
 	featureCommands = append(featureCommands,
-		command{"relay", "run the feed/sense relay, its analysis loop and HUD page on their own", runRelay},
+		command{"relay", "run the feed/sense relay, its analysis loop and HUD page on their own; `acu relay open` prints a HUD login link", runRelay},
 		command{"sense", "watch a display and post screen events to the relay", runSense},
 	)
 }
@@ -44,6 +52,10 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 	if !rc.Enabled {
 		return nil, nil
 	}
+	token, err := ensureRelayToken(c)
+	if err != nil {
+		return nil, fmt.Errorf("relay token: %w", err)
+	}
 	log = log.With("component", "relay")
 	opts := relay.Options{
 		Agent: relay.AgentConfig{Enabled: rc.AgentEnabled, IntervalMs: int64(rc.AgentIntervalMs), Model: rc.AgentModel,
@@ -52,7 +64,7 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 			FallbackModels: append([]string{}, rc.AgentFallbackModels...)},
 		CallTimeout: rc.AgentTimeout,
 		Guard:       guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: rc.Host},
-		Token:       rc.Token,
+		Token:       token,
 		Logger:      log,
 	}
 	if db != nil {
@@ -84,8 +96,12 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 	if err != nil {
 		return nil, fmt.Errorf("relay: listen on %s: %w (another relay running? set ACU_RELAY_PORT, or ACU_RELAY_ENABLED=false)", c.RelayAddr(), err)
 	}
-	log.Info("relay serving", "addr", "http://"+l.Addr().String(), "hud", "http://"+l.Addr().String()+"/", "epoch", r.Epoch(),
-		"analysis", rc.AgentEnabled && opts.Model != nil, "model", rc.AgentModel)
+	tokenFile := c.RelayTokenPath()
+	if rc.Token.Set() {
+		tokenFile = "ACU_RELAY_TOKEN"
+	}
+	log.Info("relay serving", "addr", "http://"+l.Addr().String(), "hud", "`acu relay open` prints a one-time link", "token_file", tokenFile,
+		"epoch", r.Epoch(), "analysis", rc.AgentEnabled && opts.Model != nil, "model", rc.AgentModel)
 	return &relayService{r: r, l: l, log: log}, nil
 }
 
@@ -97,8 +113,21 @@ func (s *relayService) run(ctx context.Context) error {
 	return g.Wait()
 }
 
+// ensureRelayToken returns the relay's token: ACU_RELAY_TOKEN when set,
+// else the token in ACU_DATA_DIR/relay-token, generated (0600) at first
+// use. The relay always requires a token: it serves the screen's text.
+func ensureRelayToken(c *config.Config) (secret.String, error) {
+	if t := c.Relay().Token; t.Set() {
+		return t, nil
+	}
+	return ensureTokenFile(c.RelayTokenPath())
+}
+
 func runRelay(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "relay", "[flags]")
+	if len(args) > 0 && args[0] == "open" {
+		return runRelayOpen(ctx, e, args[1:])
+	}
+	fs := newFlags(e, "relay", "[open] [flags]")
 	c, _, warnings, err := config.Load(e.getenv, e.environ, fs, args)
 	if err != nil {
 		return err
@@ -152,11 +181,72 @@ func runSense(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := sense.New(sense.Options{Display: dpy, RelayURL: rc.SenseRelayURL, Token: rc.Token, Screen: hub, OCR: eng,
+	token, err := ensureRelayToken(c)
+	if err != nil {
+		return fmt.Errorf("relay token: %w", err)
+	}
+	cl, err := sense.New(sense.Options{Display: dpy, RelayURL: rc.SenseRelayURL, Token: token, Screen: hub, OCR: eng,
 		MinInterval: rc.SenseMinInterval, OCRMaxPixels: rc.SenseOCRMaxPixels, OCRMaxChars: rc.SenseOCRMaxChars,
 		Ignore: rc.SenseIgnore, Queue: rc.SenseQueue, Logger: log.With("component", "sense")})
 	if err != nil {
 		return err
 	}
 	return cl.Run(ctx)
+}
+
+// runRelayOpen prints a one-time link that logs a browser in to the HUD
+// page; the page never sees the token, and no cookie is set.
+func runRelayOpen(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "relay open", "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	rc := c.Relay()
+	token := rc.Token
+	if !token.Set() {
+		b, err := os.ReadFile(c.RelayTokenPath())
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no relay token at %s: start the relay (`acu serve` or `acu relay`; it creates the token), or set ACU_RELAY_TOKEN", c.RelayTokenPath())
+		}
+		if err != nil {
+			return fmt.Errorf("read relay token: %w", err)
+		}
+		token = secret.String(strings.TrimSpace(string(b)))
+	}
+	host := rc.Host
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	base := "http://" + net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(rc.Port))
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/auth/link", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token.Reveal())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("ask the relay at %s for a login link: %w (is it running? `acu serve` or `acu relay`)", base, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		var eb api.ErrorBody
+		if json.Unmarshal(body, &eb) == nil && eb.Error.Message != "" {
+			return fmt.Errorf("relay at %s: %s", base, eb.Error.Message)
+		}
+		return fmt.Errorf("relay at %s: %s", base, resp.Status)
+	}
+	var link relay.LoginLink
+	if err := json.Unmarshal(body, &link); err != nil || link.URL == "" {
+		return fmt.Errorf("relay at %s: unreadable login link", base)
+	}
+	fmt.Fprintln(e.stdout, link.URL)
+	fmt.Fprintf(e.stderr, "one-time HUD link, valid until %s; the page swaps it for a session of its own (no cookie) and never sees the token\n", link.ExpiresAt.Local().Format(time.TimeOnly))
+	return nil
 }

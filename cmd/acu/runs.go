@@ -133,7 +133,7 @@ func runOpen(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, link.URL)
-	fmt.Fprintf(e.stderr, "one-time link, valid until %s; it sets a session cookie and never shows the token to the page\n", link.ExpiresAt.Local().Format(time.TimeOnly))
+	fmt.Fprintf(e.stderr, "one-time link, valid until %s; the page swaps it for a session of its own (no cookie) and never sees the token\n", link.ExpiresAt.Local().Format(time.TimeOnly))
 	return nil
 }
 

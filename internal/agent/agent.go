@@ -105,9 +105,9 @@ type Options struct {
 
 	// Runs records each session as a run of kind "agent"; nil records none.
 	Runs *runs.Registry
-	// Token protects the HTTP endpoints (bearer header, or the session
-	// cookie of a one-time login link); empty leaves them open to loopback
-	// clients that pass Guard (tests only).
+	// Token protects the HTTP endpoints (bearer header, or the X-Acu-Session
+	// header of a page logged in with a one-time link); empty leaves them
+	// open to loopback clients that pass Guard (tests only).
 	Token secret.String
 	Guard guard.Guard
 	// MaxBody caps request bodies (POST /annotated carries a PNG); default
@@ -201,7 +201,7 @@ func New(opts Options) (*Agent, error) {
 	a := &Agent{
 		opts: opts, log: opts.Logger, ann: annotate.New(opts.UI),
 		inbox: make(chan string, 1), annotated: make(chan annotation), control: make(chan string, 4),
-		sessions: guard.NewSessions(sessionCookie, opts.Now),
+		sessions: guard.NewSessions(opts.Now),
 	}
 	a.st = State{Phase: PhaseWaitingInject, Annotator: opts.Annotator, BBoxes: []Box{}, Actions: []Action{}, Trail: [][]Action{}}
 	if opts.Boot {

@@ -9,7 +9,6 @@ import (
 	"image/color"
 	"image/png"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/guard"
+	"github.com/acu-dev/acu/internal/guard/guardtest"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
@@ -331,11 +332,12 @@ func TestControls(t *testing.T) {
 	}
 }
 
-// TestHTTPAuth: every endpoint needs the token or a session cookie from a
-// one-time link; foreign Hosts and Origins are refused.
+// TestHTTPAuth: every endpoint but the static panel needs the token or a
+// page's session header from a one-time link; foreign Hosts and Origins
+// are refused.
 func TestHTTPAuth(t *testing.T) {
 	h := start(t, nil, nil, nil)
-	for _, p := range []string{"/", "/state", "/config"} {
+	for _, p := range []string{"/state", "/config"} {
 		if code, _ := h.do("GET", p, nil, false); code != http.StatusUnauthorized {
 			t.Errorf("GET %s without token = %d, want 401", p, code)
 		}
@@ -358,27 +360,28 @@ func TestHTTPAuth(t *testing.T) {
 			t.Errorf("GET /state (%d) lacks the seed's field %q: %s", code, k, body)
 		}
 	}
-	// The browser way: a one-time link sets an HttpOnly cookie.
-	url := h.a.LoginURL(h.srv.URL)
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
-	resp, err := c.Get(url)
-	if err != nil {
-		t.Fatal(err)
+	// The browser way: the panel is static; a one-time link's code, swapped
+	// at POST /auth/session, gives the page a session for its header.
+	if code, body := h.do("GET", "/", nil, false); code != 200 || !strings.Contains(string(body), "/session.js") {
+		t.Errorf("GET / = %d, want the panel page", code)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "script-src 'self'") {
-		t.Errorf("login link -> panel = %d (CSP %q)", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	code, body = h.do("POST", "/auth/link", nil, true)
+	var link struct {
+		URL string `json:"url"`
 	}
-	if resp, err := c.Get(h.srv.URL + "/state"); err != nil || resp.StatusCode != 200 {
-		t.Errorf("GET /state with the session cookie = %v, %v", resp.StatusCode, err)
-	} else {
-		resp.Body.Close()
+	json.Unmarshal(body, &link)
+	loginCode, ok := strings.CutPrefix(link.URL, h.srv.URL+"/#code=")
+	if code != 200 || !ok {
+		t.Fatalf("POST /auth/link = %d %s, want %s/#code=…", code, body, h.srv.URL)
 	}
-	if resp, _ := http.Get(url); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("reused login link = %d, want 401", resp.StatusCode)
-	} else {
-		resp.Body.Close()
+	code, body = h.do("POST", "/auth/session", map[string]string{"code": loginCode}, false)
+	var sess guard.SessionResponse
+	if code != 200 || json.Unmarshal(body, &sess) != nil || sess.Session == "" {
+		t.Fatalf("POST /auth/session = %d %s", code, body)
+	}
+	guardtest.CheckStolen(t, h.srv.URL+"/state", sess.Session, "acu_agent_session")
+	if code, _ := h.do("POST", "/auth/session", map[string]string{"code": loginCode}, false); code != http.StatusUnauthorized {
+		t.Errorf("reused login code = %d, want 401", code)
 	}
 	req, _ := http.NewRequest("GET", h.srv.URL+"/state", nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)

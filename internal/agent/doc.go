@@ -20,8 +20,8 @@
 // is a run of kind "agent". The HTTP surface (Handler) is the seed's: GET /
 // (the panel), /config, /state, POST /inject, /annotated, plus POST /control
 // (pause, resume, step, stop), behind internal/guard.Guard and the daemon's
-// token; the panel page gets a session cookie from a one-time login link and
-// never holds the token.
+// token; the panel page swaps the code of a one-time login link for a
+// session it sends as a header (no cookie), and never holds the token.
 //
 // It does not own the X connection's lifetime when given one, read
 // configuration (cmd/acu builds Options), or pick the model backend

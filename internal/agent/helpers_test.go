@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,4 +244,22 @@ func presses(evs []testx.Event) []testx.Event {
 func rgbAt(img image.Image, x, y int) (r, g, b int) {
 	R, G, B, _ := img.At(x, y).RGBA()
 	return int(R >> 8), int(G >> 8), int(B >> 8)
+}
+
+// clock is a settable clock, safe for the agent's goroutines.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
 }

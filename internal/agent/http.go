@@ -20,20 +20,16 @@ import (
 //go:embed web
 var webFS embed.FS
 
-const (
-	sessionCookie = "acu_agent_session"
-)
+// loginHint tells a browser user how to get a new panel link.
+const loginHint = "POST /auth/link with the token, or restart `acu agent`, for a new one-time link"
 
 // Handler returns the agent's HTTP surface: GET / (the panel), GET /config,
 // GET /state, POST /inject, POST /annotated, POST /control, and the login
-// link routes, behind Guard's Host/Origin checks and the token.
+// routes, behind Guard's Host/Origin checks and the token. The panel page
+// and its files are static and open; the page logs in with the code of a
+// one-time link (guard.Sessions) and sends its session as X-Acu-Session.
 func (a *Agent) Handler() http.Handler {
 	mux := http.NewServeMux()
-	sub, _ := fs.Sub(webFS, "web")
-	files := http.FileServerFS(sub)
-	mux.HandleFunc("GET /{$}", a.handlePanel)
-	mux.Handle("GET /panel.js", files)
-	mux.Handle("GET /panel.css", files)
 	mux.HandleFunc("GET /config", a.handleConfig)
 	mux.HandleFunc("GET /state", a.handleState)
 	mux.HandleFunc("POST /inject", a.handleInject)
@@ -44,7 +40,13 @@ func (a *Agent) Handler() http.Handler {
 		guard.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/agent.md for the agent's endpoints", r.Method, r.URL.Path))
 	})
 	outer := http.NewServeMux()
-	outer.HandleFunc("GET /auth", a.handleAuth)
+	sub, _ := fs.Sub(webFS, "web")
+	files := http.FileServerFS(sub)
+	outer.HandleFunc("GET /{$}", a.handlePanel)
+	outer.Handle("GET /panel.js", files)
+	outer.Handle("GET /panel.css", files)
+	outer.HandleFunc(guard.ScriptPattern, guard.Script)
+	outer.Handle(guard.ExchangePattern, a.sessions.Exchange(loginHint))
 	outer.Handle("/", a.auth(mux))
 	return a.opts.Guard.Wrap(a.limit(outer))
 }
@@ -56,7 +58,8 @@ func (a *Agent) limit(next http.Handler) http.Handler {
 	})
 }
 
-// auth requires the bearer token or a session cookie from a login link.
+// auth requires the bearer token or a page's session (X-Acu-Session) from a
+// one-time login link. Cookies count for nothing.
 func (a *Agent) auth(next http.Handler) http.Handler {
 	if !a.opts.Token.Set() {
 		return next
@@ -71,9 +74,8 @@ func (a *Agent) auth(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="acu-agent"`)
-		guard.WriteError(w, http.StatusUnauthorized, "unauthorized", "",
-			"missing or wrong token: send Authorization: Bearer <token> (the daemon's token file), or open the one-time panel link `acu agent` prints")
+		guard.Unauthorized(w, "acu-agent",
+			"missing or wrong token: send Authorization: Bearer <token> (the daemon's token file); in a browser, open the one-time panel link `acu agent` prints, or "+loginHint)
 	})
 }
 
@@ -230,24 +232,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// LoginURL returns a one-time URL (valid two minutes) that opens the panel
-// in a browser with a session cookie; base is the listener's URL, such as
-// "http://127.0.0.1:1234".
+// LoginURL returns a one-time URL (valid guard.LoginCodeTTL) that opens the
+// panel in a browser; base is the listener's URL, such as
+// "http://127.0.0.1:1234". Its code is in the fragment: the panel swaps it
+// for a session of its own.
 func (a *Agent) LoginURL(base string) string {
-	code, _ := a.sessions.NewCode("/")
-	return strings.TrimSuffix(base, "/") + "/auth?code=" + code
+	u, _ := a.sessions.LoginURL(base, "")
+	return u
 }
 
 func (a *Agent) handleLoginLink(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"url": a.LoginURL("http://" + r.Host)})
-}
-
-func (a *Agent) handleAuth(w http.ResponseWriter, r *http.Request) {
-	id, _, ok := a.sessions.Redeem(r.URL.Query().Get("code"))
-	if !ok {
-		guard.WriteError(w, http.StatusUnauthorized, "unauthorized", "code", "this login link is unknown, used or expired: POST /auth/link with the token, or restart `acu agent`, for a new one")
-		return
-	}
-	a.sessions.SetCookie(w, r, id)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
+	u, exp := a.sessions.LoginURL("http://"+r.Host, "")
+	writeJSON(w, http.StatusOK, map[string]any{"url": u, "expires_at": exp.UTC()})
 }

@@ -5,13 +5,14 @@ import (
 	"flag"
 	"image/color"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/acu-dev/acu/internal/guard"
+	"github.com/acu-dev/acu/internal/guard/guardtest"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/testx"
@@ -23,29 +24,47 @@ var panelPNG = flag.String("panel-png", "", "also write the panel test's screens
 // login link (the page never sees the token).
 func browser(t *testing.T, h *harness) (context.Context, func(what, expr string)) {
 	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium is not installed (apt-get install chromium): %v", err)
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 820))
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
-	t.Cleanup(func() { cancelT(); cancel(); cancelAlloc() })
+	ctx := guardtest.Browser(t, 1400, 820)
 	if err := chromedp.Do(ctx, chromedp.Navigate(h.a.LoginURL(h.srv.URL))); err != nil {
 		t.Fatalf("navigate: %v", err)
 	}
-	poll := func(what, expr string) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-			var page string
-			page, _ = chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
-			t.Fatalf("page never showed %s (%s): %v\npage: %s", what, expr, err, page)
-		}
+	return ctx, func(what, expr string) { t.Helper(); guardtest.Poll(t, ctx, what, expr) }
+}
+
+// TestPanelLoginInChromium: the panel's one-time link in real headless
+// Chromium: the panel works after the code is swapped for a session, the
+// code leaves the address bar, a page on another loopback port gets no
+// credential, the stolen session is useless as a cookie, and a used or
+// expired link shows an error instead of the state.
+func TestPanelLoginInChromium(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	h := start(t, nil, func(o *Options) { o.Now = clk.now }, nil)
+	ctx, poll := browser(t, h)
+	poll("the state", `document.getElementById("phase").textContent !== "-" && document.getElementById("error").hidden`)
+	poll("the code gone from the address bar", `location.href === "`+h.srv.URL+`/"`)
+	session := guardtest.Session(t, ctx)
+	guardtest.CheckStolen(t, h.srv.URL+"/state", session, "acu_agent_session")
+	guardtest.CheckNoLeak(t, ctx, guardtest.NewSpy(t), session)
+
+	link := h.a.LoginURL(h.srv.URL)
+	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
 	}
-	return ctx, poll
+	poll("the panel after a fresh link", `document.getElementById("phase").textContent !== "-" && document.getElementById("error").hidden`)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
+	poll("a refused reuse", `!document.getElementById("error").hidden && document.getElementById("error").textContent.includes("unknown, used or expired")`)
+
+	late := h.a.LoginURL(h.srv.URL)
+	clk.add(guard.LoginCodeTTL)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(late)); err != nil {
+		t.Fatal(err)
+	}
+	poll("a refused expired link", `!document.getElementById("error").hidden && document.getElementById("error").textContent.includes("unknown, used or expired")`)
+	if s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`sessionStorage.getItem("acu_session") || ""`)); s != "" {
+		t.Errorf("a refused login left a session in the page")
+	}
 }
 
 func desktop(x, y int) color.RGBA {

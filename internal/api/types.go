@@ -210,8 +210,9 @@ type SettleResult struct {
 	FrameHash string  `json:"frame_hash,omitempty"`
 }
 
-// LoginLink is POST /v1/auth/link: a one-time URL that sets the session
-// cookie for the web pages, so no page ever holds the token.
+// LoginLink is POST /v1/auth/link: a one-time URL of the API page, whose
+// code (in the URL fragment) the page swaps for a session of its own, so no
+// page ever holds the token and no cookie is set.
 type LoginLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expiresAt"`

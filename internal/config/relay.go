@@ -2,6 +2,7 @@ package config
 
 import (
 	"net"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -52,16 +53,21 @@ func (c *Config) RelayAddr() string {
 	return net.JoinHostPort(r.Host, strconv.Itoa(r.Port))
 }
 
+// RelayTokenPath is where the relay's generated bearer token is kept (used
+// when ACU_RELAY_TOKEN is not set). It is not the daemon's token: the
+// relay's clients get access to the screen's text, not to the mouse.
+func (c *Config) RelayTokenPath() string { return filepath.Join(c.DataDir, "relay-token") }
+
 func init() {
 	r := func(c *Config) *RelayConfig { return c.Relay() }
 	settings = append(settings,
 		// Relay listener.
 		boolean("ACU_RELAY_ENABLED", "", "true", "`acu serve` also starts the feed/sense relay and its HUD page",
 			func(c *Config) *bool { return &r(c).Enabled }),
-		safety(str("ACU_RELAY_HOST", "", "127.0.0.1", "a host name or IP address; beyond loopback needs ACU_RELAY_TOKEN", "address the relay listens on",
+		safety(str("ACU_RELAY_HOST", "", "127.0.0.1", "a host name or IP address", "address the relay listens on",
 			func(c *Config) *string { return &r(c).Host })),
 		integer("ACU_RELAY_PORT", "", "18791", 1, 65535, "port the relay listens on (the seed's 18791)", func(c *Config) *int { return &r(c).Port }),
-		safety(secretStr("ACU_RELAY_TOKEN", "", "bearer token the relay requires (off by default for the seed's clients; required beyond loopback)",
+		safety(secretStr("ACU_RELAY_TOKEN", "", "bearer token the relay requires (overrides the one generated in ACU_DATA_DIR/relay-token, which `acu sense` reads too)",
 			func(c *Config) *secret.String { return &r(c).Token })),
 
 		// The relay's analysis loop: the seed's AGENT_* variables.

@@ -11,7 +11,7 @@ import (
 
 func benchRelay(b *testing.B) *Relay {
 	b.Helper()
-	r, err := New(b.Context(), Options{})
+	r, err := New(b.Context(), Options{Token: testToken})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -207,7 +207,7 @@ func FuzzAddSense(f *testing.F) {
 	for _, s := range []string{`{"type":"text","ts":1,"ocr":"x","meta":{"app":"a","ssim":0.5}}`, `{"type":"t","ts":1,"id":3}`, `{}`, `[]`, `{"type":"x","ts":1e30}`} {
 		f.Add([]byte(s))
 	}
-	r, err := New(f.Context(), Options{})
+	r, err := New(f.Context(), Options{Token: testToken})
 	if err != nil {
 		f.Fatal(err)
 	}

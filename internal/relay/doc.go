@@ -8,7 +8,9 @@
 // Where it sits: a feature. It reads nothing from the environment; cmd/acu
 // builds Options from config (ACU_RELAY_*, AGENT_*) and either `acu serve`
 // starts it beside the daemon or `acu relay` runs it alone. It uses
-// internal/server's Guard for the Host and Origin checks, internal/llm for
+// internal/guard for the Host and Origin checks and for the HUD page's
+// login (a one-time link's code swapped for a session header; no cookie);
+// every other route needs Options.Token, which is required. internal/llm for
 // the model (any OpenAI-compatible endpoint), and internal/store to keep
 // analysis results across restarts. The sense client that feeds it is
 // internal/sense.

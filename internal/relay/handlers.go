@@ -19,11 +19,16 @@ import (
 //go:embed web
 var webFS embed.FS
 
-// tokenCookie carries the token for the HUD page once it was opened with
-// /?token=.
-const tokenCookie = "acu_relay"
+// loginHint tells a browser user how to get a new HUD link.
+const loginHint = "run `acu relay open` for a new one-time link"
 
-// routes lists every route of the relay.
+// pageCSP is the HUD page's policy: its own scripts and styles, nothing
+// inline, requests to the relay only.
+const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+
+// routes lists every route of the relay. The HUD page and its files are
+// static and open; everything else needs the token, or the session a HUD
+// page got for the code of a one-time link (guard.Sessions).
 func (r *Relay) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /feed", r.handlePostFeed)
@@ -38,43 +43,73 @@ func (r *Relay) routes() http.Handler {
 	mux.HandleFunc("GET /agent/config", r.handleGetConfig)
 	mux.HandleFunc("POST /agent/config", r.handlePostConfig)
 	mux.HandleFunc("GET /health", r.handleHealth)
-	sub, _ := fs.Sub(webFS, "web")
-	files := http.FileServerFS(sub)
-	mux.HandleFunc("GET /{$}", r.handleHUD)
-	mux.HandleFunc("GET /hud", r.handleHUD)
-	mux.Handle("GET /hud.js", files)
-	mux.Handle("GET /hud.css", files)
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		guard.WriteError(w, http.StatusNotFound, "not_found", "", fmt.Sprintf("no route %s %s: see docs/relay.md for the relay's endpoints", req.Method, req.URL.Path))
 	})
-	return r.opts.Guard.Wrap(r.auth(mux))
+	outer := http.NewServeMux()
+	sub, _ := fs.Sub(webFS, "web")
+	files := http.FileServerFS(sub)
+	outer.HandleFunc("GET /{$}", r.handleHUD)
+	outer.HandleFunc("GET /hud", r.handleHUD)
+	outer.Handle("GET /hud.js", files)
+	outer.Handle("GET /hud.css", files)
+	outer.HandleFunc(guard.ScriptPattern, guard.Script)
+	outer.Handle(guard.ExchangePattern, r.sessions.Exchange(loginHint))
+	outer.Handle("POST /auth/link", r.tokenOnly(http.HandlerFunc(r.handleLoginLink)))
+	outer.Handle("/", r.auth(mux))
+	return r.opts.Guard.Wrap(outer)
 }
 
-// auth requires the token when one is configured: a bearer header, or the
-// cookie the HUD page got from /?token=.
+// bearer reports whether the request carries the token.
+func (r *Relay) bearer(req *http.Request) bool {
+	got, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(r.opts.Token.Reveal())) == 1
+}
+
+// auth requires the token (Authorization: Bearer) or a HUD page's session
+// (X-Acu-Session). Cookies count for nothing.
 func (r *Relay) auth(next http.Handler) http.Handler {
-	if !r.opts.Token.Set() {
-		return next
-	}
-	want := []byte(r.opts.Token.Reveal())
-	ok := func(got string) bool { return subtle.ConstantTimeCompare([]byte(got), want) == 1 }
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if h := req.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") && ok(strings.TrimPrefix(h, "Bearer ")) {
+		if r.bearer(req) || r.sessions.Valid(req) {
 			next.ServeHTTP(w, req)
 			return
 		}
-		if c, err := req.Cookie(tokenCookie); err == nil && ok(c.Value) {
-			next.ServeHTTP(w, req)
-			return
-		}
-		if t := req.URL.Query().Get("token"); t != "" && req.Method == http.MethodGet && (req.URL.Path == "/" || req.URL.Path == "/hud") && ok(t) {
-			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			http.Redirect(w, req, req.URL.Path, http.StatusSeeOther)
-			return
-		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="acu-relay"`)
-		guard.WriteError(w, http.StatusUnauthorized, "unauthorized", "", "missing or wrong token: send Authorization: Bearer <ACU_RELAY_TOKEN>")
+		guard.Unauthorized(w, "acu-relay", "missing or wrong token: send Authorization: Bearer <token> (ACU_RELAY_TOKEN, or the relay-token file in acu's state directory); in a browser, "+loginHint)
 	})
+}
+
+// tokenOnly requires the token itself: a browser session cannot mint links.
+func (r *Relay) tokenOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if r.bearer(req) {
+			next.ServeHTTP(w, req)
+			return
+		}
+		guard.Unauthorized(w, "acu-relay", "missing or wrong token: send Authorization: Bearer <token> (ACU_RELAY_TOKEN, or the relay-token file in acu's state directory)")
+	})
+}
+
+// LoginLink is POST /auth/link's answer: a one-time URL of the HUD page.
+type LoginLink struct {
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// LoginURL returns a one-time URL (valid guard.LoginCodeTTL) that opens the
+// HUD page in a browser; base is the relay's URL, such as
+// "http://127.0.0.1:18791". The page swaps the code in its fragment for a
+// session of its own and never sees the token.
+func (r *Relay) LoginURL(base string) LoginLink {
+	u, exp := r.sessions.LoginURL(base, "")
+	return LoginLink{URL: u, ExpiresAt: exp.UTC()}
+}
+
+func (r *Relay) handleLoginLink(w http.ResponseWriter, req *http.Request) {
+	scheme := "http"
+	if req.TLS != nil {
+		scheme = "https"
+	}
+	writeJSON(w, http.StatusOK, r.LoginURL(scheme+"://"+req.Host))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -369,7 +404,7 @@ func (r *Relay) handleHUD(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	w.Header().Set("Content-Security-Policy", pageCSP)
 	_, _ = w.Write(b)
 }
 

@@ -21,6 +21,10 @@ func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/relay.") }
 
 var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
+// testToken is the relay's token in tests; harness.do sends it unless told
+// otherwise ("Authorization", "").
+const testToken = "test-relay-token"
+
 // fakeClock is a settable clock.
 type fakeClock struct{ t time.Time }
 
@@ -38,7 +42,7 @@ func newHarness(t *testing.T, reply llmtest.Handler, adjust func(*Options)) *har
 	m := llmtest.NewOpenAI(t, reply)
 	client := m.Client(t, func(o *llm.Options) { o.MaxRetries = -1; o.Timeout = 5 * time.Second })
 	cfg := DefaultAgentConfig()
-	opts := Options{Agent: cfg, Model: client}
+	opts := Options{Agent: cfg, Model: client, Token: testToken}
 	if adjust != nil {
 		adjust(&opts)
 	}
@@ -60,12 +64,16 @@ func (h *harness) do(t *testing.T, method, path, body string, hdr ...string) (in
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	for i := 0; i+1 < len(hdr); i += 2 {
-		if hdr[i] == "Host" {
+		switch {
+		case hdr[i] == "Host":
 			req.Host = hdr[i+1]
-			continue
+		case hdr[i+1] == "":
+			req.Header.Del(hdr[i])
+		default:
+			req.Header.Set(hdr[i], hdr[i+1])
 		}
-		req.Header.Set(hdr[i], hdr[i+1])
 	}
 	// No keep-alive: tests drop the server's connections on purpose.
 	resp, err := noKeepAlive.Do(req)

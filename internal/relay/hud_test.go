@@ -1,47 +1,31 @@
 package relay
 
 import (
-	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/acu-dev/acu/internal/guard"
+	"github.com/acu-dev/acu/internal/guard/guardtest"
 )
 
 var hudPNG = flag.String("hud-png", "", "also write the HUD test's screenshot to this path (docs/img/hud.png)")
 
-// TestHUDInChromium opens the HUD page in real headless Chromium: a POST to
-// /feed shows up as the newest line, styled by priority, older lines fade;
-// after the relay drops the connection the page reconnects by itself.
+// TestHUDInChromium opens the HUD page in real headless Chromium through a
+// one-time link: a POST to /feed shows up as the newest line, styled by
+// priority, older lines fade; after the relay drops the connection the page
+// reconnects by itself.
 func TestHUDInChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("chromium is not installed (apt-get install chromium): %v", err)
-	}
 	h := newHarness(t, nil, nil)
 	h.post(t, "/feed", `{"text":"Relay started"}`)
-
-	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(),
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 420))
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
-
-	poll := func(what, expr string) {
-		t.Helper()
-		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-			t.Fatalf("page never showed %s (%s): %v", what, expr, err)
-		}
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(h.srv.URL+"/")); err != nil {
+	ctx := guardtest.Browser(t, 1000, 420)
+	poll := func(what, expr string) { t.Helper(); guardtest.Poll(t, ctx, what, expr) }
+	if err := chromedp.Do(ctx, chromedp.Navigate(h.r.LoginURL(h.srv.URL).URL)); err != nil {
 		t.Fatalf("navigate: %v", err)
 	}
 	poll("the live stream", `document.getElementById("status").dataset.state === "live"`)
@@ -78,9 +62,63 @@ func TestHUDInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// CSP on the page.
-	code, _ := h.do(t, "GET", "/", "")
-	if code != 200 {
-		t.Fatalf("GET / = %d", code)
+}
+
+// clock is a settable clock, safe for the relay's goroutines.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestHUDLoginInChromium: the HUD's one-time link in real headless
+// Chromium: the page streams the feed after swapping the code for a
+// session, the code leaves the address bar, a page on another loopback port
+// gets no credential, the stolen session is useless as a cookie, and a used
+// or expired link shows the refusal instead of the feed.
+func TestHUDLoginInChromium(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	h := newHarness(t, nil, func(o *Options) { o.Now = clk.now })
+	h.post(t, "/feed", `{"text":"Logged in"}`)
+	ctx := guardtest.Browser(t, 1000, 420)
+	link := h.r.LoginURL(h.srv.URL).URL
+	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
 	}
+	guardtest.Poll(t, ctx, "the live feed", `document.getElementById("status").dataset.state === "live" && document.querySelector("#lines li.newest")?.textContent === "Logged in"`)
+	guardtest.Poll(t, ctx, "the code gone from the address bar", `location.href === "`+h.srv.URL+`/"`)
+	session := guardtest.Session(t, ctx)
+	guardtest.CheckStolen(t, h.srv.URL+"/agent/digest", session, "acu_relay")
+	guardtest.CheckNoLeak(t, ctx, guardtest.NewSpy(t), session)
+
+	refused := `document.getElementById("status").dataset.state === "down" && document.getElementById("status").textContent.includes("unknown, used or expired")`
+	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "a refused reuse", refused)
+	late := h.r.LoginURL(h.srv.URL).URL
+	clk.add(guard.LoginCodeTTL)
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(late)); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "a refused expired link", refused)
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#lines li").length`)); n != 0 {
+		t.Errorf("a refused page shows %d feed lines", n)
+	}
+	// Opened without a link (or with the old ?token=), the page gets nothing.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(h.srv.URL+"/?token="+testToken)); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "a refused page without a link", `document.getElementById("status").dataset.state === "down" && document.getElementById("status").textContent.includes("acu relay open")`)
 }

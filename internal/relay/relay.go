@@ -86,8 +86,10 @@ type Options struct {
 	// Guard holds the Host and Origin checks (ListenHost: the configured
 	// host). A page on another site can never post to the relay.
 	Guard guard.Guard
-	// Token, when set, is required as "Authorization: Bearer" (or the
-	// cookie the HUD page gets from /?token=). Required beyond loopback.
+	// Token is required as "Authorization: Bearer" by every route but the
+	// HUD page's files and its login; the HUD page gets a session of its
+	// own from a one-time link (LoginURL, POST /auth/link). Required: the
+	// relay serves the screen's text (cmd/acu generates one by default).
 	Token secret.String
 	// Logger; nil discards.
 	Logger *slog.Logger
@@ -176,11 +178,12 @@ type stats struct {
 
 // Relay is the feed and sense relay with its analysis loop and HUD page.
 type Relay struct {
-	opts  Options
-	log   *slog.Logger
-	now   func() time.Time
-	epoch string
-	h     http.Handler
+	opts     Options
+	log      *slog.Logger
+	now      func() time.Time
+	epoch    string
+	h        http.Handler
+	sessions *guard.Sessions
 
 	mu           sync.Mutex
 	feed         ring[FeedItem]
@@ -220,10 +223,10 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
 	}
-	if h := opts.Guard.ListenHost; h != "" && !loopbackHost(h) && !opts.Token.Set() {
-		return nil, fmt.Errorf("relay: listening on %s beyond loopback needs a token: set ACU_RELAY_TOKEN", h)
+	if !opts.Token.Set() {
+		return nil, errors.New("relay: a token is required: set ACU_RELAY_TOKEN, or let acu generate one")
 	}
-	r := &Relay{opts: opts, log: opts.Logger, now: opts.Now, cfg: opts.Agent,
+	r := &Relay{opts: opts, log: opts.Logger, now: opts.Now, cfg: opts.Agent, sessions: guard.NewSessions(opts.Now),
 		feed: newRing[FeedItem](FeedCapacity), sense: newRing[SenseEvent](SenseCapacity), agent: newRing[Entry](AgentCapacity),
 		feedNext: 1, senseNext: 1, agentNext: 1, feedWake: make(chan struct{}),
 		input: make(chan struct{}, 1), changed: make(chan struct{}, 1)}
@@ -246,15 +249,6 @@ func New(ctx context.Context, opts Options) (*Relay, error) {
 	}
 	r.h = r.routes()
 	return r, nil
-}
-
-func loopbackHost(h string) bool {
-	h = strings.Trim(h, "[]")
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // restore loads the newest results from History.
@@ -293,9 +287,6 @@ func (r *Relay) Handler() http.Handler { return r.h }
 
 // Serve serves the relay's HTTP API on l until ctx ends.
 func (r *Relay) Serve(ctx context.Context, l net.Listener) error {
-	if host, _, err := net.SplitHostPort(l.Addr().String()); err == nil && !loopbackHost(host) && !r.opts.Token.Set() {
-		return fmt.Errorf("relay: listener %s is beyond loopback: set ACU_RELAY_TOKEN", l.Addr())
-	}
 	srv := &http.Server{Handler: r.h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ErrorLog:    slog.NewLogLogger(r.log.Handler(), slog.LevelDebug)}

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/guard"
+	"github.com/acu-dev/acu/internal/guard/guardtest"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
-	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -338,7 +338,7 @@ func TestDebounce(t *testing.T) {
 }
 
 func TestNoModel(t *testing.T) {
-	r, err := New(t.Context(), Options{})
+	r, err := New(t.Context(), Options{Token: testToken})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,32 +486,86 @@ func TestAfterAndEpoch(t *testing.T) {
 	}
 }
 
+// TestGuardAndToken: every route but the HUD page's files and its login
+// needs the token or a HUD page's session; the token is required; foreign
+// Hosts and Origins are refused; /?token= gives nothing.
 func TestGuardAndToken(t *testing.T) {
-	h := newHarness(t, nil, func(o *Options) { o.Token = secret.String("tok-123") })
-	if code, _ := h.do(t, "GET", "/health", ""); code != 401 {
-		t.Errorf("without token = %d, want 401", code)
+	h := newHarness(t, nil, nil)
+	for _, p := range []string{"/health", "/feed", "/sense", "/agent/digest", "/agent/config", "/feed/stream"} {
+		if code, _ := h.do(t, "GET", p, "", "Authorization", ""); code != 401 {
+			t.Errorf("GET %s without token = %d, want 401", p, code)
+		}
+	}
+	for _, p := range []string{"/feed", "/sense", "/agent/config", "/auth/link"} {
+		if code, _ := h.do(t, "POST", p, `{}`, "Authorization", ""); code != 401 {
+			t.Errorf("POST %s without token = %d, want 401", p, code)
+		}
 	}
 	if code, _ := h.do(t, "GET", "/health", "", "Authorization", "Bearer wrong"); code != 401 {
 		t.Errorf("wrong token = %d, want 401", code)
 	}
-	if code, _ := h.do(t, "GET", "/health", "", "Authorization", "Bearer tok-123"); code != 200 {
+	if code, _ := h.do(t, "GET", "/health", ""); code != 200 {
 		t.Errorf("with token = %d, want 200", code)
 	}
-	if code, _ := h.do(t, "POST", "/feed", `{"text":"x"}`, "Authorization", "Bearer tok-123", "Origin", "http://evil.example"); code != 403 {
+	for _, p := range []string{"/", "/hud", "/hud.js", "/hud.css", "/session.js"} {
+		if code, _ := h.do(t, "GET", p, "", "Authorization", ""); code != 200 {
+			t.Errorf("GET %s (static) without token = %d, want 200", p, code)
+		}
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(h.srv.URL + "/?token=" + testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || len(resp.Cookies()) != 0 || resp.Header.Get("Set-Cookie") != "" {
+		t.Errorf("GET /?token= = %d %v, want the page and no cookie", resp.StatusCode, resp.Header)
+	}
+	if code, _ := h.do(t, "GET", "/health", "", "Authorization", "", "Cookie", "acu_relay="+testToken); code != 401 {
+		t.Errorf("the token as the old cookie = %d, want 401", code)
+	}
+	if code, _ := h.do(t, "POST", "/feed", `{"text":"x"}`, "Origin", "http://evil.example"); code != 403 {
 		t.Errorf("cross-origin POST = %d, want 403", code)
 	}
-	if code, _ := h.do(t, "GET", "/health", "", "Authorization", "Bearer tok-123", "Host", "evil.example"); code != 403 {
+	if code, _ := h.do(t, "POST", "/feed", `{"text":"x"}`, "Origin", "http://127.0.0.1:1"); code != 403 {
+		t.Errorf("POST from another local port = %d, want 403", code)
+	}
+	if code, _ := h.do(t, "GET", "/health", "", "Host", "evil.example"); code != 403 {
 		t.Errorf("foreign Host = %d, want 403", code)
 	}
-	h2 := newHarness(t, nil, nil)
-	if code, _ := h2.do(t, "POST", "/feed", `{"text":"x"}`, "Origin", "http://evil.example"); code != 403 {
-		t.Errorf("cross-origin POST without token = %d, want 403", code)
-	}
-	if _, err := New(t.Context(), Options{Guard: guard.Guard{ListenHost: "0.0.0.0"}}); err == nil {
-		t.Error("New beyond loopback without a token succeeded")
+	if _, err := New(t.Context(), Options{}); err == nil {
+		t.Error("New without a token succeeded")
 	}
 	if _, err := New(t.Context(), Options{Guard: guard.Guard{ListenHost: "0.0.0.0"}, Token: "t"}); err != nil {
 		t.Errorf("New beyond loopback with a token: %v", err)
+	}
+}
+
+// TestLoginLink: POST /auth/link needs the token itself (not a session)
+// and answers a URL whose fragment holds a code; POST /auth/session swaps
+// the code once for a session that works as X-Acu-Session only.
+func TestLoginLink(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	code, body := h.do(t, "POST", "/auth/link", "")
+	var link LoginLink
+	if code != 200 || json.Unmarshal(body, &link) != nil {
+		t.Fatalf("POST /auth/link = %d %s", code, body)
+	}
+	loginCode, ok := strings.CutPrefix(link.URL, h.srv.URL+"/#code=")
+	if !ok || link.ExpiresAt.IsZero() {
+		t.Fatalf("link = %+v, want %s/#code=…", link, h.srv.URL)
+	}
+	code, body = h.do(t, "POST", "/auth/session", `{"code":"`+loginCode+`"}`, "Authorization", "")
+	var sess guard.SessionResponse
+	if code != 200 || json.Unmarshal(body, &sess) != nil || sess.Session == "" {
+		t.Fatalf("POST /auth/session = %d %s", code, body)
+	}
+	guardtest.CheckStolen(t, h.srv.URL+"/agent/digest", sess.Session, "acu_relay")
+	if code, _ := h.do(t, "POST", "/auth/session", `{"code":"`+loginCode+`"}`, "Authorization", ""); code != 401 {
+		t.Errorf("second exchange = %d, want 401", code)
+	}
+	if code, _ := h.do(t, "POST", "/auth/link", "", "Authorization", "", guard.SessionHeader, sess.Session); code != 401 {
+		t.Errorf("POST /auth/link with a session = %d, want 401: only the token mints links", code)
 	}
 }
 
@@ -521,6 +575,7 @@ func TestFeedStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/feed/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -560,6 +615,7 @@ func TestFeedStream(t *testing.T) {
 	cancel()
 	// Resume with Last-Event-ID.
 	req, _ = http.NewRequestWithContext(t.Context(), "GET", h.srv.URL+"/feed/stream?all=true", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
 	req.Header.Set("Last-Event-ID", "1")
 	ctx2, cancel2 := context.WithCancel(t.Context())
 	defer cancel2()

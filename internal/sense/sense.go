@@ -37,7 +37,7 @@ type Reader interface {
 type Options struct {
 	Display  string        // X display to watch, ":0"
 	RelayURL string        // the relay's base URL; events go to RelayURL + "/sense"
-	Token    secret.String // the relay's token, when it requires one
+	Token    secret.String // the relay's token (acu's relay always requires one)
 	Screen   Screen
 	OCR      Reader
 	// MinInterval is the shortest time between two screen events (the

@@ -99,7 +99,7 @@ func shellXterm(t *testing.T, dpy, title, class, geometry string) *testx.Xterm {
 // makes a context event; an ignored window is neither reported nor read.
 func TestSenseOnXvfb(t *testing.T) {
 	dpy := testx.StartXvfb(t, xvfb.Options{Width: 1024, Height: 600})
-	rl, err := relay.New(t.Context(), relay.Options{})
+	rl, err := relay.New(t.Context(), relay.Options{Token: "sense-test-token"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSenseOnXvfb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(Options{Display: dpy, RelayURL: srv.URL, Screen: hub, OCR: eng, Ignore: ignore,
+	c, err := New(Options{Display: dpy, RelayURL: srv.URL, Token: "sense-test-token", Screen: hub, OCR: eng, Ignore: ignore,
 		MinInterval: 300 * time.Millisecond, FocusPoll: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,8 @@ func WriteError(w http.ResponseWriter, status int, code, field, message string) 
 	guard.WriteError(w, status, code, field, message)
 }
 
-// authenticate requires the bearer token or a valid session cookie.
+// authenticate requires the bearer token or a page's session
+// (X-Acu-Session, from a one-time login link). Cookies count for nothing.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.authorized(r) {
@@ -68,7 +69,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="acu"`)
-		writeError(w, r, errUnauthorized("missing or wrong token: send Authorization: Bearer <token> (the token is in %s)", s.opts.TokenHint))
+		writeError(w, r, errUnauthorized("missing or wrong token: send Authorization: Bearer <token> (the token is in %s); in a browser, %s", s.opts.TokenHint, loginHint))
 	})
 }
 

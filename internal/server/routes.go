@@ -12,6 +12,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/runs"
 )
 
@@ -26,15 +27,20 @@ type Runs interface {
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
 }
 
-// routes lists every route. Everything but /health and /auth needs the
-// token (or a session cookie); everything passes the Host and Origin checks.
+// routes lists every route. Everything but /health, the API page and its
+// login needs the token (or a page's session header); everything passes the
+// Host and Origin checks.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	open := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.wrap(h)) }
 	auth := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(s.wrap(h))) }
 
 	open("GET /health", s.handleHealth)
-	open("GET /auth", s.handleAuth)
+	open("GET /{$}", s.handlePage)
+	mux.Handle("GET /app.js", pageFiles())
+	mux.Handle("GET /app.css", pageFiles())
+	mux.HandleFunc(guard.ScriptPattern, guard.Script)
+	mux.Handle(guard.ExchangePattern, s.sessions.Exchange(loginHint))
 	auth("POST /v1/auth/link", s.handleLoginLink)
 	mux.Handle("GET /metrics", s.authenticate(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 

@@ -1,6 +1,6 @@
 // Package server is acu's HTTP surface: routes.go lists every route, the
-// middleware guards them (Host, Origin, token or session cookie, body
-// limit), errors.go is the one place errors become responses, and sse.go
+// middleware guards them (Host, Origin, token or a page's session header,
+// body limit), errors.go is the one place errors become responses, and sse.go
 // streams events. Features (runs, waits, screenshots) plug in through small
 // interfaces declared here, so the server imports no engine internals
 // beyond their types.
@@ -69,7 +69,7 @@ func New(opts Options) *Server {
 	if opts.Metrics == nil {
 		opts.Metrics = prometheus.NewRegistry()
 	}
-	s := &Server{opts: opts, log: opts.Logger, sessions: guard.NewSessions("acu_session", opts.Now)}
+	s := &Server{opts: opts, log: opts.Logger, sessions: guard.NewSessions(opts.Now)}
 	s.handler = s.routes()
 	return s
 }

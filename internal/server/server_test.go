@@ -29,7 +29,7 @@ type fixture struct {
 	host string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, adjust ...func(*Options)) *fixture {
 	t.Helper()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
 	if err != nil {
@@ -37,7 +37,11 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { db.Close() })
 	reg := runs.New(db, runs.Options{Epoch: "epoch-1"})
-	s := New(Options{Token: testToken, TokenHint: "/tmp/token", MaxBody: 4096, Version: "test", Epoch: "epoch-1", Runs: reg})
+	opts := Options{Token: testToken, TokenHint: "/tmp/token", MaxBody: 4096, Version: "test", Epoch: "epoch-1", Runs: reg}
+	for _, a := range adjust {
+		a(&opts)
+	}
+	s := New(opts)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &fixture{t: t, reg: reg, srv: srv, host: strings.TrimPrefix(srv.URL, "http://")}
@@ -143,50 +147,6 @@ func TestSameOriginPageIsAllowed(t *testing.T) {
 	resp, body := f.do("GET", "/v1/runs", "", map[string]string{"Origin": f.srv.URL, "Sec-Fetch-Site": "same-origin"})
 	if resp.StatusCode != 200 {
 		t.Fatalf("same-origin GET = %d %s", resp.StatusCode, body)
-	}
-}
-
-func TestLoginLinkSetsCookieOnce(t *testing.T) {
-	f := newFixture(t)
-	resp, body := f.do("POST", "/v1/auth/link?next=/v1/runs", "", nil)
-	if resp.StatusCode != 200 {
-		t.Fatalf("link = %d %s", resp.StatusCode, body)
-	}
-	var link api.LoginLink
-	json.Unmarshal(body, &link)
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	r1, err := noRedirect.Get(link.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r1.Body.Close()
-	if r1.StatusCode != http.StatusSeeOther || r1.Header.Get("Location") != "/v1/runs" {
-		t.Fatalf("redeem = %d to %q", r1.StatusCode, r1.Header.Get("Location"))
-	}
-	var cookie *http.Cookie
-	for _, c := range r1.Cookies() {
-		if c.Name == "acu_session" {
-			cookie = c
-		}
-	}
-	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode {
-		t.Fatalf("cookie = %+v, want HttpOnly SameSite=Strict", cookie)
-	}
-	if strings.Contains(cookie.Value, testToken) {
-		t.Fatalf("cookie carries the token")
-	}
-	// The cookie authenticates; the link does not work twice.
-	resp, body = f.do("GET", "/v1/runs", "", map[string]string{"Authorization": "", "Cookie": "acu_session" + "=" + cookie.Value})
-	if resp.StatusCode != 200 {
-		t.Fatalf("with cookie = %d %s", resp.StatusCode, body)
-	}
-	r2, err := noRedirect.Get(link.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r2.Body.Close()
-	if r2.StatusCode != http.StatusUnauthorized {
-		t.Fatalf("second redeem = %d, want 401", r2.StatusCode)
 	}
 }
 

@@ -9,7 +9,7 @@
 
   async function api(path, body) {
     const opts = body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
-    const r = await fetch(path, Object.assign({credentials: "same-origin", cache: "no-store"}, opts));
+    const r = await window.acuSession.fetch(path, opts);
     const j = await r.json().catch(() => ({}));
     if (!r.ok) throw new Error((j.error && j.error.message) || r.statusText);
     return j;
