@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -21,6 +22,9 @@ type encoded struct {
 	once          sync.Once
 	b             []byte
 	err           error
+
+	b64Once sync.Once
+	b64     []byte // standard base64 of b, for model requests
 }
 
 func (e *encodings) reset() {
@@ -72,6 +76,24 @@ func (f *Frame) JPEG(maxDim, quality int) ([]byte, error) {
 		}
 	})
 	return e.b, e.err
+}
+
+// JPEGBase64 returns JPEG(maxDim, quality) and its standard base64, both
+// memoized: the many model requests that send one frame (one per waiting
+// condition) share one base64 copy instead of encoding their own. Callers
+// must not modify the returned slices.
+func (f *Frame) JPEGBase64(maxDim, quality int) (jpg, b64 []byte, err error) {
+	jpg, err = f.JPEG(maxDim, quality)
+	if err != nil {
+		return nil, nil, err
+	}
+	tw, th := f.W, f.H
+	if maxDim > 0 {
+		tw, th = TargetSize(f.W, f.H, maxDim)
+	}
+	e := f.enc.entry(tw, th, quality)
+	e.b64Once.Do(func() { e.b64 = base64.StdEncoding.AppendEncode(nil, jpg) })
+	return jpg, e.b64, nil
 }
 
 // resizeBufs keeps a few resized-frame buffers of JPEG for reuse. Unlike a

@@ -2,6 +2,7 @@ package frame
 
 import (
 	"bytes"
+	"encoding/base64"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -179,5 +180,21 @@ func TestBlackOutDropsEncodings(t *testing.T) {
 	after, _ := f.JPEG(0, 80)
 	if bytes.Equal(before, after) {
 		t.Errorf("JPEG after BlackOut is the memoized one from before")
+	}
+}
+
+func TestJPEGBase64Memoized(t *testing.T) {
+	f := testFrame(640, 360, 0, 1)
+	jpg, b64, err := f.JPEGBase64(320, 72)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, b64Again, _ := f.JPEGBase64(320, 72)
+	if &again[0] != &jpg[0] || &b64Again[0] != &b64[0] {
+		t.Error("JPEGBase64 encoded again instead of returning the memo")
+	}
+	dec, err := base64.StdEncoding.DecodeString(string(b64))
+	if err != nil || !bytes.Equal(dec, jpg) {
+		t.Errorf("base64 does not decode to the JPEG: %v", err)
 	}
 }

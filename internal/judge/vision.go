@@ -133,12 +133,14 @@ func (v *Vision) Judge(ctx context.Context, q Question) (Verdict, error) {
 	msg := llm.Message{Role: "user"}
 	switch {
 	case q.Frame != nil && q.Text == "":
-		jpg, err := q.Frame.JPEG(v.o.MaxDim, v.o.Quality)
+		// The base64 is memoized in the frame: every condition judged
+		// on this frame sends the same bytes without a copy per call.
+		jpg, b64, err := q.Frame.JPEGBase64(v.o.MaxDim, v.o.Quality)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("encode frame for %s judge: %w", v.o.Backend, err)
 		}
 		msg.Text = Prompt(q.Condition, q.Elapsed)
-		msg.Images = []llm.Image{{MIME: "image/jpeg", Data: jpg}}
+		msg.Images = []llm.Image{{MIME: "image/jpeg", Data: jpg, Base64: b64}}
 	case q.Text != "":
 		msg.Text = TextPrompt(q.Condition, q.Elapsed, q.Text)
 	default:

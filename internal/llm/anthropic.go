@@ -55,7 +55,7 @@ type antSource struct {
 	Data      string `json:"data"` // a placeholder, see spliceImages
 }
 
-func encodeAnthropic(req *Request, model string) ([]byte, error) {
+func encodeAnthropic(req *Request, model string) (body, error) {
 	r := antRequest{
 		Model:     bareModelFor(model, "anthropic/"),
 		System:    req.System,

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -49,16 +50,25 @@ func benchRequest(b *testing.B) Request {
 func BenchmarkEncode(b *testing.B) {
 	req := benchRequest(b)
 	b.Logf("frame: %d bytes JPEG", len(req.Messages[0].Images[0].Data))
+	shared := req
+	im := req.Messages[0].Images[0]
+	im.Base64 = base64.StdEncoding.AppendEncode(nil, im.Data)
+	shared.Messages = []Message{{Role: "user", Text: req.Messages[0].Text, Images: []Image{im}}}
 	for p, w := range wires {
-		b.Run(string(p), func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(req.Messages[0].Images[0].Data)))
-			for b.Loop() {
-				if _, err := w.encode(&req, "google/gemini-2.0-flash-lite-001"); err != nil {
-					b.Fatal(err)
+		for _, v := range []struct {
+			name string
+			req  *Request
+		}{{"", &req}, {"/shared-base64", &shared}} {
+			b.Run(string(p)+v.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(im.Data)))
+				for b.Loop() {
+					if _, err := w.encode(v.req, "google/gemini-2.0-flash-lite-001"); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

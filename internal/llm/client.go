@@ -77,7 +77,7 @@ type wire struct {
 	endpoint    func(base, model string) string
 	auth        func(h http.Header, key string)
 	headers     map[string]string // sent on every request
-	encode      func(req *Request, model string) ([]byte, error)
+	encode      func(req *Request, model string) (body, error)
 	decode      func(body []byte) (Response, error)
 }
 
@@ -350,13 +350,15 @@ func (b *retryBackOff) Reset() { b.exp.Reset(); b.after = 0 }
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // attempt makes one HTTP exchange under its own timeout.
-func (c *Client) attempt(ctx context.Context, endpoint string, body []byte) (Response, error) {
+func (c *Client) attempt(ctx context.Context, endpoint string, body body) (Response, error) {
 	actx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrAttemptTimeout)
 	defer cancel()
-	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, body.reader())
 	if err != nil {
 		return Response{}, fmt.Errorf("build request to %s: %w", c.service, err)
 	}
+	hreq.ContentLength = int64(body.Len())
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body.reader()), nil }
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
 	hreq.Header.Set("User-Agent", "acu")

@@ -51,7 +51,7 @@ type gemConfig struct {
 	ResponseMimeType string  `json:"responseMimeType,omitempty"`
 }
 
-func encodeGemini(req *Request, _ string) ([]byte, error) {
+func encodeGemini(req *Request, _ string) (body, error) {
 	r := gemRequest{
 		Contents: make([]gemContent, 0, len(req.Messages)),
 		GenerationConfig: gemConfig{

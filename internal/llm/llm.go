@@ -18,6 +18,10 @@ const (
 type Image struct {
 	MIME string // "image/jpeg" or "image/png"; sniffed from Data when empty
 	Data []byte
+	// Base64, when set, is Data's standard base64, shared by the caller
+	// between calls that send the same image (frame.JPEGBase64): the request
+	// body then points at it instead of holding a copy of its own.
+	Base64 []byte
 }
 
 // Message is one turn of a conversation. Role is "user" or "assistant"

@@ -47,7 +47,7 @@ type oaiImageURL struct {
 	URL string `json:"url"`
 }
 
-func encodeOpenAI(req *Request, model string) ([]byte, error) {
+func encodeOpenAI(req *Request, model string) (body, error) {
 	r := oaiRequest{
 		Model:       model,
 		MaxTokens:   req.MaxTokens,

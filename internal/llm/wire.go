@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"strconv"
 )
 
@@ -50,26 +51,49 @@ func imageMIME(im Image) string {
 
 // Images go into request bodies as base64, tens to hundreds of kilobytes
 // each. Adapters marshal the body with a short placeholder per image, then
-// spliceImages encodes the images straight into one buffer of the exact
-// size: one large allocation per call, and encoding/json never touches the
-// base64.
+// spliceImages cuts the JSON at each placeholder and puts the image's base64
+// between the pieces: the body is a list of segments that the HTTP request
+// streams in order. An image whose caller supplied its base64 (Image.Base64)
+// is not copied at all, so a thousand waits judging one frame share one
+// base64 copy of it; otherwise it is encoded once into a buffer of its own.
+// encoding/json never touches the base64.
+
+// body is a request body as segments, sent in order.
+type body [][]byte
+
+// Len is the body's size in bytes.
+func (b body) Len() int {
+	n := 0
+	for _, s := range b {
+		n += len(s)
+	}
+	return n
+}
+
+// reader streams the body without copying it.
+func (b body) reader() io.Reader {
+	rs := make([]io.Reader, len(b))
+	for i, s := range b {
+		rs[i] = bytes.NewReader(s)
+	}
+	return io.MultiReader(rs...)
+}
+
+// Bytes joins the segments (tests and logs only).
+func (b body) Bytes() []byte { return bytes.Join(b, nil) }
 
 // placeholder is the JSON string value that stands for image i.
 func placeholder(i int) string { return "acu-image;" + strconv.Itoa(i) }
 
-// spliceImages replaces each `"<key>":"acu-image;<i>"` in body with the
+// spliceImages replaces each `"<key>":"acu-image;<i>"` in js with the
 // image's base64 (as a data: URI when dataURI). Text fields cannot forge the
 // sequence: encoding/json escapes the quotes in them.
-func spliceImages(body []byte, images []Image, key string, dataURI bool) ([]byte, error) {
+func spliceImages(js []byte, images []Image, key string, dataURI bool) (body, error) {
 	if len(images) == 0 {
-		return body, nil
+		return body{js}, nil
 	}
-	size := len(body)
-	for _, im := range images {
-		size += len("data:;base64,") + len(imageMIME(im)) + base64.StdEncoding.EncodedLen(len(im.Data))
-	}
-	out := make([]byte, 0, size)
-	rest := body
+	out := make(body, 0, 2*len(images)+1)
+	rest := js
 	var marker []byte
 	for i, im := range images {
 		marker = append(marker[:0], '"')
@@ -81,18 +105,17 @@ func spliceImages(body []byte, images []Image, key string, dataURI bool) ([]byte
 		if at < 0 {
 			return nil, fmt.Errorf("image %d placeholder not found in the request body", i)
 		}
-		out = append(out, rest[:at]...)
-		out = append(out, '"')
-		out = append(out, key...)
-		out = append(out, `":"`...)
+		// rest[:at] then `"key":"` (and the data: prefix) as one segment.
+		head := rest[:at+len(marker)-len(placeholder(i))-1]
 		if dataURI {
-			out = append(out, "data:"...)
-			out = append(out, imageMIME(im)...)
-			out = append(out, ";base64,"...)
+			head = append(head[:len(head):len(head)], "data:"+imageMIME(im)+";base64,"...)
 		}
-		out = base64.StdEncoding.AppendEncode(out, im.Data)
-		out = append(out, '"')
-		rest = rest[at+len(marker):]
+		b64 := im.Base64
+		if len(b64) == 0 {
+			b64 = base64.StdEncoding.AppendEncode(nil, im.Data)
+		}
+		out = append(out, head, b64)
+		rest = rest[at+len(marker)-1:] // from the closing quote on
 	}
-	return append(out, rest...), nil
+	return append(out, rest), nil
 }
