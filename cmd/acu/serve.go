@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"net/http"
@@ -190,10 +191,18 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 // next start resumes them), the dispatcher stops between attempts.
 func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) error {
 	c := d.cfg
-	self := api.NewClient("http://"+l.Addr().String(), d.token.Reveal())
-	mcpSrv := mcpserver.New(self, mcpserver.Options{Version: Version, Logger: log.With("component", "mcp")})
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpSrv },
-		&mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp")})
+	base := "http://" + l.Addr().String()
+	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp")}
+	// Each MCP session calls the API with its caller's own token, so a
+	// token's scope holds for the tools as for the routes; a page session
+	// (admin) uses the daemon's.
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if tok == "" || tok == r.Header.Get("Authorization") {
+			tok = d.token.Reveal()
+		}
+		return mcpserver.New(api.NewClient(base, tok), mcpOpts)
+	}, &mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp")})
 	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
 	var tasks server.Tasks
 	if d.tasks != nil {
@@ -203,7 +212,8 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
-		Metrics: d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
+		LookupToken: lookupToken(d.db),
+		Metrics:     d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
 		Tasks:      tasks,
 		Cancellers: cancellers,

@@ -1,54 +1,89 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-	"sync"
+	"net/http"
+	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestEnsureTokenFile: the first call generates a 0600 token; processes
-// (here goroutines) that start together all get that one token; an empty
-// file is replaced.
-func TestEnsureTokenFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state", "relay-token")
-	const n = 8
-	got := make([]string, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			tok, err := ensureTokenFile(path)
-			if err != nil {
-				t.Errorf("ensureTokenFile: %v", err)
-			}
-			got[i] = tok.Reveal()
-		})
+// actRoutes are the routes that need the act scope (input on the desktop).
+var actRoutes = []struct{ method, path, body string }{
+	{"POST", "/v1/tasks", `{"task":"open the menu"}`},
+}
+
+// TestTokenScopes: `acu token create --scope read` makes a token that can
+// look (runs, screenshots, waits, MCP smart_wait) but gets 403 naming the
+// scope on every act and admin route, and whose act tools fail over MCP;
+// a revoked token is 401.
+func TestTokenScopes(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	d := startDaemon(t, env, dataDir, port)
+	out, errOut, code := acu(t, env, "token", "create", "--scope", "read", "--name", "viewer")
+	if code != 0 {
+		t.Fatalf("acu token create: %d %s", code, errOut)
 	}
-	wg.Wait()
-	for i := range got {
-		if got[i] == "" || got[i] != got[0] {
-			t.Fatalf("tokens = %q, want one and the same", got)
+	read := strings.TrimSpace(out)
+	if !strings.HasPrefix(read, "acu_") || !strings.Contains(errOut, "scope read") {
+		t.Fatalf("acu token create printed %q / %q", out, errOut)
+	}
+	call := func(tok, method, path, body string) int {
+		req, _ := http.NewRequest(method, d.client.BaseURL()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/v1/runs", ""}, {"GET", "/v1/screenshot?display=" + dpy, ""},
+		{"POST", "/v1/waits", `{"criteria":"\"x\" is visible","timeout":5}`}, {"GET", "/metrics", ""},
+	} {
+		if got := call(read, r.method, r.path, r.body); got/100 != 2 {
+			t.Errorf("read token: %s %s = %d, want 2xx", r.method, r.path, got)
 		}
 	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("token file %v %v, want mode 0600", fi, err)
+	for _, r := range append(actRoutes, struct{ method, path, body string }{"POST", "/v1/auth/link", `{}`}) {
+		if got := call(read, r.method, r.path, r.body); got != http.StatusForbidden {
+			t.Errorf("read token: %s %s = %d, want 403", r.method, r.path, got)
+		}
 	}
-	if di, _ := os.Stat(filepath.Dir(path)); di.Mode().Perm() != 0o700 {
-		t.Errorf("state directory mode %v, want 0700", di.Mode().Perm())
-	}
-	if err := os.WriteFile(path, nil, 0o600); err != nil {
+
+	// Over MCP at the daemon's /mcp, the tools run with the caller's token.
+	client := mcp.NewClient(&mcp.Implementation{Name: "acu-test", Version: "1"}, nil)
+	s, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: d.client.BaseURL() + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{read, http.DefaultTransport}}}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := ensureTokenFile(path)
-	if err != nil || tok.Reveal() == "" || tok.Reveal() == got[0] {
-		t.Errorf("after emptying the file: %q %v, want a new token", tok.Reveal(), err)
+	defer s.Close()
+	_, job := callTool(t, s, "smart_wait", map[string]any{"criteria": `"Never here" is visible`, "timeout": 30})
+	if job["state"] != "watching" {
+		t.Errorf("smart_wait with a read token = %v", job)
 	}
-	again, _ := ensureTokenFile(path)
-	if again != tok {
-		t.Errorf("token changed between calls")
+	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"task": "open the menu"}})
+	if err == nil && !res.IsError {
+		t.Errorf("run_task with a read token succeeded: %s", resultText(res))
+	} else if err == nil && !strings.Contains(resultText(res), "scope") {
+		t.Errorf("run_task with a read token: %s, want the scope named", resultText(res))
 	}
-	if left, _ := filepath.Glob(path + ".*.tmp"); len(left) != 0 {
-		t.Errorf("temporary files left behind: %v", left)
+
+	// Revoked: 401.
+	if _, e, code := acu(t, env, "token", "revoke", "viewer"); code != 0 {
+		t.Fatalf("acu token revoke: %s", e)
+	}
+	if got := call(read, "GET", "/v1/runs", ""); got != http.StatusUnauthorized {
+		t.Errorf("revoked token: GET /v1/runs = %d, want 401", got)
+	}
+	list, _, _ := acu(t, env, "token", "list")
+	if !strings.Contains(list, "viewer") || !strings.Contains(list, "(token file)") {
+		t.Errorf("acu token list:\n%s", list)
 	}
 }

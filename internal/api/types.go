@@ -26,6 +26,7 @@ const (
 	CodeInvalid      = "invalid"      // 400: malformed or invalid request
 	CodeUnauthorized = "unauthorized" // 401
 	CodeForbidden    = "forbidden"    // 403: foreign Host or Origin
+	CodeScope        = "scope"        // 403: the token lacks the scope the route needs
 	CodeNotFound     = "not_found"    // 404
 	CodeConflict     = "conflict"     // 409: e.g. the run already ended
 	CodeTooLarge     = "too_large"    // 413
@@ -216,4 +217,27 @@ type SettleResult struct {
 type LoginLink struct {
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// Token scopes, each including the ones before it: read (screenshots,
+// waits, runs, events, element map and windows listed), act (input,
+// window operations, launch, clipboard, tasks) and admin (login links and
+// everything else). The daemon's own token has admin.
+const (
+	ScopeRead  = "read"
+	ScopeAct   = "act"
+	ScopeAdmin = "admin"
+)
+
+// Scopes lists the scopes from least to most.
+var Scopes = []string{ScopeRead, ScopeAct, ScopeAdmin}
+
+// ScopeRank orders scopes: 0 for an unknown one.
+func ScopeRank(scope string) int {
+	for i, s := range Scopes {
+		if s == scope {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"crypto/subtle"
-	"github.com/acu-dev/acu/internal/guard"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/guard"
 )
 
 // statusWriter records the status code for the access log. It keeps
@@ -60,25 +63,57 @@ func WriteError(w http.ResponseWriter, status int, code, field, message string) 
 	guard.WriteError(w, status, code, field, message)
 }
 
-// authenticate requires the bearer token or a page's session
-// (X-Acu-Session, from a one-time login link). Cookies count for nothing.
-func (s *Server) authenticate(next http.Handler) http.Handler {
+// authenticate requires a token with at least scope, or a page's session
+// (X-Acu-Session, from a one-time login link, which only an admin can
+// mint: it has every scope). Cookies count for nothing.
+func (s *Server) authenticate(scope string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.authorized(r) {
-			next.ServeHTTP(w, r)
+		has, ok := s.authorized(r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="acu"`)
+			writeError(w, r, errUnauthorized("missing or wrong token: send Authorization: Bearer <token> (the token is in %s); in a browser, %s", s.opts.TokenHint, loginHint))
 			return
 		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="acu"`)
-		writeError(w, r, errUnauthorized("missing or wrong token: send Authorization: Bearer <token> (the token is in %s); in a browser, %s", s.opts.TokenHint, loginHint))
+		if api.ScopeRank(has) < api.ScopeRank(scope) {
+			writeError(w, r, newErr(http.StatusForbidden, api.CodeScope, "",
+				"%s %s needs a token with scope %s; this token has scope %s: use the daemon's token (%s) or create one with `acu token create --scope %s`",
+				r.Method, r.URL.Path, scope, has, s.opts.TokenHint, scope))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(withScope(r.Context(), has)))
 	})
 }
 
-func (s *Server) authorized(r *http.Request) bool {
+// authorized returns the request's scope: admin for the daemon's token
+// and for page sessions, an extra token's own scope otherwise.
+func (s *Server) authorized(r *http.Request) (scope string, ok bool) {
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		got := strings.TrimPrefix(h, "Bearer ")
-		return subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token.Reveal())) == 1
+		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token.Reveal())) == 1 {
+			return api.ScopeAdmin, true
+		}
+		if s.opts.LookupToken != nil && got != "" {
+			return s.opts.LookupToken(r.Context(), got)
+		}
+		return "", false
 	}
-	return s.sessions.Valid(r)
+	if s.sessions.Valid(r) {
+		return api.ScopeAdmin, true
+	}
+	return "", false
+}
+
+type scopeKey struct{}
+
+func withScope(ctx context.Context, scope string) context.Context {
+	return context.WithValue(ctx, scopeKey{}, scope)
+}
+
+// ScopeOf is the scope a request was authorized with ("" outside
+// authenticate), for handlers mounted through Options.Extra.
+func ScopeOf(ctx context.Context) string {
+	s, _ := ctx.Value(scopeKey{}).(string)
+	return s
 }
 
 // limitBody caps request bodies; the JSON decoder turns an overflow into 413.

@@ -33,7 +33,11 @@ type Runs interface {
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	open := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.wrap(h)) }
-	auth := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(s.wrap(h))) }
+	// auth routes need a token of scope read, act routes act (input on the
+	// desktop), admin routes admin (see api.Scopes).
+	auth := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(api.ScopeRead, s.wrap(h))) }
+	act := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(api.ScopeAct, s.wrap(h))) }
+	admin := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(api.ScopeAdmin, s.wrap(h))) }
 
 	open("GET /health", s.handleHealth)
 	open("GET /{$}", s.handlePage)
@@ -41,8 +45,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /app.css", pageFiles())
 	mux.HandleFunc(guard.ScriptPattern, guard.Script)
 	mux.Handle(guard.ExchangePattern, s.sessions.Exchange(loginHint))
-	auth("POST /v1/auth/link", s.handleLoginLink)
-	mux.Handle("GET /metrics", s.authenticate(promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
+	admin("POST /v1/auth/link", s.handleLoginLink)
+	mux.Handle("GET /metrics", s.authenticate(api.ScopeRead, promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 
 	auth("GET /v1/runs", s.handleListRuns)
 	auth("GET /v1/runs/{id}", s.handleGetRun)
@@ -59,12 +63,12 @@ func (s *Server) routes() http.Handler {
 	auth("POST /v1/settle", s.handleSettle)
 	auth("GET /v1/screenshot", s.handleScreenshot)
 
-	auth("POST /v1/tasks", s.handleCreateTask(s.opts.Tasks))
+	act("POST /v1/tasks", s.handleCreateTask(s.opts.Tasks))
 	auth("GET /v1/tasks", s.handleListTasks)
 	auth("GET /v1/tasks/{id}", s.handleGetTask)
 
 	for pattern, h := range s.opts.Extra {
-		mux.Handle(pattern, s.authenticate(h))
+		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))
 	}
 	open("/", func(w http.ResponseWriter, r *http.Request) error {
 		return errNotFound("no route for %s %s: see the API overview in README.md", r.Method, r.URL.Path)

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/store"
+)
+
+func init() {
+	featureCommands = append(featureCommands, command{"token", "create, list or revoke API tokens with a scope: read, act or admin", runToken})
+}
+
+// tokenHash is how a token is kept in the store: SHA-256, hex.
+func tokenHash(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// lookupToken finds an extra token's scope for the API server.
+func lookupToken(db *store.DB) func(ctx context.Context, secret string) (string, bool) {
+	return func(ctx context.Context, secret string) (string, bool) {
+		t, err := db.TokenByHash(ctx, tokenHash(secret))
+		if err != nil || len(t.Scopes) == 0 {
+			return "", false
+		}
+		return t.Scopes[0], true
+	}
+}
+
+func runToken(ctx context.Context, e *env, args []string) error {
+	usage := "create --scope read|act|admin [--name NAME]  |  list  |  revoke ID|NAME"
+	if len(args) == 0 {
+		return &exitError{code: 2, msg: "acu token: " + usage}
+	}
+	c, err := loadConfig(e)
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, c.DB, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	switch args[0] {
+	case "create":
+		fs := newFlags(e, "token create", "--scope read|act|admin [--name NAME]")
+		scope := fs.String("scope", "", "read (screenshots, waits, state), act (also input, windows, launch, clipboard, tasks) or admin (everything)")
+		name := fs.String("name", "", "a name to recognise it by in `acu token list`")
+		if err := fs.Parse(args[1:]); err != nil {
+			return err
+		}
+		if !slices.Contains(api.Scopes, *scope) {
+			return &exitError{code: 2, msg: fmt.Sprintf("acu token create: --scope must be one of %s", strings.Join(api.Scopes, ", "))}
+		}
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		secret := "acu_" + base64.RawURLEncoding.EncodeToString(b)
+		id := make([]byte, 6)
+		_, _ = rand.Read(id)
+		t := store.Token{ID: "tok_" + hex.EncodeToString(id), Name: *name, Hash: tokenHash(secret), Scopes: []string{*scope}}
+		if err := db.CreateToken(ctx, t); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, secret)
+		fmt.Fprintf(e.stderr, "token %s (scope %s) created; it is shown only now. Revoke it with `acu token revoke %s`.\n", t.ID, *scope, t.ID)
+		return nil
+	case "list":
+		ts, err := db.Tokens(ctx)
+		if err != nil {
+			return err
+		}
+		w := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(w, "ID\tNAME\tSCOPE\tCREATED\tREVOKED")
+		fmt.Fprintf(w, "(token file)\t%s\tadmin\t\t\n", c.TokenPath())
+		for _, t := range ts {
+			rev := ""
+			if !t.RevokedAt.IsZero() {
+				rev = t.RevokedAt.Local().Format(time.DateTime)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Scopes, ","), t.CreatedAt.Local().Format(time.DateTime), rev)
+		}
+		return w.Flush()
+	case "revoke":
+		if len(args) != 2 {
+			return &exitError{code: 2, msg: "acu token revoke ID|NAME"}
+		}
+		t, err := db.RevokeToken(ctx, args[1])
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("no valid token with id or name %q: see `acu token list`", args[1])
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "token %s revoked\n", t.ID)
+		return nil
+	}
+	return &exitError{code: 2, msg: "acu token: " + usage}
+}
