@@ -122,6 +122,9 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 		drawLabels(annotate.Image{Pix: pix, W: w, H: h, Stride: stride, Format: annotate.BGRX}, m, geo)
 	}
 	out := &api.ActShot{Width: w, Height: h, Region: [4]int{rect.Min.X, rect.Min.Y, rect.Dx(), rect.Dy()}}
+	if out.Screen[0], out.Screen[1], err = s.opts.Hub.ScreenSize(ctx, dpy); err != nil {
+		return nil, err
+	}
 	if png {
 		out.Format = "png"
 		out.Data, err = frame.EncodePNG(pix, w, h, stride)

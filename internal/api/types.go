@@ -370,7 +370,8 @@ type ActShot struct {
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
 	Region [4]int `json:"region"`
-	Data   []byte `json:"data"` // base64 in JSON
+	Screen [2]int `json:"screen"` // the whole screen's size
+	Data   []byte `json:"data"`   // base64 in JSON
 }
 
 // ElementChange is one changed element of a diff.

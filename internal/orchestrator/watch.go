@@ -25,4 +25,6 @@ const DefaultIdleMargin = input.DefaultIdleMargin
 func NewPointerWatch(c *display.Conn) *PointerWatch { return input.NewPointerWatch(c) }
 
 // NewInputWatch watches all input on c's display; c stays the caller's.
-func NewInputWatch(c *display.Conn, opts InputWatchOptions) *InputWatch { return input.NewWatch(c, opts) }
+func NewInputWatch(c *display.Conn, opts InputWatchOptions) *InputWatch {
+	return input.NewWatch(c, opts)
+}

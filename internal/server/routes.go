@@ -63,6 +63,13 @@ func (s *Server) routes() http.Handler {
 	auth("GET /v1/tasks", s.handleListTasks)
 	auth("GET /v1/tasks/{id}", s.handleGetTask)
 
+	// Acting routes: input on the desktop. act registers a route that
+	// needs the right to act (token scopes attach here); reading the
+	// element map is a read route.
+	act := func(pattern string, h handlerFunc) { auth(pattern, h) }
+	act("POST /v1/actions", s.handleActions)
+	auth("GET /v1/elements", s.handleElements)
+
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(h))
 	}
