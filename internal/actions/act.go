@@ -600,8 +600,16 @@ func focusWindow(ctx context.Context, c *display.Conn) (*display.Window, error) 
 		return nil, fmt.Errorf("list windows on %s: %w", c.Name, err)
 	}
 	w := f.Focus
+	if w == c.Screen.Root || w == xproto.InputFocusPointerRoot {
+		// Keys go to the window under the pointer.
+		p, err := xproto.QueryPointer(c.X, c.Screen.Root).Reply()
+		if err != nil {
+			return nil, fmt.Errorf("query the pointer on %s: %w", c.Name, err)
+		}
+		return windowAt(ctx, c, image.Pt(int(p.RootX), int(p.RootY)))
+	}
 	for range 32 {
-		if w == 0 || w == c.Screen.Root || w == 1 { // None, root, PointerRoot
+		if w == 0 || w == c.Screen.Root { // None
 			return nil, nil
 		}
 		for i := range ws {
