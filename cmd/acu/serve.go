@@ -21,6 +21,7 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
@@ -258,7 +259,11 @@ func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
 	ac := c.Act()
 	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
 		Policy:      actions.Policy{Disabled: !ac.Enabled, Displays: ac.Displays, Deny: ac.Deny, PauseOnUser: ac.PauseOnUser, Quiet: ac.UserQuiet},
+		Input:       input.Options{ClickDelay: ac.ClickHold},
 		SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
+	if ac.ClickHold == 0 {
+		o.Input.ClickDelay = -1 // no hold at all
+	}
 	if ac.OCR {
 		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
 		if err != nil {

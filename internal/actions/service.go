@@ -58,6 +58,13 @@ type Options struct {
 	Now         func() time.Time
 }
 
+// DefaultClickHold is how long a click holds the button down unless
+// Options.Input.ClickDelay says otherwise: toolkits read the press and the
+// release, not the time between them, so the hold is short and clicks over
+// the wire stay within a few milliseconds (input's own default, 10 ms, is
+// the agent loop's).
+const DefaultClickHold = 2 * time.Millisecond
+
 // Service runs action requests and serves element maps. It is safe for
 // concurrent use; requests on one display run one at a time.
 type Service struct {
@@ -89,6 +96,9 @@ func New(o Options) (*Service, error) {
 	}
 	if o.Policy.Quiet <= 0 {
 		o.Policy.Quiet = DefaultQuiet
+	}
+	if o.Input.ClickDelay == 0 {
+		o.Input.ClickDelay = DefaultClickHold
 	}
 	if o.FrameQuality <= 0 {
 		o.FrameQuality = 72

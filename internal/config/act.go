@@ -19,6 +19,7 @@ type ActConfig struct {
 	UserQuiet   time.Duration
 	SessionIdle time.Duration
 	OCR         bool
+	ClickHold   time.Duration
 }
 
 // DefaultActDeny is ACU_ACT_DENY's default: password managers.
@@ -65,6 +66,8 @@ func init() {
 			func(c *Config) *time.Duration { return &a(c).UserQuiet }),
 		duration("ACU_ACT_SESSION_IDLE", "", "10m", time.Second, 24*time.Hour, "a client's session run (the audit of its actions) ends after this long without a request",
 			func(c *Config) *time.Duration { return &a(c).SessionIdle }),
+		duration("ACU_ACT_CLICK_HOLD", "", "2ms", 0, time.Second, "how long a click over the API holds the button down (0: release at once)",
+			func(c *Config) *time.Duration { return &a(c).ClickHold }),
 		boolean("ACU_ACT_OCR", "", "false", "add Tesseract text to the element map of GET /v1/elements and element-id actions (slower; for windows without accessibility)",
 			func(c *Config) *bool { return &a(c).OCR }),
 	)

@@ -13,7 +13,7 @@ func TestActDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := c.Act()
-	if !a.Enabled || len(a.Displays) != 0 || !a.PauseOnUser || a.UserQuiet != 3*time.Second || a.SessionIdle != 10*time.Minute || a.OCR {
+	if !a.Enabled || len(a.Displays) != 0 || !a.PauseOnUser || a.UserQuiet != 3*time.Second || a.SessionIdle != 10*time.Minute || a.OCR || a.ClickHold != 2*time.Millisecond {
 		t.Errorf("act defaults = %+v", a)
 	}
 	for _, title := range []string{"KeePassXC", "Passwords - 1Password", "Bitwarden"} {
