@@ -316,7 +316,7 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 					r.Error.Code = api.CodeElementMissing
 				}
 			}
-			if mErr := d.user.mark(ctx); mErr != nil {
+			if mErr := d.user.mark(ctx, d.dev.ButtonsDown()); mErr != nil {
 				s.log.Debug("mark acu's input", "display", dpy, "err", mErr)
 			}
 		}

@@ -71,6 +71,7 @@ func (p Policy) checkWindow(w *display.Window, what string) error {
 type watcher interface {
 	Mark(ctx context.Context) error
 	Foreign(ctx context.Context) (bool, string, error)
+	SetOwnButtons(mask uint16)
 }
 
 // userState follows the user's input on one display: when it started and
@@ -117,5 +118,8 @@ func (u *userState) check(ctx context.Context, quiet time.Duration) error {
 	return nil
 }
 
-// mark records acu's own input as done.
-func (u *userState) mark(ctx context.Context) error { return u.w.Mark(ctx) }
+// mark records acu's own input as done, with the buttons it holds down.
+func (u *userState) mark(ctx context.Context, ownButtons uint16) error {
+	u.w.SetOwnButtons(ownButtons)
+	return u.w.Mark(ctx)
+}

@@ -256,6 +256,18 @@ func (d *Device) CheckText(text string) error {
 	return nil
 }
 
+// ButtonsDown returns the buttons ButtonDown left pressed, as an X
+// key-button mask (button n is 1<<(7+n)).
+func (d *Device) ButtonsDown() uint16 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var m uint16
+	for _, b := range d.down {
+		m |= 1 << (7 + uint16(b))
+	}
+	return m
+}
+
 // Pointer returns where the pointer is, in screen pixels.
 func (d *Device) Pointer(ctx context.Context) (image.Point, error) {
 	if err := ctx.Err(); err != nil {

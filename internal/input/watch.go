@@ -23,6 +23,16 @@ type PointerWatch struct {
 	mu     sync.Mutex
 	marked bool
 	x, y   int16
+	own    uint16 // buttons acu holds down on purpose (SetOwnButtons)
+}
+
+// SetOwnButtons records the buttons acu itself holds down across actions
+// (a mouse_down awaiting its mouse_up), as X key-button masks, so Foreign
+// does not read them as someone else's.
+func (w *PointerWatch) SetOwnButtons(mask uint16) {
+	w.mu.Lock()
+	w.own = mask
+	w.mu.Unlock()
 }
 
 // NewPointerWatch watches the pointer of c's display; c stays the caller's.
@@ -62,7 +72,7 @@ func (w *PointerWatch) Foreign(ctx context.Context) (bool, string, error) {
 	defer w.mu.Unlock()
 	const buttons = xproto.KeyButMaskButton1 | xproto.KeyButMaskButton2 | xproto.KeyButMaskButton3
 	moved := w.marked && (r.RootX != w.x || r.RootY != w.y)
-	if moved || r.Mask&buttons != 0 {
+	if moved || r.Mask&buttons&^w.own != 0 {
 		return true, fmt.Sprintf("pointer at %d,%d (acu left it at %d,%d)", r.RootX, r.RootY, w.x, w.y), nil
 	}
 	return false, "", nil
@@ -115,6 +125,10 @@ func NewWatch(c *display.Conn, opts WatchOptions) *Watch {
 	}
 	return &Watch{ptr: NewPointerWatch(c), idle: c.Ext.ScreenSaver, margin: opts.Margin}
 }
+
+// SetOwnButtons records the buttons acu holds down; see
+// PointerWatch.SetOwnButtons.
+func (w *Watch) SetOwnButtons(mask uint16) { w.ptr.SetOwnButtons(mask) }
 
 // Keyboard reports whether keyboard (idle-time) detection is on.
 func (w *Watch) Keyboard() bool { return w.idle }

@@ -243,6 +243,14 @@ func TestActRefusals(t *testing.T) {
 		}
 	})
 
+	t.Run("own button held is not the user", func(t *testing.T) {
+		for _, kind := range []string{api.ActMouseDown, api.ActMouseUp} {
+			if _, err := f.c.Act(t.Context(), api.ActRequest{Actions: []api.Action{{Kind: kind, At: api.Pt(5, 5)}}}); err != nil {
+				t.Fatalf("%s = %v", kind, err)
+			}
+		}
+	})
+
 	t.Run("user active", func(t *testing.T) {
 		// A second X client moves the pointer, as a person would.
 		x, err := xgb.NewConnDisplay(f.d.Display)
