@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/jpeg"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
@@ -26,6 +29,7 @@ import (
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/testx"
 )
 
 const actToken = "act-token-0123456789"
@@ -374,5 +378,92 @@ func TestActPolicy(t *testing.T) {
 				t.Errorf("Act = %v, want 403 %s", err, tt.code)
 			}
 		})
+	}
+}
+
+// TestActPointerAndKeys: every pointer and key action over HTTP, recorded
+// by a test window covering a window-relative area of the screen.
+func TestActPointerAndKeys(t *testing.T) {
+	f := newActFixture(t, actions.Policy{PauseOnUser: true})
+	w := testx.NewWindow(t, f.d.Display, testx.Spec{Title: "Acu Recorder", X: 100, Y: 50, W: 401, H: 301})
+	w.Focus()
+	// Normalized 0..1000 of the window: (500,500) is its centre pixel.
+	in := func(x, y int) *api.Point { return &api.Point{X: &x, Y: &y, Window: "Acu Recorder"} }
+	resp, err := f.c.Act(t.Context(), api.ActRequest{Actions: []api.Action{
+		{Kind: api.ActMove, At: in(0, 0)},
+		{Kind: api.ActClick, At: in(500, 500), Button: "right", Count: 2},
+		{Kind: api.ActMouseDown, At: in(100, 100)},
+		{Kind: api.ActMouseUp, At: in(200, 100)},
+		{Kind: api.ActDrag, Path: []api.Point{*in(0, 1000), *in(1000, 1000), *in(1000, 0)}, HoldMs: 20},
+		{Kind: api.ActScroll, At: in(500, 0), DY: 2, DX: -1},
+		{Kind: api.ActKey, Keys: "x", Repeat: 3, HoldMs: 5},
+		{Kind: api.ActType, Text: "é!"},
+	}})
+	if err != nil || !resp.OK {
+		t.Fatalf("Act = %+v, %v", resp, err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := w.WaitFor(ctx, func([]testx.Event) bool { return w.Typed() == "xxxé!" }); err != nil {
+		t.Fatalf("typed %q: %v", w.Typed(), err)
+	}
+	var got []string
+	for _, e := range w.Events() {
+		if e.Kind == testx.ButtonPress || e.Kind == testx.ButtonRelease {
+			got = append(got, fmt.Sprintf("%v %d @%d,%d", e.Kind, e.Button, e.RootX, e.RootY))
+		}
+	}
+	want := []string{
+		"button_press 3 @300,200", "button_release 3 @300,200", "button_press 3 @300,200", "button_release 3 @300,200",
+		"button_press 1 @140,80", "button_release 1 @180,80",
+		"button_press 1 @100,350", "button_release 1 @500,50",
+		"button_press 6 @300,50", "button_release 6 @300,50",
+		"button_press 5 @300,50", "button_release 5 @300,50", "button_press 5 @300,50", "button_release 5 @300,50",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("button events (-want +got):\n%s", diff)
+	}
+}
+
+func TestElementsLabels(t *testing.T) {
+	f := newActFixture(t, actions.Policy{})
+	f.d.Zenity(t, "--question", "--title=Acu Labels", "--text=Label me")
+	m, err := f.c.Elements(t.Context(), api.ElementsQuery{Window: "Acu Labels", Labels: true, Shot: &api.ShotOptions{Format: "png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Screenshot
+	if s == nil || s.Format != "png" || s.ID == "" {
+		t.Fatalf("labelled screenshot = %+v", s)
+	}
+	img, err := png.Decode(bytes.NewReader(s.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img.Bounds().Dx() != s.Region[2] {
+		t.Fatalf("png %v of region %v: want full size", img.Bounds(), s.Region)
+	}
+	var btn *api.Element
+	for i := range m.Elements {
+		if m.Elements[i].Type == "button" {
+			btn = &m.Elements[i]
+		}
+		if c := m.Elements[i].Center; c[0] < s.Region[0] || c[0] >= s.Region[0]+s.Region[2] {
+			t.Errorf("element %s at %v is outside the window %v", m.Elements[i].ID, c, s.Region)
+		}
+	}
+	if btn == nil {
+		t.Fatalf("no button:\n%s", m.Text)
+	}
+	// The button's outline is drawn in the label colour, in the picture's
+	// pixels (the picture is the window).
+	x := btn.Box[0] - s.Region[0] + btn.Box[2]/2
+	y := btn.Box[1] - s.Region[1] + btn.Box[3] - 1
+	r, g, b, _ := img.At(x, y).RGBA()
+	if r>>8 != 255 || g>>8 != 40 || b>>8 != 120 {
+		t.Errorf("pixel %d,%d on %s's outline = %d,%d,%d, want the label colour 255,40,120", x, y, btn.ID, r>>8, g>>8, b>>8)
+	}
+	if !strings.Contains(m.Text, "["+btn.ID+"]") {
+		t.Errorf("text lacks %s:\n%s", btn.ID, m.Text)
 	}
 }
