@@ -31,11 +31,11 @@ func (c *Config) Act() *ActConfig { return &c.act }
 func init() {
 	a := func(c *Config) *ActConfig { return c.Act() }
 	settings = append(settings,
-		boolean("ACU_ACT_ENABLED", "", "true", "clients may act on the desktop over the API and MCP (POST /v1/actions): click, type, keys, drag, scroll",
-			func(c *Config) *bool { return &a(c).Enabled }),
-		list("ACU_ACT_DISPLAYS", "", "", "displays clients may act on (comma-separated, as :99); empty allows every display",
-			func(c *Config) *[]string { return &a(c).Displays }),
-		Setting{Env: "ACU_ACT_DENY", Default: DefaultActDeny,
+		safety(boolean("ACU_ACT_ENABLED", "", "true", "clients may act on the desktop over the API and MCP (POST /v1/actions): click, type, keys, drag, scroll",
+			func(c *Config) *bool { return &a(c).Enabled })),
+		safety(list("ACU_ACT_DISPLAYS", "", "", "displays clients may act on (comma-separated, as :99); empty allows every display",
+			func(c *Config) *[]string { return &a(c).Displays })),
+		safety(Setting{Env: "ACU_ACT_DENY", Default: DefaultActDeny,
 			Accepted: "comma-separated Go regular expressions (write a comma inside one as \\x2c); empty for none",
 			Help:     "actions landing in a window whose title or class matches one are refused (403 window_denied); the default covers password managers (KeePassXC, 1Password, Bitwarden, LastPass, Enpass, Password Safe, Seahorse); add e.g. (?i)root@ for root shells",
 			set: func(c *Config, v string) error {
@@ -59,9 +59,9 @@ func init() {
 					parts[i] = re.String()
 				}
 				return strings.Join(parts, ",")
-			}},
-		boolean("ACU_ACT_PAUSE_ON_INPUT", "", "true", "refuse actions (409 user_active) while the user makes input on that display, pointer or keyboard",
-			func(c *Config) *bool { return &a(c).PauseOnUser }),
+			}}),
+		safety(boolean("ACU_ACT_PAUSE_ON_INPUT", "", "true", "refuse actions (409 user_active) while the user makes input on that display, pointer or keyboard",
+			func(c *Config) *bool { return &a(c).PauseOnUser })),
 		duration("ACU_ACT_USER_QUIET", "", "3s", 100*time.Millisecond, time.Hour, "how long the user must have been still before acting resumes",
 			func(c *Config) *time.Duration { return &a(c).UserQuiet }),
 		duration("ACU_ACT_SESSION_IDLE", "", "10m", time.Second, 24*time.Hour, "a client's session run (the audit of its actions) ends after this long without a request",

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,5 +47,12 @@ func TestActBadDeny(t *testing.T) {
 	var ce *Error
 	if !errors.As(err, &ce) || ce.Env != "ACU_ACT_DENY" {
 		t.Fatalf("Load = %v, want an error naming ACU_ACT_DENY", err)
+	}
+}
+
+func TestActMisspeltDenyStops(t *testing.T) {
+	getenv, environ := env(map[string]string{"HOME": "/home/u", "ACU_ACT_DNY": "(?i)vault"})
+	if _, _, _, err := Load(getenv, environ, nil, nil); err == nil || !strings.Contains(err.Error(), "ACU_ACT_DENY") {
+		t.Fatalf("Load with ACU_ACT_DNY = %v, want start-up stopped naming ACU_ACT_DENY", err)
 	}
 }
