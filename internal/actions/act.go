@@ -310,6 +310,9 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 				}
 			}
 			err := s.run(ctx, d, cur, st, &r)
+			if d.last != nil && m != nil && d.last != m {
+				m = d.last // a verified step read a newer map: act on it next
+			}
 			if err != nil && !refusal(err, &r) {
 				r.Error = &api.ErrorDetail{Code: api.CodeActionFailed, Message: err.Error()}
 				if errors.Is(err, elements.ErrNoElement) {
@@ -387,7 +390,6 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 			return nil, nil
 		}
 		var p image.Point
-		var el *elements.Element
 		if t.el != "" {
 			e, ok := m.Get(t.el)
 			if !ok {
@@ -396,7 +398,7 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 			if e.Box.Empty() {
 				return nil, fmt.Errorf("element %s has no bounds on screen: use another element", e.ID)
 			}
-			el, p = e, e.Center()
+			p = e.Center()
 			r.Element = e.ID
 			if re := pol.denied(e.App, e.Window); re != "" {
 				return nil, &Error{Code: api.CodeWindowDenied, Message: fmt.Sprintf("element %s is in %q of %s, which the deny-list refuses (ACU_ACT_DENY entry %q)", e.ID, e.Window, e.App, re)}
@@ -414,7 +416,6 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		if err := pol.checkWindow(w, a.Kind); err != nil {
 			return nil, err
 		}
-		_ = el
 		r.At = &[2]int{p.X, p.Y}
 		return &p, nil
 	}
@@ -430,11 +431,9 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		return pol.checkWindow(w, a.Kind)
 	}
 	elementStep := func(kind, text string) error {
-		p, err := px(st.at) // deny-list and bounds
-		if err != nil {
+		if _, err := px(st.at); err != nil { // deny-list and bounds
 			return err
 		}
-		_ = p
 		stp := elements.Step{Kind: kind, Target: st.at.el, Text: text, Pointer: a.Pointer}
 		if a.Verify {
 			res, err := d.ex.Execute(ctx, m, stp)
