@@ -14,6 +14,7 @@ packages=(
   tmux
   chromium
   dbus-x11 at-spi2-core zenity
+  xdotool
   python3 python3-xlib python3-numpy python3-pil python3-tk
 )
 

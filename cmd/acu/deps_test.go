@@ -21,11 +21,11 @@ var layers = map[string]int{
 	// Engines.
 	"internal/runs": 2, "internal/judge": 2, "internal/notify": 2, "internal/elements": 2,
 	// Features.
-	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3,
+	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3, "internal/actions": 3,
 	// Surfaces.
 	"internal/server": 4, "internal/mcpserver": 4,
 	// The binary and the benchmarks.
-	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5,
+	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5,
 }
 
 const module = "github.com/acu-dev/acu/"

@@ -629,3 +629,57 @@ func TestServeSetsMemoryLimit(t *testing.T) {
 		t.Errorf("GOMEMLIMIT=100MiB beside ACU_MEMORY_LIMIT: limit = %s, want GOMEMLIMIT's", got)
 	}
 }
+
+// TestActionsOverHTTP: `acu serve` acts through POST /v1/actions on pixels
+// of a downscaled screenshot it returned, and the request shows in `acu
+// runs` and `acu events` as a session run.
+func TestActionsOverHTTP(t *testing.T) {
+	dpy := startDisplay(t) // 1024x600
+	env, dataDir, port := newEnv(t, dpy)
+	w := testx.NewWindow(t, dpy, testx.Spec{Title: "target", X: 0, Y: 0, W: 1024, H: 600})
+	w.Focus()
+	d := startDaemon(t, env, dataDir, port)
+	d.client.SetClientName("e2e")
+	ctx := t.Context()
+	shot, err := d.client.ScreenshotWith(ctx, "", api.ShotOptions{Format: "jpeg", MaxWidth: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shot.ID == "" || shot.Width != 512 || shot.Height != 300 {
+		t.Fatalf("screenshot %dx%d id %q, want 512x300 with an id", shot.Width, shot.Height, shot.ID)
+	}
+	res, err := d.client.Act(ctx, api.ActRequest{Shot: shot.ID, Actions: []api.Action{
+		{Kind: api.ActClick, At: &api.Point{X: ptr(100), Y: ptr(50)}},
+		{Kind: api.ActType, Text: "ok"},
+	}})
+	if err != nil || !res.OK {
+		t.Fatalf("Act = %+v, %v", res, err)
+	}
+	// Image pixel (100,50) of a half-size shot shows screen pixels
+	// 200-201 x 100-101; acu clicks the centre.
+	if at := res.Results[0].At; at == nil || *at != [2]int{201, 101} {
+		t.Errorf("click at %v, want 201,101", at)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := w.WaitFor(wctx, func(evs []testx.Event) bool { return w.Typed() == "ok" }); err != nil {
+		t.Fatalf("typed %q: %v", w.Typed(), err)
+	}
+	out, errOut, code := acu(t, env, "runs", "--kind", "session", "--json")
+	if code != 0 || !strings.Contains(out, `"sessionKey": "e2e@`+dpy+`"`) {
+		t.Fatalf("acu runs --kind session: exit %d %s %s", code, out, errOut)
+	}
+	if res.SessionRun == "" {
+		t.Fatal("no session run in the answer")
+	}
+	out, errOut, code = acu(t, env, "events", "--run", res.SessionRun, "--follow=false")
+	if code != 0 || !strings.Contains(out, `"client":"e2e"`) || !strings.Contains(out, `"kind":"click"`) {
+		t.Errorf("acu events of the session: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Bad input is a 400 naming the field.
+	_, err = d.client.Act(ctx, api.ActRequest{Actions: []api.Action{{Kind: "tap"}}})
+	var se *api.StatusError
+	if !errors.As(err, &se) || se.Status != http.StatusBadRequest || se.Field != "actions[0].kind" {
+		t.Errorf("unknown kind = %v, want 400 naming actions[0].kind", err)
+	}
+}

@@ -73,6 +73,7 @@ func startEmbedded(ctx context.Context, c *config.Config, e *env) (*api.Client, 
 	if err != nil {
 		return nil, nil, err
 	}
+	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		d.close()

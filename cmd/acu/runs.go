@@ -33,7 +33,7 @@ func printJSON(w io.Writer, v any) error {
 
 func runRuns(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "runs", "[list] [flags] | show ID | wait ID [--timeout 30s] | cancel ID [--reason TEXT]")
-	kind := fs.String("kind", "", "only runs of this kind (wait, settle, agent, task)")
+	kind := fs.String("kind", "", "only runs of this kind (wait, settle, agent, task, session)")
 	status := fs.String("status", "", "only runs with this status (running, resolved, timeout, cancelled, error, ...)")
 	live := fs.Bool("live", false, "only live runs")
 	limit := fs.Int("limit", 20, "how many runs")

@@ -17,10 +17,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
@@ -52,6 +54,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	defer d.close()
 
 	l, err := net.Listen("tcp", c.Addr())
@@ -119,6 +122,7 @@ type daemon struct {
 	token       secret.String
 	metrics     *prometheus.Registry
 	started     time.Time
+	sessionBus  string // DBUS_SESSION_BUS_ADDRESS, to find accessibility buses
 }
 
 func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemon, error) {
@@ -209,6 +213,10 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		tasks = d.tasks
 		cancellers[orchestrator.Kind] = d.tasks.Cancel
 	}
+	acts, err := d.openActions(log)
+	if err != nil {
+		return err
+	}
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
@@ -216,12 +224,14 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Metrics:     d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
 		Tasks:      tasks,
+		Actions:    acts,
 		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
 	})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.engine.Run(gctx) })
 	g.Go(func() error { return d.dispatch.Run(gctx) })
+	g.Go(func() error { return acts.Run(gctx) })
 	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
 	if c.EventRetention > 0 {
 		g.Go(func() error { d.pruneEvents(gctx, log); return nil })
@@ -249,6 +259,29 @@ func (d *daemon) pruneEvents(ctx context.Context, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// openActions builds the action service (POST /v1/actions, GET
+// /v1/elements, GET /v1/screenshot) on the daemon's hub, runs and settle,
+// with the ACU_ACT_* settings.
+func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
+	c := d.cfg
+	ac := c.Act()
+	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
+		Policy:      actions.Policy{Disabled: !ac.Enabled, Displays: ac.Displays, Deny: ac.Deny, PauseOnUser: ac.PauseOnUser, Quiet: ac.UserQuiet},
+		Input:       input.Options{ClickDelay: ac.ClickHold},
+		SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
+	if ac.ClickHold == 0 {
+		o.Input.ClickDelay = -1 // no hold at all
+	}
+	if ac.OCR {
+		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
+		if err != nil {
+			return nil, fmt.Errorf("OCR for the element map: %w (install tesseract-ocr or set ACU_ACT_OCR=false)", err)
+		}
+		o.OCR = eng
+	}
+	return actions.New(o)
 }
 
 func (d *daemon) cancelWait(ctx context.Context, id, reason string) error {

@@ -11,6 +11,7 @@ import (
 // actRoutes are the routes that need the act scope (input on the desktop).
 var actRoutes = []struct{ method, path, body string }{
 	{"POST", "/v1/tasks", `{"task":"open the menu"}`},
+	{"POST", "/v1/actions", `{"actions":[{"kind":"move","at":{"x":500,"y":500}}]}`},
 }
 
 // TestTokenScopes: `acu token create --scope read` makes a token that can

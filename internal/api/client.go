@@ -17,10 +17,15 @@ import (
 
 // Client talks to a running acu daemon.
 type Client struct {
-	base  string
-	token string
-	hc    *http.Client
+	base   string
+	token  string
+	hc     *http.Client
+	client string // X-Acu-Client
 }
+
+// SetClientName names this client on the daemon's audit of its actions
+// (the session runs of POST /v1/actions), e.g. "mcp:claude-code" or "cli".
+func (c *Client) SetClientName(name string) { c.client = name }
 
 // NewClient returns a client for the daemon at baseURL ("http://127.0.0.1:18790").
 func NewClient(baseURL, token string) *Client {
@@ -67,6 +72,9 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body any) 
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if c.client != "" {
+		req.Header.Set(HeaderClient, c.client)
 	}
 	return req, nil
 }
@@ -306,6 +314,7 @@ type Shot struct {
 	ScreenHeight int
 	Origin       [2]int // the region's top-left corner on the screen
 	Target       string // the resolved target, e.g. window:0x1a00003
+	ID           string // the screenshot's id: {"shot": ID} positions map its pixels back to the screen
 }
 
 // Screenshot returns the current frame of a target as PNG (format "png",
@@ -315,6 +324,10 @@ func (c *Client) Screenshot(ctx context.Context, display, target, format string)
 	set(v, "display", display)
 	set(v, "target", target)
 	set(v, "format", format)
+	return c.screenshot(ctx, v)
+}
+
+func (c *Client) screenshot(ctx context.Context, v url.Values) (Shot, error) {
 	req, err := c.newRequest(ctx, http.MethodGet, "/v1/screenshot"+query(v), nil)
 	if err != nil {
 		return Shot{}, err
@@ -331,7 +344,7 @@ func (c *Client) Screenshot(ctx context.Context, display, target, format string)
 	if err != nil {
 		return Shot{}, err
 	}
-	s := Shot{Data: b, ContentType: resp.Header.Get("Content-Type"), Target: resp.Header.Get(HeaderTarget)}
+	s := Shot{Data: b, ContentType: resp.Header.Get("Content-Type"), Target: resp.Header.Get(HeaderTarget), ID: resp.Header.Get(HeaderShotID)}
 	fmt.Sscanf(resp.Header.Get(HeaderImageSize), "%dx%d", &s.Width, &s.Height)
 	fmt.Sscanf(resp.Header.Get(HeaderFrameSize), "%dx%d", &s.FrameWidth, &s.FrameHeight)
 	fmt.Sscanf(resp.Header.Get(HeaderScreenSize), "%dx%d", &s.ScreenWidth, &s.ScreenHeight)
@@ -346,7 +359,68 @@ const (
 	HeaderScreenSize  = "X-Acu-Screen-Size"  // WxH of the whole screen
 	HeaderFrameOrigin = "X-Acu-Frame-Origin" // x,y of the region on the screen
 	HeaderTarget      = "X-Acu-Target"       // the resolved target
+	HeaderShotID      = "X-Acu-Shot-Id"      // id of the screenshot, for {"shot": id} positions of POST /v1/actions
+	HeaderClient      = "X-Acu-Client"       // the client's name, recorded on its session run
 )
+
+// Act runs actions on the desktop (POST /v1/actions). Refusals come back
+// as *StatusError: 400 invalid (Field names the field), 403 act_disabled,
+// display_denied or window_denied, 409 user_active (ActiveMs,
+// RetryAfterMs). A failure after some actions ran is an ActResponse with
+// OK false and the reason in that action's result.
+func (c *Client) Act(ctx context.Context, req ActRequest) (ActResponse, error) {
+	var out ActResponse
+	return out, c.do(ctx, http.MethodPost, "/v1/actions", req, &out)
+}
+
+// Elements reads the element map (GET /v1/elements), with a labelled
+// screenshot when q.Labels is set (q.Shot sets its format and size).
+func (c *Client) Elements(ctx context.Context, q ElementsQuery) (ElementMap, error) {
+	v := url.Values{}
+	set(v, "display", q.Display)
+	set(v, "window", q.Window)
+	if q.Labels {
+		v.Set("labels", "true")
+	}
+	if o := q.Shot; o != nil {
+		set(v, "image_format", o.Format)
+		set(v, "region", o.Region)
+		if o.MaxWidth > 0 {
+			v.Set("max_width", strconv.Itoa(o.MaxWidth))
+		}
+		if o.Scale > 0 {
+			v.Set("scale", strconv.FormatFloat(o.Scale, 'f', -1, 64))
+		}
+		if o.Quality > 0 {
+			v.Set("quality", strconv.Itoa(o.Quality))
+		}
+	}
+	var out ElementMap
+	return out, c.do(ctx, http.MethodGet, "/v1/elements"+query(v), nil, &out)
+}
+
+// ScreenshotWith takes a screenshot with options (GET /v1/screenshot):
+// format jpeg or png, max_width or scale, quality, region (a capture
+// target), labels. Shot.ID maps its pixels back in Act.
+func (c *Client) ScreenshotWith(ctx context.Context, display string, o ShotOptions) (Shot, error) {
+	v := url.Values{}
+	set(v, "display", display)
+	set(v, "format", o.Format)
+	set(v, "region", o.Region)
+	if o.MaxWidth > 0 {
+		v.Set("max_width", strconv.Itoa(o.MaxWidth))
+	}
+	if o.Scale > 0 {
+		v.Set("scale", strconv.FormatFloat(o.Scale, 'f', -1, 64))
+	}
+	if o.Quality > 0 {
+		v.Set("quality", strconv.Itoa(o.Quality))
+	}
+	if o.Labels {
+		v.Set("labels", "true")
+	}
+	return c.screenshot(ctx, v)
+}
 
 // CreateTask starts a task on the desktop (POST /v1/tasks) and returns its
 // run at once; wait on the run for its end.

@@ -83,6 +83,7 @@ type Config struct {
 	relay RelayConfig
 	agent AgentConfig
 	task  TaskConfig
+	act   ActConfig
 }
 
 // Setting describes one configuration value.

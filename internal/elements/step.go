@@ -240,3 +240,30 @@ func (x *Extractor) do(ctx context.Context, a input.Action) error {
 	}
 	return nil
 }
+
+// Do carries out s on map m once, without verifying its effect (Execute
+// verifies and retries), and says how (a Via value). It fails wrapping
+// ErrNoElement when s.Target is not in m.
+func (x *Extractor) Do(ctx context.Context, m *Map, s Step) (string, error) {
+	var el *Element
+	switch s.Kind {
+	case StepClick, StepType:
+		if s.Target == "" {
+			return "", fmt.Errorf("%s: no target element: give an element id", s.Kind)
+		}
+	case StepKey:
+		if s.Text == "" {
+			return "", fmt.Errorf("key: no keys: give keys like \"Return\" or \"ctrl+a\"")
+		}
+	default:
+		return "", fmt.Errorf("step kind %q: use %s, %s or %s", s.Kind, StepClick, StepType, StepKey)
+	}
+	if s.Target != "" {
+		e, ok := m.Get(s.Target)
+		if !ok {
+			return "", fmt.Errorf("%s: %w (iteration %d)", s, ErrNoElement, m.Iteration)
+		}
+		el = e
+	}
+	return x.act(ctx, el, s)
+}

@@ -118,6 +118,7 @@ type Device struct {
 	pending  []xproto.ChangeKeyboardMappingCookie
 	cookies  []xtest.FakeInputCookie
 	held     []heldInput // pressed and not yet released, released on failure
+	down     []byte      // buttons pressed by ButtonDown and not yet released by ButtonUp
 }
 
 type heldInput struct {
@@ -223,7 +224,15 @@ func (d *Device) ReloadKeymap(ctx context.Context) error {
 func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.restoreRemaps(context.Background(), false)
+	for _, b := range d.down { // buttons a ButtonDown left pressed
+		d.queue(evButtonRelease, b, 0, 0)
+	}
+	d.down = nil
+	ferr := d.flush()
+	if err := d.restoreRemaps(context.Background(), false); err != nil {
+		return err
+	}
+	return ferr
 }
 
 // Move moves the pointer to (x, y).
@@ -464,7 +473,10 @@ func (d *Device) click(ctx context.Context, x, y int, button byte, n int) error 
 
 // chord taps c.key with c.mods held, adding Shift when the key's keysym sits
 // on the shifted level.
-func (d *Device) chord(ctx context.Context, c combo) error {
+func (d *Device) chord(ctx context.Context, c combo) error { return d.chordHold(ctx, c, 0) }
+
+// chordHold is chord with the key held down for hold before its release.
+func (d *Device) chordHold(ctx context.Context, c combo, hold time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -497,6 +509,11 @@ func (d *Device) chord(ctx context.Context, c combo) error {
 	}
 	if err := d.press(evKeyPress, byte(pos.code)); err != nil {
 		return err
+	}
+	if hold > 0 {
+		if err := d.pause(ctx, hold); err != nil {
+			return err
+		}
 	}
 	if err := d.release(evKeyRelease, byte(pos.code)); err != nil {
 		return err

@@ -67,6 +67,11 @@ func (s *Server) routes() http.Handler {
 	auth("GET /v1/tasks", s.handleListTasks)
 	auth("GET /v1/tasks/{id}", s.handleGetTask)
 
+	// Acting routes: input on the desktop needs the act scope; reading the
+	// element map is a read route.
+	act("POST /v1/actions", s.handleActions)
+	auth("GET /v1/elements", s.handleElements)
+
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))
 	}

@@ -251,6 +251,9 @@ func (s *Server) handleSettle(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.Actions != nil {
+		return s.handleShot(w, r, s.opts.Actions)
+	}
 	if s.opts.Screenshots == nil {
 		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "screenshots are not available in this daemon")
 	}
