@@ -69,11 +69,25 @@ func TestTokenScopes(t *testing.T) {
 	if job["state"] != "watching" {
 		t.Errorf("smart_wait with a read token = %v", job)
 	}
-	res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"task": "open the menu"}})
-	if err == nil && !res.IsError {
-		t.Errorf("run_task with a read token succeeded: %s", resultText(res))
-	} else if err == nil && !strings.Contains(resultText(res), "scope") {
-		t.Errorf("run_task with a read token: %s, want the scope named", resultText(res))
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"run_task", map[string]any{"task": "open the menu"}},
+		{"act", map[string]any{"actions": []any{map[string]any{"kind": "move", "at": map[string]any{"x": 500, "y": 500}}}}},
+		{"click", map[string]any{"x": 500, "y": 500}},
+		{"type_text", map[string]any{"text": "hello"}},
+		{"press_key", map[string]any{"keys": "Return"}},
+		{"scroll", map[string]any{"dy": 3}},
+		{"drag", map[string]any{"from": map[string]any{"x": 100, "y": 100}, "to": map[string]any{"x": 200, "y": 200}}},
+		{"move_pointer", map[string]any{"x": 10, "y": 10}},
+	} {
+		res, err := s.CallTool(t.Context(), &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+		if err != nil {
+			t.Errorf("%s: %v", call.tool, err)
+		} else if !res.IsError || !strings.Contains(resultText(res), "scope") {
+			t.Errorf("%s with a read token: %q (error %v), want a refusal naming the scope", call.tool, resultText(res), res.IsError)
+		}
 	}
 
 	// Revoked: 401.

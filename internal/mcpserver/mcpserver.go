@@ -45,6 +45,7 @@ type Options struct {
 
 type tools struct {
 	b    Backend
+	act  ActBackend // nil: screenshot takes no options beyond format
 	opts Options
 }
 
@@ -62,14 +63,18 @@ func New(b Backend, opts Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "acu", Title: "acu: eyes and hands on a Linux desktop", Version: opts.Version},
 		&mcp.ServerOptions{Logger: opts.Logger, Instructions: instructions})
 	t := &tools{b: b, opts: opts}
-	mcp.AddTool(s, &mcp.Tool{Name: "smart_wait", Description: smartWaitDesc}, t.smartWait)
-	mcp.AddTool(s, &mcp.Tool{Name: "wait_status", Description: waitStatusDesc}, t.waitStatus)
-	mcp.AddTool(s, &mcp.Tool{Name: "wait_update", Description: waitUpdateDesc}, t.waitUpdate)
-	mcp.AddTool(s, &mcp.Tool{Name: "wait_cancel", Description: waitCancelDesc}, t.waitCancel)
-	mcp.AddTool(s, &mcp.Tool{Name: "settle", Description: settleDesc}, t.settle)
-	mcp.AddTool(s, &mcp.Tool{Name: "screenshot", Description: screenshotDesc}, t.screenshot)
+	addTool(s, &mcp.Tool{Name: "smart_wait", Description: smartWaitDesc, Annotations: additive}, t.smartWait)
+	addTool(s, &mcp.Tool{Name: "wait_status", Description: waitStatusDesc, Annotations: readOnly}, t.waitStatus)
+	addTool(s, &mcp.Tool{Name: "wait_update", Description: waitUpdateDesc, Annotations: additive}, t.waitUpdate)
+	addTool(s, &mcp.Tool{Name: "wait_cancel", Description: waitCancelDesc, Annotations: destructive}, t.waitCancel)
+	addTool(s, &mcp.Tool{Name: "settle", Description: settleDesc, Annotations: readOnly}, t.settle)
+	addTool(s, &mcp.Tool{Name: "screenshot", Description: screenshotDesc, Annotations: readOnly}, t.screenshot)
 	if tb, ok := b.(TaskBackend); ok {
 		AddTaskTools(s, tb, opts)
+	}
+	if ab, ok := b.(ActBackend); ok {
+		t.act = ab
+		AddActTools(s, ab)
 	}
 	return s
 }
@@ -90,7 +95,7 @@ const waitCancelDesc = `Cancel a live smart_wait job, with an optional reason.`
 
 const settleDesc = `Wait until the screen (or a window) stops changing for quiet seconds, at most timeout seconds. Model-free and exact: use it after clicking or typing instead of a fixed sleep. Returns settled=false if it kept changing until the timeout.`
 
-const screenshotDesc = `Take a screenshot of the screen, a window (target "window:<title or id>") or a region (target "crop:x1,y1,x2,y2" in 0..1000). Returns the image and the sizes it maps to: image size, the captured region's size and origin in screen pixels, and the screen size. format "jpeg" (default) is downsized for cheap viewing; "png" is full resolution.`
+const screenshotDesc = `Take a screenshot of the screen, a window (target "window:<title or id>") or a region (target "crop:x1,y1,x2,y2" in 0..1000). Returns the image and the sizes it maps to: image size, the captured region's size and origin in screen pixels, and the screen size, and the screenshot's id: click its pixels with click(x, y, shot=id). format "jpeg" (default) is downsized to max_width (default 960) or by scale; "png" is full resolution. labels=true draws each element id (from desktop_state) on it.`
 
 // WaitArgs are smart_wait's arguments.
 type WaitArgs struct {
@@ -133,13 +138,19 @@ type SettleArgs struct {
 
 // ShotArgs are screenshot's arguments.
 type ShotArgs struct {
-	Target  string `json:"target,omitempty" jsonschema:"screen (default), window:<title or id>, crop:x1,y1,x2,y2"`
-	Display string `json:"display,omitempty" jsonschema:"X display (default: the daemon's)"`
-	Format  string `json:"format,omitempty" jsonschema:"jpeg (default, downsized) or png (full resolution)"`
+	Target   string  `json:"target,omitempty" jsonschema:"screen (default), window:<title or id>, crop:x1,y1,x2,y2"`
+	Region   string  `json:"region,omitempty" jsonschema:"another name for target"`
+	Display  string  `json:"display,omitempty" jsonschema:"X display (default: the daemon's)"`
+	Format   string  `json:"format,omitempty" jsonschema:"jpeg (default, downsized) or png (full resolution)"`
+	MaxWidth int     `json:"max_width,omitempty" jsonschema:"jpeg: at most this many pixels wide (default 960)"`
+	Scale    float64 `json:"scale,omitempty" jsonschema:"scale the image by this factor, 0..1, instead of max_width"`
+	Quality  int     `json:"quality,omitempty" jsonschema:"jpeg quality 1..100 (default 72)"`
+	Labels   bool    `json:"labels,omitempty" jsonschema:"draw each element id on the image (set-of-marks)"`
 }
 
 // ShotInfo is screenshot's structured result.
 type ShotInfo struct {
+	ID           string `json:"id,omitempty"`
 	Target       string `json:"target"`
 	ImageWidth   int    `json:"image_width"`
 	ImageHeight  int    `json:"image_height"`
@@ -318,14 +329,31 @@ func (t *tools) screenshot(ctx context.Context, _ *mcp.CallToolRequest, in ShotA
 	if format == "" {
 		format = "jpeg"
 	}
-	s, err := t.b.Screenshot(ctx, in.Display, in.Target, format)
+	target := in.Target
+	if target == "" {
+		target = in.Region
+	}
+	var s api.Shot
+	var err error
+	if t.act != nil {
+		s, err = t.act.ScreenshotWith(ctx, in.Display, api.ShotOptions{Format: format, Region: target, MaxWidth: in.MaxWidth,
+			Scale: in.Scale, Quality: in.Quality, Labels: in.Labels})
+	} else {
+		if in.MaxWidth != 0 || in.Scale != 0 || in.Quality != 0 || in.Labels {
+			return nil, ShotInfo{}, fmt.Errorf("this acu cannot size or label screenshots: leave max_width, scale, quality and labels out")
+		}
+		s, err = t.b.Screenshot(ctx, in.Display, target, format)
+	}
 	if err != nil {
 		return nil, ShotInfo{}, err
 	}
-	info := ShotInfo{Target: s.Target, ImageWidth: s.Width, ImageHeight: s.Height, RegionX: s.Origin[0], RegionY: s.Origin[1],
+	info := ShotInfo{ID: s.ID, Target: s.Target, ImageWidth: s.Width, ImageHeight: s.Height, RegionX: s.Origin[0], RegionY: s.Origin[1],
 		RegionWidth: s.FrameWidth, RegionHeight: s.FrameHeight, ScreenWidth: s.ScreenWidth, ScreenHeight: s.ScreenHeight}
 	text := fmt.Sprintf("%s: image %dx%d showing the region %dx%d at (%d,%d) of a %dx%d screen.",
 		s.Target, s.Width, s.Height, s.FrameWidth, s.FrameHeight, s.Origin[0], s.Origin[1], s.ScreenWidth, s.ScreenHeight)
+	if s.ID != "" {
+		text += fmt.Sprintf(" Its id is %s: click its pixels with click(x, y, shot=%q).", s.ID, s.ID)
+	}
 	mime := s.ContentType
 	if mime == "" {
 		mime = "image/" + format

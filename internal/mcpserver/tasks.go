@@ -35,8 +35,8 @@ func AddTaskTools(s *mcp.Server, b TaskBackend, opts Options) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	t := &taskTools{b: b, opts: opts}
-	mcp.AddTool(s, &mcp.Tool{Name: "run_task", Description: runTaskDesc}, t.runTask)
-	mcp.AddTool(s, &mcp.Tool{Name: "task_status", Description: taskStatusDesc}, t.taskStatus)
+	addTool(s, &mcp.Tool{Name: "run_task", Description: runTaskDesc, Annotations: destructive}, t.runTask)
+	addTool(s, &mcp.Tool{Name: "task_status", Description: taskStatusDesc, Annotations: readOnly}, t.taskStatus)
 }
 
 const runTaskDesc = `Hand a whole desktop task to acu's own agents, e.g. "open the Files dialog and pick report.txt" or "fill the name field with Ada and press OK".

@@ -18,8 +18,8 @@ func (p *panicJudge) Name() string       { return "panicky" }
 func (p *panicJudge) Check(string) error { return nil }
 func (p *panicJudge) Judge(context.Context, judge.Question) (judge.Verdict, error) {
 	if p.calls.Add(1) == 1 {
-		var m map[string]int
-		m["boom"]++ // a nil-map write: a real runtime panic
+		var xs []int
+		_ = xs[p.calls.Load()] // an index out of range: a real runtime panic
 	}
 	return judge.Verdict{Met: false, Evidence: "not yet"}, nil
 }
