@@ -143,7 +143,10 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 	oo := orchestrator.Options{
 		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
 		Input: dev, Screenshots: tc.Screenshots, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
-		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, OnEvent: onEvent, Logger: log,
+		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: onEvent, Logger: log,
+	}
+	if tc.RecoverAfter == 0 {
+		oo.RecoverAfter = -1 // the count alone; the orchestrator's 0 means its default
 	}
 	if db != nil {
 		oo.Progress = db

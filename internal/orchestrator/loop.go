@@ -81,7 +81,14 @@ type RecoveryEvent struct {
 	Action    string `json:"action"` // dismiss, scroll, back
 	Keys      string `json:"keys,omitempty"`
 	Reason    string `json:"reason"`
-	Error     string `json:"error,omitempty"`
+	// Unchanged is how many maps in a row were unchanged, UnchangedMs for
+	// how long (by Options.Now) when recovery acted.
+	Unchanged   int   `json:"unchanged"`
+	UnchangedMs int64 `json:"unchangedMs"`
+	// Skipped says why dismiss (Escape) was not pressed: the active window
+	// is one the task is about, or no active window is known.
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // InterventionEvent is the data of a StreamIntervention event.
@@ -118,9 +125,15 @@ type loop struct {
 	itersSinceComplete    int
 	lastResortConsulted   bool
 	recoveries            int
-	modelErrs             int           // consecutive failed fast-agent calls
-	fresh                 *elements.Map // the settled map the last step's verification read
-	lastModelErr          string
+	unchanged             int       // maps in a row with an empty diff to their predecessor
+	changedAt             time.Time // when the map last changed (or recovery last acted)
+	// taskWindows are the names of the windows the task is about: every
+	// window on screen when it started and every window the model acted
+	// in. Recovery never dismisses them.
+	taskWindows  map[string]bool
+	modelErrs    int           // consecutive failed fast-agent calls
+	fresh        *elements.Map // the settled map the last step's verification read
+	lastModelErr string
 
 	history []llm.Message
 	actions []Action
@@ -299,6 +312,9 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 		a := Action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
 		if err == nil {
 			a.Step = st.String()
+			if e, ok := cur2.Get(st.Target); ok {
+				l.protect(e.Window)
+			}
 			var res elements.Result
 			res, err = l.opts.Elements.Execute(ctx, cur2, st)
 			if res.After != nil {
@@ -661,21 +677,50 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 
 // stagnation handles the layout-hash and unchanged-map signals: a stagnant
 // layout is noted in the failure context; an element map unchanged
-// UnchangedRecover times in a row gets a recovery action (dismiss, scroll,
-// back, in turn). It returns a fresh map after a recovery action.
+// UnchangedRecover times in a row and for at least Options.RecoverAfter gets
+// a recovery action (dismiss, scroll, back, in turn). Dismiss presses Escape
+// only on an active window the task is not about (see taskWindows): a model
+// waiting for its dialog must not see recovery close it. It returns a fresh
+// map after a recovery action.
 func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs elements.Observation) *elements.Map {
 	l.prev = m
+	now := l.opts.Now()
+	if l.taskWindows == nil {
+		l.taskWindows = map[string]bool{}
+		for k := range m.Elements {
+			if e := &m.Elements[k]; e.Type == elements.TypeWindow {
+				l.protect(e.Text)
+			} else {
+				l.protect(e.Window)
+			}
+		}
+	}
 	if obs.Stagnant && obs.Repeats == elements.StagnationRepeat {
 		l.failureContext = append(l.failureContext, fmt.Sprintf("Screen structure stagnant: same layout seen %d times in last %d iterations", obs.Repeats, elements.StagnationWindow))
 	}
-	if !obs.Recover {
+	if obs.Iteration == 1 || !obs.Diff.Empty() {
+		l.unchanged, l.changedAt = 0, now
 		return nil
 	}
+	l.unchanged++
+	still := now.Sub(l.changedAt)
+	if l.unchanged < elements.UnchangedRecover || still < l.opts.RecoverAfter {
+		return nil
+	}
+	ev := RecoveryEvent{Iteration: i, Unchanged: l.unchanged, UnchangedMs: still.Milliseconds(),
+		Reason: fmt.Sprintf("element map unchanged %dx for %s", l.unchanged, still.Round(time.Second))}
+	l.unchanged, l.changedAt = 0, now
 	kinds := []struct{ name, keys string }{{"dismiss", "Escape"}, {"scroll", "Page_Down"}, {"back", "alt+Left"}}
 	k := kinds[l.recoveries%len(kinds)]
 	l.recoveries++
-	ev := RecoveryEvent{Iteration: i, Action: k.name, Keys: k.keys,
-		Reason: fmt.Sprintf("element map unchanged %dx", elements.UnchangedRecover)}
+	if k.name == "dismiss" {
+		if why := l.mayDismiss(m); why != "" {
+			ev.Skipped = why
+			k = kinds[l.recoveries%len(kinds)]
+			l.recoveries++
+		}
+	}
+	ev.Action, ev.Keys = k.name, k.keys
 	var err error
 	switch {
 	case l.opts.Input != nil && k.name == "scroll":
@@ -697,7 +742,7 @@ func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs eleme
 	if ev.Keys != "" {
 		what = "pressed " + ev.Keys
 	}
-	l.failureContext = append(l.failureContext, fmt.Sprintf("Element map unchanged %dx, %s to try a different path", elements.UnchangedRecover, what))
+	l.failureContext = append(l.failureContext, fmt.Sprintf("Element map unchanged %dx, %s to try a different path", ev.Unchanged, what))
 	l.emit(ctx, StreamRecovery, ev)
 	l.progress(ctx, fmt.Sprintf("recovery at iteration %d: %s (%s)", i, k.name, ev.Reason))
 	m2, err := l.opts.Elements.Extract(ctx)
@@ -706,6 +751,39 @@ func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs eleme
 	}
 	l.prev = m2
 	return m2
+}
+
+// protect adds a window to the ones the task is about.
+func (l *loop) protect(window string) {
+	if window == "" {
+		return
+	}
+	if l.taskWindows == nil {
+		l.taskWindows = map[string]bool{}
+	}
+	l.taskWindows[window] = true
+}
+
+// mayDismiss says why recovery must not press Escape on m ("" when it may):
+// Escape goes to the active window, and closing the window the task is
+// about (a dialog the model waits on) loses its work. Only an active window
+// that appeared after the task started, that the model never acted in and
+// that the task does not name may be dismissed.
+func (l *loop) mayDismiss(m *elements.Map) string {
+	for k := range m.Elements {
+		e := &m.Elements[k]
+		if e.Type != elements.TypeWindow || !e.Active {
+			continue
+		}
+		switch {
+		case l.taskWindows[e.Text]:
+			return fmt.Sprintf("the active window %q is one the task is about", e.Text)
+		case e.Text != "" && strings.Contains(strings.ToLower(l.task), strings.ToLower(e.Text)):
+			return fmt.Sprintf("the task names the active window %q", e.Text)
+		}
+		return ""
+	}
+	return "no active window is known, and Escape could close the task's own window"
 }
 
 // nextMap is the map of a new iteration: the one the last step's
