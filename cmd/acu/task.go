@@ -76,7 +76,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 	}
 	client := func(role, model string) (*llm.Client, error) {
 		cl, err := llm.New(llm.Options{Provider: llm.Provider(tc.Provider), BaseURL: tc.BaseURL, Model: model, APIKey: key,
-			Timeout: tc.CallTimeout, Ledger: ledger, Logger: log.With("component", "llm", "role", role),
+			Timeout: tc.CallTimeout, Ledger: ledger, Logger: log.With("component", "llm", "role", role), Prices: modelPrices(c),
 			Name: "task_" + role, KeyEnv: keyEnv})
 		if err != nil {
 			return nil, fmt.Errorf("task %s model client: %w", role, err)
