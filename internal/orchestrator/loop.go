@@ -25,7 +25,10 @@ type Call struct {
 	Reply     string  `json:"reply,omitempty"`
 	LatencyMs float64 `json:"latencyMs"`
 	CostUSD   float64 `json:"costUsd"`
-	Error     string  `json:"error,omitempty"`
+	// CostUnknown: the call succeeded but its cost is unknown (no
+	// provider figure, no price); CostUSD is then 0, not its cost.
+	CostUnknown bool   `json:"costUnknown,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // IterationEvent is the data of a StreamIteration event.
@@ -656,7 +659,7 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 	defer cancel()
 	start := time.Now()
 	resp, err := m.Chat(cctx, req)
-	c := Call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD}
+	c := Call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD, CostUnknown: err == nil && !resp.CostKnown}
 	for _, msg := range req.Messages {
 		c.Images += len(msg.Images)
 	}
@@ -671,8 +674,18 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 		// Background plans add their cost when recorded (res is the loop's).
 		return resp, c
 	}
-	l.res.CostUSD += resp.CostUSD
+	l.addCost(c)
 	return resp, c
+}
+
+// addCost adds a call's cost to the result, counting it as unpriced when
+// its cost is unknown.
+func (l *loop) addCost(c Call) {
+	l.res.CostUSD += c.CostUSD
+	if c.CostUnknown {
+		l.res.CostUnknown = true
+		l.res.UnpricedCalls++
+	}
 }
 
 // stagnation handles the layout-hash and unchanged-map signals: a stagnant
@@ -850,7 +863,7 @@ func (l *loop) mark(ctx context.Context) {
 // emit records an event on the run and shows it to OnEvent.
 func (l *loop) emit(ctx context.Context, stream string, data any) {
 	if ev, ok := data.(PlanEvent); ok {
-		l.res.CostUSD += ev.Call.CostUSD
+		l.addCost(ev.Call)
 	}
 	if _, err := l.opts.Runs.Emit(context.WithoutCancel(ctx), l.runID, stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
 		l.o.log.Warn("emit task event", "run_id", l.runID, "stream", stream, "err", err)

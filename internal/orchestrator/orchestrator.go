@@ -166,6 +166,11 @@ type Result struct {
 	Verifies   int     `json:"verifications"`
 	Failures   int     `json:"failures"`
 	CostUSD    float64 `json:"costUsd"`
+	// CostUnknown is set when some call's cost is unknown (no provider
+	// figure, no price: see ACU_MODEL_PRICES); CostUSD is then only the
+	// known part and UnpricedCalls counts the others.
+	CostUnknown   bool `json:"costUnknown,omitempty"`
+	UnpricedCalls int  `json:"unpricedCalls,omitempty"`
 }
 
 // Orchestrator runs tasks on one display, one at a time.
