@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -62,9 +63,14 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 	}
 	client, err := llm.New(llm.Options{Provider: llm.OpenAI, BaseURL: base, Model: ac.Model, APIKey: ac.APIKey,
 		Timeout: timeout, MaxRetries: retries, Ledger: ledger, Logger: log.With("component", "llm"),
-		Name: "agent", Service: "agent", KeyEnv: "ACU_AGENT_API_KEY"})
+		Name: "agent", Service: "agent", KeyEnv: "ACU_AGENT_API_KEY", Prices: modelPrices(c)})
 	if err != nil {
 		return nil, fmt.Errorf("agent model client: %w", err)
+	}
+	if ac.MaxCostUSD > 0 {
+		if err := client.CheckPriced(""); err != nil {
+			return nil, unpricedLimit("ACU_AGENT_MAX_COST_USD", ac.MaxCostUSD, ac.Model, err)
+		}
 	}
 	layout, err := runlog.ParseLayout(ac.LogLayout)
 	if err != nil {
@@ -216,4 +222,26 @@ func runAgentReplay(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// modelPrices is ACU_MODEL_PRICES as the model clients take it.
+func modelPrices(c *config.Config) llm.PriceTable {
+	if len(c.ModelPrices) == 0 {
+		return nil
+	}
+	t := make(llm.PriceTable, len(c.ModelPrices))
+	for m, p := range c.ModelPrices {
+		t[m] = llm.Price{InputPerMTok: p.InputPerMTok, OutputPerMTok: p.OutputPerMTok}
+	}
+	return t
+}
+
+// unpricedLimit is the start-up error of a cost limit that cannot be kept:
+// its model has no price and its endpoint reports no cost, so every call's
+// cost would be unknown.
+func unpricedLimit(env string, limit float64, model string, err error) error {
+	return fmt.Errorf("%s=%s: the cost limit cannot be kept, every call's cost would be unknown: %w; "+
+		"set ACU_MODEL_PRICES=%s=IN:OUT (US dollars per million input and output tokens), "+
+		"use an endpoint that reports its own cost (OpenRouter) or a local model server without a key, or set %s=0 for no limit",
+		env, strconv.FormatFloat(limit, 'g', -1, 64), err, model, env)
 }

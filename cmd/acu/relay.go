@@ -81,7 +81,7 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 			service = "openrouter"
 		}
 		m, err := llm.New(llm.Options{Provider: llm.OpenAI, BaseURL: rc.AgentBaseURL, Model: rc.AgentModel, APIKey: c.OpenRouterAPIKey,
-			Timeout: rc.AgentTimeout, MaxRetries: 1, Name: "relay", Service: service, KeyEnv: "OPENROUTER_API_KEY",
+			Timeout: rc.AgentTimeout, MaxRetries: 1, Name: "relay", Service: service, KeyEnv: "OPENROUTER_API_KEY", Prices: modelPrices(c),
 			Headers: map[string]string{"X-Title": "acu"}, Logger: log.With("component", "llm")})
 		if err != nil {
 			return nil, fmt.Errorf("relay model client (AGENT_BASE_URL): %w", err)

@@ -319,7 +319,7 @@ func selectOptions(c *config.Config, log *slog.Logger) judge.SelectOptions {
 		Keys:      judge.Keys{OpenRouter: c.OpenRouterAPIKey, Anthropic: c.AnthropicAPIKey, Gemini: c.GeminiAPIKey, OpenAI: c.OpenAIAPIKey},
 		OllamaURL: c.OllamaURL, System: c.VisionSystem, MaxTokens: c.VisionMaxTokens, Temperature: c.VisionTemperature,
 		MaxDim: c.FrameMaxDim, Quality: c.FrameQuality,
-		Client: llm.Options{Timeout: c.VisionTimeout, Logger: log.With("component", "llm"),
+		Client: llm.Options{Timeout: c.VisionTimeout, Logger: log.With("component", "llm"), Prices: modelPrices(c),
 			Headers: map[string]string{"X-Title": "acu"}},
 		OCR:    ocr.Options{Binary: c.TesseractBinary},
 		Logger: log.With("component", "judge"),

@@ -76,7 +76,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 	}
 	client := func(role, model string) (*llm.Client, error) {
 		cl, err := llm.New(llm.Options{Provider: llm.Provider(tc.Provider), BaseURL: tc.BaseURL, Model: model, APIKey: key,
-			Timeout: tc.CallTimeout, Ledger: ledger, Logger: log.With("component", "llm", "role", role),
+			Timeout: tc.CallTimeout, Ledger: ledger, Logger: log.With("component", "llm", "role", role), Prices: modelPrices(c),
 			Name: "task_" + role, KeyEnv: keyEnv})
 		if err != nil {
 			return nil, fmt.Errorf("task %s model client: %w", role, err)
@@ -143,7 +143,10 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 	oo := orchestrator.Options{
 		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
 		Input: dev, Screenshots: tc.Screenshots, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
-		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, OnEvent: onEvent, Logger: log,
+		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: onEvent, Logger: log,
+	}
+	if tc.RecoverAfter == 0 {
+		oo.RecoverAfter = -1 // the count alone; the orchestrator's 0 means its default
 	}
 	if db != nil {
 		oo.Progress = db
@@ -223,8 +226,8 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if *asJSON {
 		_ = json.NewEncoder(e.stdout).Encode(map[string]any{"runId": res.RunID, "stream": "result", "data": res})
 	} else {
-		fmt.Fprintf(e.stdout, "%s after %d iterations (%d plans, %d checks, %d verifications, %d failures, $%.4f): %s\nrun: %s\n",
-			res.Status, res.Iterations, res.Plans, res.Checks, res.Verifies, res.Failures, res.CostUSD, firstOf(res.Summary, res.Error), res.RunID)
+		fmt.Fprintf(e.stdout, "%s after %d iterations (%d plans, %d checks, %d verifications, %d failures, %s): %s\nrun: %s\n",
+			res.Status, res.Iterations, res.Plans, res.Checks, res.Verifies, res.Failures, costText(res.CostUSD, res.UnpricedCalls), firstOf(res.Summary, res.Error), res.RunID)
 	}
 	switch res.Status {
 	case runs.StatusCompleted:
@@ -321,4 +324,17 @@ func serveTasks(ctx context.Context, c *config.Config, getenv func(string) strin
 	log.Info("tasks on", "display", c.TaskDisplay(), "fast_model", c.Task().FastModel, "planner_model", c.Task().PlannerModel,
 		"verifier_model", c.Task().VerifierModel)
 	return s
+}
+
+// costText shows a cost of which unpriced calls are unknown: "$0.0123", or
+// "cost unknown (3 unpriced calls, $0.0123 known)" rather than a silent $0.
+func costText(usd float64, unpriced int) string {
+	if unpriced == 0 {
+		return fmt.Sprintf("$%.4f", usd)
+	}
+	calls := "calls"
+	if unpriced == 1 {
+		calls = "call"
+	}
+	return fmt.Sprintf("cost unknown (%d unpriced %s, $%.4f known; set ACU_MODEL_PRICES)", unpriced, calls, usd)
 }

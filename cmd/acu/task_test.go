@@ -76,8 +76,10 @@ func TestRunTaskCLI(t *testing.T) {
 	var last struct {
 		Stream string `json:"stream"`
 		Data   struct {
-			Status     string `json:"status"`
-			Iterations int    `json:"iterations"`
+			Status      string  `json:"status"`
+			Iterations  int     `json:"iterations"`
+			CostUSD     float64 `json:"costUsd"`
+			CostUnknown bool    `json:"costUnknown"`
 		} `json:"data"`
 	}
 	sc := bufio.NewScanner(strings.NewReader(stdout))
@@ -91,6 +93,10 @@ func TestRunTaskCLI(t *testing.T) {
 	if last.Stream != "result" || last.Data.Status != "completed" || streams["iteration"] < 2 || streams["verify"] != 1 || streams["plan"] != 1 {
 		t.Errorf("events %v, last %+v; want iterations, one plan, one verification, then a completed result", streams, last)
 	}
+	// The default models are priced: the cost is known.
+	if last.Data.CostUnknown || last.Data.CostUSD <= 0 {
+		t.Errorf("result cost $%v unknown %v, want the default models' known cost", last.Data.CostUSD, last.Data.CostUnknown)
+	}
 
 	// Readable progress, and the exit status of a failed task.
 	srv.SetHandler(func(r llmtest.Request) llmtest.Reply {
@@ -99,9 +105,11 @@ func TestRunTaskCLI(t *testing.T) {
 		}
 		return taskModel(r)
 	})
-	stdout, _, code = acu(t, env, "run", "-max-iterations", "2", "Enter a name into a dialog that is gone")
-	if code != 1 || !strings.Contains(stdout, "[ 1] ") || !strings.Contains(stdout, "failed after 2 iterations") {
-		t.Errorf("acu run on a gone dialog: exit %d\n%s", code, stdout)
+	// A fast model with no price: the cost is unknown, not $0.
+	stdout, _, code = acu(t, append(env, "ACU_TASK_FAST_MODEL=some-lab/unpriced-model"), "run", "-max-iterations", "2", "Enter a name into a dialog that is gone")
+	if code != 1 || !strings.Contains(stdout, "[ 1] ") || !strings.Contains(stdout, "failed after 2 iterations") ||
+		!strings.Contains(stdout, "cost unknown (2 unpriced calls") {
+		t.Errorf("acu run on a gone dialog with an unpriced fast model: exit %d\n%s", code, stdout)
 	}
 	if _, stderr, code := acu(t, env, "run"); code != 2 || !strings.Contains(stderr, "say what to do") {
 		t.Errorf("acu run without a task: exit %d: %s", code, stderr)

@@ -100,6 +100,9 @@ type Options struct {
 	BootText string
 
 	// MaxTurns and MaxCostUSD end a session when reached; 0 means no limit.
+	// A cost limit needs every call's cost: New refuses a Model whose
+	// CheckPriced fails (*llm.Client: no price, no provider figure, not
+	// local), and a call that comes back with no cost ends the session.
 	MaxTurns   int
 	MaxCostUSD float64
 
@@ -163,6 +166,11 @@ func New(opts Options) (*Agent, error) {
 	}
 	if opts.Display == "" && opts.Conn == nil {
 		return nil, errors.New("agent: no display: set DISPLAY")
+	}
+	if p, ok := opts.Model.(interface{ CheckPriced(model string) error }); ok && opts.MaxCostUSD > 0 {
+		if err := p.CheckPriced(""); err != nil {
+			return nil, fmt.Errorf("agent: cost limit of $%g cannot be kept: %w: set the model's price, or no limit", opts.MaxCostUSD, err)
+		}
 	}
 	if opts.Conn != nil && opts.Display == "" {
 		opts.Display = opts.Conn.Name
@@ -391,6 +399,9 @@ func (a *Agent) endSession(status, msg string) {
 		}
 		a.mu.Lock()
 		res := map[string]any{"turns": a.st.Turn, "costUsd": a.cost, "reason": msg}
+		if a.st.CostUnknown {
+			res["costUnknown"], res["unpricedCalls"] = true, a.st.UnpricedCalls
+		}
 		a.mu.Unlock()
 		if _, err := a.opts.Runs.End(ctx, a.runID, status, errMsg, res); err != nil {
 			a.log.Warn("end agent run", "run_id", a.runID, "err", err)
@@ -534,8 +545,18 @@ func (a *Agent) turn(ctx context.Context, text string) (next, done string, err e
 	a.mu.Lock()
 	a.cost += reply.CostUSD
 	a.st.CostUSD = a.cost
+	if !reply.CostKnown {
+		a.st.CostUnknown = true
+		a.st.UnpricedCalls++
+	}
 	cost := a.cost
 	a.mu.Unlock()
+	if a.opts.MaxCostUSD > 0 && !reply.CostKnown {
+		// The limit cannot be kept on calls of unknown cost: stop rather
+		// than run unbounded.
+		return "", fmt.Sprintf("cost limit of $%.4f cannot be kept: the call to model %s came back with no cost and the model has no price "+
+			"(set its price in ACU_MODEL_PRICES); $%.4f known so far", a.opts.MaxCostUSD, reply.Model, cost), nil
+	}
 	if a.opts.MaxCostUSD > 0 && cost >= a.opts.MaxCostUSD {
 		return "", fmt.Sprintf("cost limit of $%.4f reached ($%.4f spent)", a.opts.MaxCostUSD, cost), nil
 	}
@@ -827,6 +848,9 @@ type TurnEvent struct {
 	RawPNG       string     `json:"rawPng,omitempty"`
 	AnnotatedPNG string     `json:"annotatedPng,omitempty"`
 	CostUSD      float64    `json:"costUsd"`
+	// CostUnknown: some call of the session had no cost (CostUSD is the
+	// known part).
+	CostUnknown bool `json:"costUnknown,omitempty"`
 }
 
 func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string) {
@@ -842,7 +866,7 @@ func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []stri
 		ev.AnnotatedPNG = a.dir.Path() + "/" + a.dir.AnnotatedName(n)
 	}
 	a.mu.Lock()
-	ev.CostUSD = a.cost
+	ev.CostUSD, ev.CostUnknown = a.cost, a.st.CostUnknown
 	a.mu.Unlock()
 	a.emit(ctx, StreamTurn, ev)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
@@ -443,22 +444,66 @@ func TestRunWaitsForDisplay(t *testing.T) {
 }
 
 // TestCostLimit: the session ends once its model calls cost
-// ACU_AGENT_MAX_COST_USD; the run records the reason.
+// ACU_AGENT_MAX_COST_USD, whether the cost comes from the provider's own
+// report (OpenRouter's usage.cost) or from a price (ACU_MODEL_PRICES); a
+// call that comes back with no cost at all ends it at once, since the limit
+// can no longer be kept. The run records the reason.
 func TestCostLimit(t *testing.T) {
-	window(t, gray)
-	h := start(t, func(r llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Text: reply("again"), Usage: llm.Usage{InputTokens: 1_000_000}}
-	}, func(o *Options) {
-		o.Boot, o.BootText, o.MaxCostUSD = true, reply("t1"), 2.5
-	}, func(lo *llm.Options) {
-		lo.Prices = llm.PriceTable{llmtest.Model: {InputPerMTok: 1}}
-	})
-	st := h.waitState("the session to end", func(s State) bool { return s.Phase == PhaseStopped })
-	if st.Turn != 3 || st.CostUSD != 3 {
-		t.Errorf("ended after %d turns at $%v; want 3 turns, $3 (the third call crosses $2.5)", st.Turn, st.CostUSD)
+	for _, tc := range []struct {
+		name   string
+		cost   *float64 // usage.cost in the reply
+		client func(*llm.Options)
+		turns  int
+		usd    float64
+		reason string
+	}{
+		{"provider cost", llmtest.Cost(1), func(lo *llm.Options) { lo.UsageAccounting = true }, 3, 3, "cost limit of $2.5000 reached"},
+		{"price table", nil, func(lo *llm.Options) { lo.Prices = llm.PriceTable{llmtest.Model: {InputPerMTok: 1}} }, 3, 3, "cost limit of $2.5000 reached"},
+		{"cost unknown at run time", nil, func(lo *llm.Options) { lo.UsageAccounting = true }, 1, 0, "cannot be kept"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			window(t, gray)
+			h := start(t, func(r llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Text: reply("again"), Usage: llm.Usage{InputTokens: 1_000_000}, CostUSD: tc.cost}
+			}, func(o *Options) {
+				o.Boot, o.BootText, o.MaxCostUSD = true, reply("t1"), 2.5
+			}, tc.client)
+			st := h.waitState("the session to end", func(s State) bool { return s.Phase == PhaseStopped })
+			if st.Turn != tc.turns || st.CostUSD != tc.usd {
+				t.Errorf("ended after %d turns at $%v; want %d turns, $%v", st.Turn, st.CostUSD, tc.turns, tc.usd)
+			}
+			if unknown := tc.cost == nil && tc.turns == 1; st.CostUnknown != unknown {
+				t.Errorf("state cost_unknown = %v, want %v", st.CostUnknown, unknown)
+			}
+			list, _ := h.reg.List(t.Context(), runs.ListFilter{Kind: RunKind})
+			if len(list) != 1 || list[0].Status != runs.StatusCompleted || !strings.Contains(string(list[0].Result), tc.reason) {
+				t.Errorf("run = %+v; want completed with %q as the reason", list, tc.reason)
+			}
+		})
 	}
-	list, _ := h.reg.List(t.Context(), runs.ListFilter{Kind: RunKind})
-	if len(list) != 1 || list[0].Status != runs.StatusCompleted || !strings.Contains(string(list[0].Result), "cost limit") {
-		t.Errorf("run = %+v; want completed with the cost limit as the reason", list)
+}
+
+// TestCostLimitNeedsPrices: with the shipped price table (nothing
+// injected), a model that has no price on an endpoint that reports no cost
+// and is not a local server cannot have a cost limit: New refuses, naming
+// the model. Without the limit it starts.
+func TestCostLimitNeedsPrices(t *testing.T) {
+	model := llmtest.NewOpenAI(t, nil)
+	client := model.Client(t, func(o *llm.Options) { o.Model = "some-lab/unpriced-model" })
+	hub, err := capture.NewHub(capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	opts := Options{Display: dpy, Hub: hub, Model: client, MaxCostUSD: 1}
+	if _, err := New(opts); !errors.Is(err, llm.ErrUnpriced) || !strings.Contains(err.Error(), "some-lab/unpriced-model") {
+		t.Errorf("New with a cost limit on an unpriced model = %v, want ErrUnpriced naming the model", err)
+	}
+	opts.MaxCostUSD = 0
+	if _, err := New(opts); err != nil {
+		t.Errorf("New without a cost limit = %v, want nil", err)
+	}
+	if model.Calls() != 0 {
+		t.Errorf("%d model calls, want none before the refusal", model.Calls())
 	}
 }

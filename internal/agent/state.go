@@ -25,8 +25,13 @@ type State struct {
 	RunID     string     `json:"run_id,omitempty"`
 	RunDir    string     `json:"run_dir,omitempty"`
 	CostUSD   float64    `json:"cost_usd"`
-	Width     int        `json:"width,omitempty"`
-	Height    int        `json:"height,omitempty"`
+	// CostUnknown is set once a call of the session came back with no
+	// cost (no provider figure, no price): CostUSD is then only the part
+	// that is known, and UnpricedCalls counts the rest.
+	CostUnknown   bool `json:"cost_unknown,omitempty"`
+	UnpricedCalls int  `json:"unpriced_calls,omitempty"`
+	Width         int  `json:"width,omitempty"`
+	Height        int  `json:"height,omitempty"`
 }
 
 // State returns a snapshot of the loop's state.

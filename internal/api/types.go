@@ -150,10 +150,13 @@ type Verdict struct {
 	FrameHash string    `json:"frame_hash,omitempty"`
 	LatencyMs float64   `json:"latency_ms"`
 	CostUSD   float64   `json:"cost_usd"`
-	Backend   string    `json:"backend,omitempty"`
-	Model     string    `json:"model,omitempty"`
-	Deduped   bool      `json:"deduped,omitempty"`
-	Error     string    `json:"error,omitempty"`
+	// CostUnknown: the judgement's model call had no known cost (no
+	// provider figure, no price); CostUSD is then 0, not its cost.
+	CostUnknown bool   `json:"cost_unknown,omitempty"`
+	Backend     string `json:"backend,omitempty"`
+	Model       string `json:"model,omitempty"`
+	Deduped     bool   `json:"deduped,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // Revision is one entry of a wait's history (creation and each update).

@@ -60,6 +60,9 @@ type Config struct {
 	GeminiAPIKey      secret.String
 	OpenAIAPIKey      secret.String
 	TesseractBinary   string
+	// ModelPrices extends and overrides the built-in price table
+	// (ACU_MODEL_PRICES; see prices.go).
+	ModelPrices map[string]ModelPrice
 
 	// Smart wait.
 	PollInterval   time.Duration

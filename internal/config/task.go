@@ -27,12 +27,13 @@ type TaskConfig struct {
 	CallTimeout   time.Duration
 	MaxTokens     int
 
-	OCR         bool
-	Screenshots bool
-	PauseOnUser bool
-	PauseQuiet  time.Duration
-	Split       bool
-	AppDirs     []string
+	OCR          bool
+	Screenshots  bool
+	PauseOnUser  bool
+	PauseQuiet   time.Duration
+	RecoverAfter time.Duration
+	Split        bool
+	AppDirs      []string
 }
 
 // Task returns c's task settings.
@@ -93,6 +94,9 @@ func init() {
 		safety(boolean("ACU_TASK_PAUSE_ON_INPUT", "", "true", "pause a task while someone else makes input, pointer or keyboard (recorded as an intervention)", func(c *Config) *bool { return &t(c).PauseOnUser })),
 		duration("ACU_TASK_PAUSE_QUIET", "", "5s", 100*time.Millisecond, time.Hour, "how long the user's input must stop before a paused task resumes",
 			func(c *Config) *time.Duration { return &t(c).PauseQuiet }),
+		duration("ACU_TASK_RECOVER_AFTER", "", "10s", 0, time.Hour,
+			"how long the element map must stay unchanged (besides 4 unchanged maps in a row) before stagnation recovery acts; a model waiting for a slow application gets this long (0: the count alone)",
+			func(c *Config) *time.Duration { return &t(c).RecoverAfter }),
 		boolean("ACU_TASK_SPLIT", "", "true", "tile two windows side by side when the planner recommends splitting the work", func(c *Config) *bool { return &t(c).Split }),
 		list("ACU_TASK_APP_DIRS", "", "/usr/share/applications,/usr/local/share/applications", "directories of desktop entries listed to the planner as installed applications (~/.local/share/applications is added)",
 			func(c *Config) *[]string { return &t(c).AppDirs }),

@@ -19,7 +19,7 @@ func TestTaskDefaults(t *testing.T) {
 		Enabled: true, Provider: "openai", BaseURL: "https://openrouter.ai/api/v1",
 		FastModel: "anthropic/claude-haiku-4.5", PlannerModel: "anthropic/claude-opus-4.1", VerifierModel: "anthropic/claude-haiku-4.5",
 		MaxIterations: 50, CallTimeout: 90 * time.Second, MaxTokens: 1024,
-		OCR: true, Screenshots: true, PauseOnUser: true, PauseQuiet: 5 * time.Second, Split: true,
+		OCR: true, Screenshots: true, PauseOnUser: true, PauseQuiet: 5 * time.Second, RecoverAfter: 10 * time.Second, Split: true,
 		AppDirs: []string{"/usr/share/applications", "/usr/local/share/applications"},
 	}
 	if d := cmp.Diff(want, *c.Task(), cmpopts.EquateEmpty()); d != "" {
@@ -38,7 +38,7 @@ func TestTaskFromEnvironment(t *testing.T) {
 		"HOME": "/home/u", "ACU_TASK_DISPLAY": ":9", "ACU_TASK_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "an-key",
 		"ACU_TASK_FAST_MODEL": "claude-haiku-4-5", "ACU_TASK_PLANNER_MODEL": "claude-opus-4-1", "ACU_TASK_VERIFIER_MODEL": "claude-sonnet-4-5",
 		"ACU_TASK_MAX_ITERATIONS": "20", "ACU_TASK_CALL_TIMEOUT": "45s", "ACU_TASK_OCR": "false", "ACU_TASK_PAUSE_QUIET": "2s",
-		"ACU_TASK_APP_DIRS": "/opt/apps",
+		"ACU_TASK_APP_DIRS": "/opt/apps", "ACU_TASK_RECOVER_AFTER": "30",
 	})
 	c, _, warnings, err := Load(getenv, environ, nil, nil)
 	if err != nil || len(warnings) != 0 {
@@ -47,7 +47,7 @@ func TestTaskFromEnvironment(t *testing.T) {
 	tc := c.Task()
 	if c.TaskDisplay() != ":9" || tc.Provider != "anthropic" || tc.FastModel != "claude-haiku-4-5" || tc.PlannerModel != "claude-opus-4-1" ||
 		tc.VerifierModel != "claude-sonnet-4-5" || tc.MaxIterations != 20 || tc.CallTimeout != 45*time.Second || tc.OCR ||
-		tc.PauseQuiet != 2*time.Second || !cmp.Equal(tc.AppDirs, []string{"/opt/apps"}) {
+		tc.PauseQuiet != 2*time.Second || tc.RecoverAfter != 30*time.Second || !cmp.Equal(tc.AppDirs, []string{"/opt/apps"}) {
 		t.Errorf("task config from the environment = %+v", *tc)
 	}
 	if k, env := c.TaskAPIKey(); k.Reveal() != "an-key" || env != "ANTHROPIC_API_KEY" {
@@ -63,6 +63,7 @@ func TestTaskFromEnvironment(t *testing.T) {
 func TestTaskBadValues(t *testing.T) {
 	for env, v := range map[string]string{
 		"ACU_TASK_MAX_ITERATIONS": "0", "ACU_TASK_PROVIDER": "bard", "ACU_TASK_CALL_TIMEOUT": "10ms", "ACU_TASK_OCR": "maybe",
+		"ACU_TASK_RECOVER_AFTER": "-1s",
 	} {
 		getenv, environ := env2(env, v)
 		_, _, _, err := Load(getenv, environ, nil, nil)

@@ -135,6 +135,8 @@ type CaseResult struct {
 	Evidence  string
 	Latency   time.Duration
 	CostUSD   float64
+	// CostUnknown: the call's cost is unknown (no provider figure, no price).
+	CostUnknown bool
 }
 
 // Report summarizes a benchmark run.
@@ -153,6 +155,7 @@ type Report struct {
 	P50, P90     time.Duration
 	P99          time.Duration
 	CostUSD      float64
+	Unpriced     int // calls whose cost is unknown, left out of CostUSD
 	Elapsed      time.Duration
 	PerCase      []CaseResult
 }
@@ -181,7 +184,10 @@ func RunBench(ctx context.Context, b Backend, set []Case) Report {
 			cr.Err = err.Error()
 			r.Errors++
 		} else {
-			cr.Met, cr.Unparsed, cr.Evidence, cr.CostUSD = v.Met, v.Unparsed, v.Evidence, v.CostUSD
+			cr.Met, cr.Unparsed, cr.Evidence, cr.CostUSD, cr.CostUnknown = v.Met, v.Unparsed, v.Evidence, v.CostUSD, v.CostUnknown
+			if v.CostUnknown {
+				r.Unpriced++
+			}
 			cr.Correct = v.Met == c.Expect
 			if r.Model == "" {
 				r.Model = v.Model
@@ -245,7 +251,11 @@ func (r Report) Print(w io.Writer) error {
 	fmt.Fprintf(tw, "errors\t%d\n", r.Errors)
 	fmt.Fprintf(tw, "unparsed replies\t%d\n", r.Unparsed)
 	fmt.Fprintf(tw, "latency p50/p90/p99\t%s / %s / %s\n", ms(r.P50), ms(r.P90), ms(r.P99))
-	fmt.Fprintf(tw, "cost\t$%.6f total, $%.6f per call\n", r.CostUSD, r.CostUSD/float64(max(1, r.N)))
+	if r.Unpriced > 0 {
+		fmt.Fprintf(tw, "cost\tunknown: %d of %d calls have no price (set ACU_MODEL_PRICES); $%.6f known\n", r.Unpriced, r.N, r.CostUSD)
+	} else {
+		fmt.Fprintf(tw, "cost\t$%.6f total, $%.6f per call\n", r.CostUSD, r.CostUSD/float64(max(1, r.N)))
+	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "case\texpect\tgot\tok\tlatency\tevidence")
 	for _, c := range r.PerCase {

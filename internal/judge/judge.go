@@ -32,8 +32,11 @@ type Verdict struct {
 	Model    string
 	Latency  time.Duration
 	CostUSD  float64
-	Usage    llm.Usage
-	Unparsed bool // the reply was not a clean YES or NO: treated as not met
+	// CostUnknown: the model call's cost is unknown (no provider figure,
+	// no price), so CostUSD's 0 is not its cost. Always false for OCR.
+	CostUnknown bool
+	Usage       llm.Usage
+	Unparsed    bool // the reply was not a clean YES or NO: treated as not met
 }
 
 // Backend decides conditions.

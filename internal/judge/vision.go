@@ -165,11 +165,12 @@ func (v *Vision) Judge(ctx context.Context, q Question) (Verdict, error) {
 		return Verdict{}, fmt.Errorf("%s judge: %w", v.o.Backend, err)
 	}
 	vd := Verdict{
-		Raw:     resp.Text,
-		Model:   resp.Model,
-		Latency: resp.Latency,
-		CostUSD: resp.CostUSD,
-		Usage:   resp.Usage,
+		Raw:         resp.Text,
+		Model:       resp.Model,
+		Latency:     resp.Latency,
+		CostUSD:     resp.CostUSD,
+		CostUnknown: !resp.CostKnown,
+		Usage:       resp.Usage,
 	}
 	if vd.Model == "" {
 		vd.Model = v.o.Model

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -36,12 +37,17 @@ type Options struct {
 	RetryAfterCap time.Duration     // longest Retry-After honoured; 0 means 30 s
 	Headers       map[string]string // extra headers, e.g. OpenRouter's HTTP-Referer and X-Title
 	Prices        PriceTable        // merged over DefaultPrices
-	Breaker       BreakerOptions
-	HTTPClient    *http.Client // nil: a private client; its Timeout should be 0 (Timeout above applies)
-	Logger        *slog.Logger // nil: discard
-	Metrics       *Metrics     // nil: none
-	Ledger        *Ledger      // nil: a private ledger
-	Name          string       // the role, e.g. "judge"; labels logs and metrics
+	// UsageAccounting asks an OpenAI-compatible endpoint for its own cost
+	// of each call (OpenRouter's usage accounting, `"usage":{"include":true}`),
+	// which then wins over the price table. It is on by itself for
+	// openrouter.ai base URLs; set it for a proxy that forwards there.
+	UsageAccounting bool
+	Breaker         BreakerOptions
+	HTTPClient      *http.Client // nil: a private client; its Timeout should be 0 (Timeout above applies)
+	Logger          *slog.Logger // nil: discard
+	Metrics         *Metrics     // nil: none
+	Ledger          *Ledger      // nil: a private ledger
+	Name            string       // the role, e.g. "judge"; labels logs and metrics
 	// Service names the backend in errors, logs and metrics, e.g.
 	// "openrouter", "ollama"; default the Provider.
 	Service string
@@ -63,6 +69,8 @@ type Client struct {
 	log      *slog.Logger
 	now      func() time.Time
 	prices   priceIndex
+	usage    bool // ask for the provider's cost (Options.UsageAccounting)
+	local    bool // a loopback endpoint called without a key: a local model server, free
 	breaker  *breaker
 	ledger   *Ledger
 	role     string
@@ -119,6 +127,8 @@ func New(opts Options) (*Client, error) {
 		service:  opts.Service,
 		maxBytes: opts.MaxResponseBytes,
 	}
+	c.usage = opts.Provider == OpenAI && (opts.UsageAccounting || isOpenRouter(u.Hostname()))
+	c.local = c.key == "" && isLoopback(u.Hostname())
 	if c.http == nil {
 		c.http = &http.Client{Transport: defaultTransport}
 	}
@@ -182,6 +192,7 @@ const (
 	keyTokensIn  = "tokens_in"
 	keyTokensOut = "tokens_out"
 	keyCost      = "cost_usd"
+	keyCostFrom  = "cost_source"
 	keyRunID     = "run_id"
 	keyUntil     = "open_until"
 )
@@ -230,6 +241,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if probe {
 		c.opts.Metrics.setBreaker(c.role, c.service, StateHalfOpen)
 	}
+	req.usageAccounting = c.usage
 	body, err := c.wire.encode(&req, model)
 	if err != nil {
 		c.breaker.release(probe)
@@ -282,21 +294,76 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	if resp.Model == "" {
 		resp.Model = model
 	}
-	if p, ok := c.prices.lookup(resp.Model); ok {
-		resp.CostUSD = p.Cost(resp.Usage)
-	} else if p, ok := c.prices.lookup(model); ok {
-		resp.CostUSD = p.Cost(resp.Usage)
-	}
-	c.ledger.add(req.RunID, true, resp.Usage, resp.CostUSD)
+	c.price(&resp, model)
+	c.ledger.add(req.RunID, true, resp.Usage, resp.CostUSD, resp.CostKnown)
 	c.opts.Metrics.observeCall(c.role, c.service, model, outcomeOK, attempts, resp.Usage, resp.CostUSD, resp.Latency)
+	if !resp.CostKnown {
+		c.opts.Metrics.observeUnpriced(c.role, c.service, model)
+	}
 	if c.breaker.success() {
 		c.log.InfoContext(ctx, "model backend recovered, circuit breaker closed", keyRole, c.role, keyProvider, c.service)
 		c.opts.Metrics.setBreaker(c.role, c.service, StateClosed)
 	}
 	c.log.DebugContext(ctx, "model call", keyRole, c.role, keyProvider, c.service, keyModel, resp.Model,
 		keyAttempts, attempts, keyLatency, resp.Latency.Milliseconds(), keyTokensIn, resp.Usage.InputTokens,
-		keyTokensOut, resp.Usage.OutputTokens, keyCost, resp.CostUSD, keyRunID, req.RunID)
+		keyTokensOut, resp.Usage.OutputTokens, keyCost, resp.CostUSD, keyCostFrom, resp.CostSource, keyRunID, req.RunID)
 	return resp, nil
+}
+
+// price sets resp's cost: the provider's own figure, else the price table's
+// for the model that answered or the one asked for, else free for a local
+// model server, else unknown.
+func (c *Client) price(resp *Response, model string) {
+	switch p, ok := c.prices.lookup(resp.Model); {
+	case resp.ProviderCost != nil:
+		resp.CostUSD, resp.CostSource = *resp.ProviderCost, CostProvider
+	case ok:
+		resp.CostUSD, resp.CostSource = p.Cost(resp.Usage), CostTable
+	default:
+		if p, ok := c.prices.lookup(model); ok {
+			resp.CostUSD, resp.CostSource = p.Cost(resp.Usage), CostTable
+		} else if c.local {
+			resp.CostUSD, resp.CostSource = 0, CostLocal
+		} else {
+			resp.CostUSD, resp.CostSource = 0, CostUnknown
+		}
+	}
+	resp.CostKnown = resp.CostSource != CostUnknown
+}
+
+// ErrUnpriced is wrapped by CheckPriced's error: the cost of the model's
+// calls would be unknown.
+var ErrUnpriced = errors.New("no price for the model and the endpoint reports no cost")
+
+// CheckPriced reports whether the cost of model's calls (the client's
+// default model when "") will be known: the endpoint reports its own cost
+// (UsageAccounting), the price table has the model, or the endpoint is a
+// local model server (a loopback URL called without a key), which is free.
+// A cost limit cannot be kept without it; the error wraps ErrUnpriced.
+func (c *Client) CheckPriced(model string) error {
+	if model == "" {
+		model = c.opts.Model
+	}
+	if _, ok := c.prices.lookup(model); ok || c.usage || c.local {
+		return nil
+	}
+	return fmt.Errorf("%s model %q on %s: %w", c.role, model, c.service, ErrUnpriced)
+}
+
+// isOpenRouter reports whether host is OpenRouter's, whose chat completions
+// report their own cost on request.
+func isOpenRouter(host string) bool {
+	host = strings.ToLower(host)
+	return host == "openrouter.ai" || strings.HasSuffix(host, ".openrouter.ai")
+}
+
+// isLoopback reports whether host is a loopback name or address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // failed accounts a failed call and wraps its error.
@@ -313,7 +380,7 @@ func (c *Client) failed(ctx context.Context, req *Request, model string, attempt
 		c.opts.Metrics.observeCall(c.role, c.service, model, outcomeCanceled, attempts, Usage{}, 0, 0)
 		return err
 	}
-	c.ledger.add(req.RunID, false, Usage{}, 0)
+	c.ledger.add(req.RunID, false, Usage{}, 0, true)
 	c.opts.Metrics.observeCall(c.role, c.service, model, outcomeError, attempts, Usage{}, 0, 0)
 	if !breakerCounts(err) {
 		if c.breaker.success() {

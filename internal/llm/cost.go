@@ -22,9 +22,10 @@ func (p Price) Cost(u Usage) float64 {
 // provider's own names.
 type PriceTable map[string]Price
 
-// DefaultPrices returns the seed's models at their list prices, under both
-// OpenRouter's and the providers' own names. Override or extend them through
-// Options.Prices.
+// DefaultPrices returns the seeds' and acu's default models at their list
+// prices, under both OpenRouter's and the providers' own names. Override or
+// extend them through Options.Prices (ACU_MODEL_PRICES). A model in neither
+// costs "unknown" unless the endpoint reports its own cost or is local.
 func DefaultPrices() PriceTable {
 	t := PriceTable{}
 	for name, p := range map[string]Price{
@@ -35,6 +36,8 @@ func DefaultPrices() PriceTable {
 		"google/gemini-2.5-flash-lite":     {0.10, 0.40},
 		"anthropic/claude-haiku-4-5":       {1, 5},
 		"anthropic/claude-haiku-4.5":       {1, 5},
+		"anthropic/claude-opus-4-1":        {15, 75},
+		"anthropic/claude-opus-4.1":        {15, 75},
 	} {
 		t[name] = p
 		t[bareModel(name)] = p
@@ -115,12 +118,22 @@ type Totals struct {
 	Failures     int64 // calls that ended in an error (not counting refusals by an open breaker)
 	InputTokens  int64
 	OutputTokens int64
-	CostUSD      float64
+	// CostUSD is the cost of the calls whose cost is known; Unpriced counts
+	// the successful calls whose cost is not (no provider figure, no price),
+	// which CostUSD leaves out.
+	CostUSD  float64
+	Unpriced int64
 }
 
-func (t *Totals) add(ok bool, u Usage, cost float64) {
+// CostKnown reports whether CostUSD is the whole cost: no call was unpriced.
+func (t Totals) CostKnown() bool { return t.Unpriced == 0 }
+
+func (t *Totals) add(ok bool, u Usage, cost float64, known bool) {
 	if ok {
 		t.Calls++
+		if !known {
+			t.Unpriced++
+		}
 	} else {
 		t.Failures++
 	}
@@ -144,10 +157,10 @@ type Ledger struct {
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger { return &Ledger{runs: map[string]*Totals{}} }
 
-func (l *Ledger) add(runID string, ok bool, u Usage, cost float64) {
+func (l *Ledger) add(runID string, ok bool, u Usage, cost float64, known bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.total.add(ok, u, cost)
+	l.total.add(ok, u, cost, known)
 	if runID == "" {
 		return
 	}
@@ -168,7 +181,7 @@ func (l *Ledger) add(runID string, ok bool, u Usage, cost float64) {
 			l.order = l.order[1:]
 		}
 	}
-	rt.add(ok, u, cost)
+	rt.add(ok, u, cost, known)
 }
 
 // Totals returns everything accounted so far.
@@ -188,7 +201,8 @@ func (l *Ledger) Run(runID string) Totals {
 	return Totals{}
 }
 
-// Cost returns a run's cost in US dollars, or the total when runID is "".
+// Cost returns a run's cost in US dollars, or the total when runID is "";
+// it leaves out unpriced calls (see Totals.Unpriced).
 func (l *Ledger) Cost(runID string) float64 {
 	if runID == "" {
 		return l.Totals().CostUSD

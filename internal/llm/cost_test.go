@@ -247,3 +247,92 @@ func TestKeyNeverLeaks(t *testing.T) {
 		})
 	}
 }
+
+// TestProviderReportedCost: with usage accounting the request carries
+// OpenRouter's "usage":{"include":true}, and the reply's usage.cost (credits,
+// which are US dollars) is the call's cost, over the price table and for a
+// model the table does not know.
+func TestProviderReportedCost(t *testing.T) {
+	for _, tc := range []struct {
+		name, model string
+	}{
+		{"unpriced model", "some-lab/unpriced-model"},
+		{"priced model", "google/gemini-2.0-flash-lite-001"}, // the provider's figure wins over the table
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ledger := llm.NewLedger()
+			c, srv := newClient(t, llm.OpenAI, func(llmtest.Request) llmtest.Reply {
+				return llmtest.Reply{Text: "YES", Usage: llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}, CostUSD: llmtest.Cost(0.0123)}
+			}, func(o *llm.Options) { o.Model, o.UsageAccounting, o.Ledger = tc.model, true, ledger })
+			if err := c.CheckPriced(""); err != nil {
+				t.Errorf("CheckPriced = %v, want nil: the endpoint reports its cost", err)
+			}
+			r := ask("q")
+			r.RunID = "run"
+			resp, err := c.Chat(t.Context(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !srv.Last().UsageInclude || !bytes.Contains(srv.Last().Body, []byte(`"usage":{"include":true}`)) {
+				t.Errorf("request body %s: want \"usage\":{\"include\":true}", srv.Last().Body)
+			}
+			if !resp.CostKnown || resp.CostSource != llm.CostProvider || !near(resp.CostUSD, 0.0123) {
+				t.Errorf("cost = %v known %v from %q, want 0.0123 known from the provider", resp.CostUSD, resp.CostKnown, resp.CostSource)
+			}
+			if got := ledger.Run("run"); !near(got.CostUSD, 0.0123) || got.Unpriced != 0 {
+				t.Errorf("ledger = %+v, want $0.0123 and no unpriced call", got)
+			}
+		})
+	}
+}
+
+// TestUnpricedCostIsUnknown: a model with no price, on an endpoint that
+// reports no cost and is not a local server, costs "unknown", not $0; the
+// ledger and the metrics count it; CheckPriced says so before any call.
+// A loopback endpoint called without a key is a local model server: free.
+func TestUnpricedCostIsUnknown(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	ledger := llm.NewLedger()
+	c, srv := newClient(t, llm.OpenAI, func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Text: "YES", Usage: llm.Usage{InputTokens: 1e6, OutputTokens: 1e6}}
+	}, func(o *llm.Options) {
+		o.Model, o.Ledger, o.Metrics, o.Name = "some-lab/unpriced-model", ledger, llm.NewMetrics(reg), "planner"
+	})
+	if err := c.CheckPriced(""); !errors.Is(err, llm.ErrUnpriced) || !strings.Contains(err.Error(), "some-lab/unpriced-model") {
+		t.Errorf("CheckPriced = %v, want ErrUnpriced naming the model", err)
+	}
+	r := ask("q")
+	r.RunID = "run"
+	resp, err := c.Chat(t.Context(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(srv.Last().Body, []byte(`"usage"`)) {
+		t.Errorf("request body %s asks for usage accounting, which only OpenRouter understands", srv.Last().Body)
+	}
+	if resp.CostKnown || resp.CostSource != llm.CostUnknown || resp.CostUSD != 0 {
+		t.Errorf("cost = %v known %v from %q, want unknown", resp.CostUSD, resp.CostKnown, resp.CostSource)
+	}
+	if got := ledger.Run("run"); got.Unpriced != 1 || got.CostKnown() {
+		t.Errorf("ledger = %+v, want 1 unpriced call and CostKnown false", got)
+	}
+	if got := gather(t, reg)[`acu_llm_unpriced_calls_total{model="some-lab/unpriced-model",provider="openai",role="planner"}`]; got != 1 {
+		t.Errorf("acu_llm_unpriced_calls_total = %v, want 1", got)
+	}
+
+	srv.SetKey("")
+	local, err := llm.New(llm.Options{Provider: llm.OpenAI, BaseURL: srv.URL, Model: "some-lab/unpriced-model", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := local.CheckPriced(""); err != nil {
+		t.Errorf("local CheckPriced = %v, want nil (a loopback server without a key is free)", err)
+	}
+	resp, err = local.Chat(t.Context(), ask("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.CostKnown || resp.CostSource != llm.CostLocal || resp.CostUSD != 0 {
+		t.Errorf("local cost = %v known %v from %q, want 0 known (local)", resp.CostUSD, resp.CostKnown, resp.CostSource)
+	}
+}

@@ -15,7 +15,16 @@
 // jittered exponential backoff (github.com/cenkalti/backoff/v5); a 429's
 // Retry-After (seconds or HTTP date) is honoured, capped. Other 4xx are not
 // retried. The outcome feeds the breaker, the Ledger (cost per call, per run
-// and in total, from the PriceTable) and the Prometheus Metrics.
+// and in total) and the Prometheus Metrics.
+//
+// A call's cost is the provider's own figure when it reports one
+// (OpenRouter's usage accounting: usage.cost, asked for with
+// "usage":{"include":true}, on by itself for openrouter.ai), else the
+// PriceTable's price times the tokens, else zero for a local model server
+// (a loopback URL called without a key: Ollama, vLLM, LM Studio). Otherwise
+// it is unknown, never a silent zero: Response.CostKnown is false and the
+// Ledger counts the call as unpriced. CheckPriced tells a cost limit before
+// the first call whether it can be kept.
 //
 // What it does not do: streaming, tools/function calls, or parsing of domain
 // replies (YES/NO verdicts, agent actions): that belongs to the callers.

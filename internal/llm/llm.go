@@ -42,6 +42,8 @@ type Request struct {
 	TopP        float64 // 0: not sent
 	JSON        bool    // ask for a JSON object reply where the provider supports it (not Anthropic)
 	RunID       string  // optional: cost is also accounted to this run
+
+	usageAccounting bool // ask for the provider's own cost (Options.UsageAccounting)
 }
 
 // Usage is what the provider reported for one call.
@@ -60,10 +62,28 @@ type Response struct {
 	FinishReason string
 	Model        string // the model that answered, as reported
 	Usage        Usage
-	CostUSD      float64       // from the price table; 0 when the model is unpriced
+	// CostUSD is the call's cost in US dollars: the provider's own figure
+	// when it reports one (OpenRouter's usage accounting), else the price
+	// table's, else 0 for a local model server. CostKnown is false when
+	// none applies: the cost is unknown, not zero, and CostUSD is 0.
+	CostUSD    float64
+	CostKnown  bool
+	CostSource CostSource
+	// ProviderCost is the cost the provider reported, when it did.
+	ProviderCost *float64
 	Latency      time.Duration // wall time of the successful attempt
 	Attempts     int
 }
+
+// CostSource says where a call's cost came from.
+type CostSource string
+
+const (
+	CostUnknown  CostSource = ""         // no provider figure, no price: unknown
+	CostProvider CostSource = "provider" // the provider's own report (OpenRouter usage.cost)
+	CostTable    CostSource = "table"    // tokens times the PriceTable's price
+	CostLocal    CostSource = "local"    // a local model server (loopback, no key): free
+)
 
 // Chatter is the one call every consumer needs. Consumers declare their own
 // narrower interface; this one documents the shape *Client satisfies.

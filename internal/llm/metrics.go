@@ -12,16 +12,18 @@ import (
 //	acu_llm_calls_total{role,provider,model,outcome}    outcome: ok, error, canceled, circuit_open
 //	acu_llm_retries_total{role,provider,model}          attempts after the first
 //	acu_llm_tokens_total{role,provider,model,direction} direction: in, out
-//	acu_llm_cost_usd_total{role,provider,model}
+//	acu_llm_cost_usd_total{role,provider,model}         calls whose cost is known
+//	acu_llm_unpriced_calls_total{role,provider,model}   successful calls whose cost is unknown
 //	acu_llm_call_duration_seconds{role,provider,model}  successful attempts
 //	acu_llm_breaker_state{role,provider}                0 closed, 1 half-open, 2 open
 type Metrics struct {
-	calls   *prometheus.CounterVec
-	retries *prometheus.CounterVec
-	tokens  *prometheus.CounterVec
-	cost    *prometheus.CounterVec
-	latency *prometheus.HistogramVec
-	breaker *prometheus.GaugeVec
+	calls    *prometheus.CounterVec
+	retries  *prometheus.CounterVec
+	tokens   *prometheus.CounterVec
+	cost     *prometheus.CounterVec
+	unpriced *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	breaker  *prometheus.GaugeVec
 }
 
 // Outcome label values of acu_llm_calls_total.
@@ -50,7 +52,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"role", "provider", "model", "direction"}),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "acu", Subsystem: "llm", Name: "cost_usd_total",
-			Help: "Cost of model calls in US dollars, from the price table.",
+			Help: "Cost of model calls in US dollars: the provider's own figure, else the price table's (unpriced calls are left out).",
+		}, []string{"role", "provider", "model"}),
+		unpriced: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "acu", Subsystem: "llm", Name: "unpriced_calls_total",
+			Help: "Successful model calls whose cost is unknown: no provider figure and no price (set ACU_MODEL_PRICES).",
 		}, []string{"role", "provider", "model"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "acu", Subsystem: "llm", Name: "call_duration_seconds",
@@ -63,7 +69,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"role", "provider"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.calls, m.retries, m.tokens, m.cost, m.latency, m.breaker)
+		reg.MustRegister(m.calls, m.retries, m.tokens, m.cost, m.unpriced, m.latency, m.breaker)
 	}
 	return m
 }
@@ -83,6 +89,13 @@ func (m *Metrics) observeCall(role, provider, model, outcome string, attempts in
 	m.tokens.WithLabelValues(role, provider, model, "out").Add(float64(u.OutputTokens))
 	m.cost.WithLabelValues(role, provider, model).Add(cost)
 	m.latency.WithLabelValues(role, provider, model).Observe(latency.Seconds())
+}
+
+func (m *Metrics) observeUnpriced(role, provider, model string) {
+	if m == nil {
+		return
+	}
+	m.unpriced.WithLabelValues(role, provider, model).Inc()
 }
 
 func (m *Metrics) setBreaker(role, provider, state string) {

@@ -24,6 +24,13 @@ type oaiRequest struct {
 	Temperature    float64      `json:"temperature"`
 	TopP           float64      `json:"top_p,omitempty"`
 	ResponseFormat *oaiFormat   `json:"response_format,omitempty"`
+	Usage          *oaiUsageReq `json:"usage,omitempty"`
+}
+
+// oaiUsageReq is OpenRouter's usage accounting request, {"include": true}:
+// the reply's usage then carries cost, in credits (US dollars).
+type oaiUsageReq struct {
+	Include bool `json:"include"`
 }
 
 type oaiFormat struct {
@@ -57,6 +64,9 @@ func encodeOpenAI(req *Request, model string) (body, error) {
 	}
 	if req.JSON {
 		r.ResponseFormat = &oaiFormat{Type: "json_object"}
+	}
+	if req.usageAccounting {
+		r.Usage = &oaiUsageReq{Include: true}
 	}
 	if req.System != "" {
 		r.Messages = append(r.Messages, oaiMessage{Role: "system", Content: req.System})
@@ -105,6 +115,9 @@ type oaiResponse struct {
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
+		// Cost is OpenRouter's usage accounting: the call's cost in
+		// credits, which are US dollars.
+		Cost *float64 `json:"cost"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -139,6 +152,9 @@ func decodeOpenAI(body []byte) (Response, error) {
 	resp.FinishReason = ch.FinishReason
 	if r.Usage != nil {
 		resp.Usage = Usage{InputTokens: r.Usage.PromptTokens, OutputTokens: r.Usage.CompletionTokens}
+		if c := r.Usage.Cost; c != nil && *c >= 0 {
+			resp.ProviderCost = c
+		}
 	}
 	return resp, nil
 }

@@ -101,7 +101,7 @@ func TestRequestLayout(t *testing.T) {
 				t.Errorf("X-Title = %q, want acu", v)
 			}
 			wantResp := llm.Response{Text: "YES: it says Done", Reasoning: "the terminal shows Done", Model: wantModel,
-				Usage: llm.Usage{InputTokens: 1200, OutputTokens: 30}, Attempts: 1}
+				Usage: llm.Usage{InputTokens: 1200, OutputTokens: 30}, Attempts: 1, CostKnown: true, CostSource: llm.CostTable}
 			resp.Latency, resp.FinishReason = 0, ""
 			wantCost := 1200*0.075/1e6 + 30*0.30/1e6
 			if p == llm.Anthropic {
@@ -216,6 +216,9 @@ func TestTolerantParsing(t *testing.T) {
 		{"openai reasoning_content", llm.OpenAI,
 			`{"model":"m","choices":[{"message":{"content":"NO","reasoning_content":"thinking"}}],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
 			llm.Response{Model: "m", Text: "NO", Reasoning: "thinking", Usage: llm.Usage{InputTokens: 1, OutputTokens: 2}}, ""},
+		{"openai usage accounting", llm.OpenAI,
+			`{"id":"gen-1","model":"m","choices":[{"message":{"role":"assistant","content":"YES"},"finish_reason":"stop"}],"usage":{"prompt_tokens":194,"completion_tokens":2,"total_tokens":196,"cost":0.95,"is_byok":false,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"cost_details":{"upstream_inference_cost":null},"completion_tokens_details":{"reasoning_tokens":0}}}`,
+			llm.Response{Model: "m", Text: "YES", FinishReason: "stop", Usage: llm.Usage{InputTokens: 194, OutputTokens: 2}, ProviderCost: llmtest.Cost(0.95)}, ""},
 		{"openai reasoning", llm.OpenAI,
 			`{"model":"m","choices":[{"message":{"content":"NO","reasoning":"r","reasoning_content":null}}]}`,
 			llm.Response{Model: "m", Text: "NO", Reasoning: "r"}, ""},
@@ -252,7 +255,7 @@ func TestTolerantParsing(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Chat: %v", err)
 			}
-			resp.Latency, resp.Attempts, resp.CostUSD = 0, 0, 0
+			resp.Latency, resp.Attempts, resp.CostUSD, resp.CostKnown, resp.CostSource = 0, 0, 0, false, ""
 			if diff := cmp.Diff(tt.want, resp); diff != "" {
 				t.Errorf("response (-want +got):\n%s", diff)
 			}

@@ -61,15 +61,18 @@ type TaskStatusArgs struct {
 
 // TaskInfo is run_task's and task_status's structured result.
 type TaskInfo struct {
-	RunID      string     `json:"run_id"`
-	Status     string     `json:"status"` // running, completed, failed, cancelled
-	Task       string     `json:"task,omitempty"`
-	Summary    string     `json:"summary,omitempty"`
-	Error      string     `json:"error,omitempty"`
-	Iterations int        `json:"iterations,omitempty"`
-	CostUSD    float64    `json:"cost_usd,omitempty"`
-	StartedAt  time.Time  `json:"started_at"`
-	EndedAt    *time.Time `json:"ended_at,omitempty"`
+	RunID      string  `json:"run_id"`
+	Status     string  `json:"status"` // running, completed, failed, cancelled
+	Task       string  `json:"task,omitempty"`
+	Summary    string  `json:"summary,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	Iterations int     `json:"iterations,omitempty"`
+	CostUSD    float64 `json:"cost_usd,omitempty"`
+	// CostUnknown: some model call's cost is unknown (no provider figure,
+	// no price); CostUSD is only the known part.
+	CostUnknown bool       `json:"cost_unknown,omitempty"`
+	StartedAt   time.Time  `json:"started_at"`
+	EndedAt     *time.Time `json:"ended_at,omitempty"`
 }
 
 type taskTools struct {
@@ -135,13 +138,14 @@ func taskInfo(r api.Run) TaskInfo {
 	_ = json.Unmarshal(r.Spec, &spec)
 	info.Task = spec.Task
 	var res struct {
-		Summary    string  `json:"summary"`
-		Error      string  `json:"error"`
-		Iterations int     `json:"iterations"`
-		CostUSD    float64 `json:"costUsd"`
+		Summary     string  `json:"summary"`
+		Error       string  `json:"error"`
+		Iterations  int     `json:"iterations"`
+		CostUSD     float64 `json:"costUsd"`
+		CostUnknown bool    `json:"costUnknown"`
 	}
 	if len(r.Result) > 0 && json.Unmarshal(r.Result, &res) == nil {
-		info.Summary, info.Iterations, info.CostUSD = res.Summary, res.Iterations, res.CostUSD
+		info.Summary, info.Iterations, info.CostUSD, info.CostUnknown = res.Summary, res.Iterations, res.CostUSD, res.CostUnknown
 		if info.Error == "" {
 			info.Error = res.Error
 		}

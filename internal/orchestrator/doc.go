@@ -9,7 +9,9 @@
 // plan (its toGuidanceText form becomes the pinned first message and part
 // of the enhanced task), extract the map, feed the stagnation Tracker (a
 // layout seen 3 times in the last 10 is noted; a map unchanged 4 times in a
-// row gets a recovery action: dismiss, scroll, back in turn), then the five
+// row and for Options.RecoverAfter gets a recovery action: dismiss, scroll,
+// back in turn, where dismiss never presses Escape on a window the task is
+// about), then the five
 // interaction points under their seed conditions:
 //
 //  1. iteration 1: initial planning starts in the background; the fast

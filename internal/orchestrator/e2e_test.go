@@ -2,6 +2,7 @@ package orchestrator_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,15 @@ func TestEndToEndZenityEntry(t *testing.T) {
 	}
 	if len(prog) < 3 || !strings.HasPrefix(prog[0].Message, "task started") || !strings.HasPrefix(prog[len(prog)-1].Message, "task completed") {
 		t.Errorf("progress log = %+v", prog)
+	}
+	// The fake models have no price and report no cost: the cost is
+	// unknown, not $0.
+	var result orchestrator.Result
+	if r, err := d.reg.Get(ctx, run.ID); err != nil || json.Unmarshal(r.Result, &result) != nil {
+		t.Fatalf("run result: %v", err)
+	}
+	if !result.CostUnknown || result.UnpricedCalls < 2 || result.CostUSD != 0 {
+		t.Errorf("result cost = $%v, unknown %v, %d unpriced calls; want unknown, with the fast and verifier calls counted", result.CostUSD, result.CostUnknown, result.UnpricedCalls)
 	}
 	if len(live) == 0 || live[0] != orchestrator.StreamIteration {
 		t.Errorf("live events = %v", live)

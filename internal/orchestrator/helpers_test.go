@@ -161,9 +161,12 @@ type verifyEv struct {
 }
 
 type recoveryEv struct {
-	Iteration int    `json:"iteration"`
-	Action    string `json:"action"`
-	Keys      string `json:"keys"`
+	Iteration   int    `json:"iteration"`
+	Action      string `json:"action"`
+	Keys        string `json:"keys"`
+	Unchanged   int    `json:"unchanged"`
+	UnchangedMs int64  `json:"unchangedMs"`
+	Skipped     string `json:"skipped"`
 }
 
 // planJSON is a planner reply with one named approach.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -342,41 +343,84 @@ func TestLastResort(t *testing.T) {
 	}
 }
 
-// Stagnation: an element map unchanged 4 times in a row gets a recovery
-// action (dismiss first: Escape, which closes the dialog); a layout seen 3
-// times in the last 10 is noted in the failure context.
+// Stagnation: a model that keeps "waiting for the app" on an unchanged
+// element map gets a recovery action only once the map has been unchanged
+// 4 times in a row and for Options.RecoverAfter (10 s by default) on the
+// orchestrator's clock, which here advances a fixed step per fast-agent
+// call. Recovery never dismisses the dialog the task is about: Escape is
+// skipped, the zenity dialog keeps running and its window stays mapped. A
+// layout seen 3 times in the last 10 is noted in the failure context.
 func TestStagnationRecovery(t *testing.T) {
-	d := newDesktop(t)
-	app := d.entry(t)
-	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
-		if isCheck(r) {
-			return progressing(true)
-		}
-		return llmtest.Reply{Text: stepsJSON(false)}
-	}, unusable, doneReply)
-	or := d.orchestrator(t, m, nil)
-	res := run(t, or, 5)
-	if res.Status != orchestrator.StatusFailed {
-		t.Fatalf("status = %s, want failed", res.Status)
-	}
-	rec := events[recoveryEv](t, d, res.RunID, orchestrator.StreamRecovery)
-	if len(rec) != 1 || rec[0].Iteration != 5 || rec[0].Action != "dismiss" || rec[0].Keys != "Escape" {
-		t.Fatalf("recoveries = %+v, want a dismiss (Escape) at iteration 5", rec)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if _, err := app.Wait(ctx); err == nil || !app.Exited() {
-		t.Errorf("zenity still running or exited 0 (%v): Escape did not dismiss it", err)
-	}
-	iters := events[iterEv](t, d, res.RunID, orchestrator.StreamIteration)
-	for _, it := range iters {
-		noted := strings.Contains(it.Call.System, "Screen structure stagnant: same layout seen 3 times in last 10 iterations")
-		if noted != (it.Iteration >= 3) {
-			t.Errorf("iteration %d: stagnation noted %v, want %v", it.Iteration, noted, it.Iteration >= 3)
-		}
-	}
-	if !strings.Contains(iters[len(iters)-1].Call.System, "Element map unchanged 4x, pressed Escape") {
-		t.Errorf("the recovery is not in the failure context:\n%s", iters[len(iters)-1].Call.System)
+	for _, tc := range []struct {
+		name string
+		step time.Duration // the clock's advance per fast-agent call
+		iter int           // the iteration recovery acts at
+	}{
+		// 1 s a call: the count (4) is reached at iteration 5, the time
+		// (10 s) only at iteration 11.
+		{"time gates", time.Second, 11},
+		// 10 s a call: the time is reached at iteration 2, the count at 5.
+		{"count gates", 10 * time.Second, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDesktop(t)
+			app := d.entry(t)
+			var mu sync.Mutex
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+			m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+				if isCheck(r) {
+					return progressing(true)
+				}
+				mu.Lock()
+				now = now.Add(tc.step)
+				mu.Unlock()
+				return llmtest.Reply{Text: `{"thought":"waiting for the app","steps":[],"complete":false,"summary":""}`}
+			}, unusable, doneReply)
+			or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Now = clock })
+			res := run(t, or, tc.iter+1)
+			if res.Status != orchestrator.StatusFailed {
+				t.Fatalf("status = %s, want failed", res.Status)
+			}
+			rec := events[recoveryEv](t, d, res.RunID, orchestrator.StreamRecovery)
+			if len(rec) != 1 || rec[0].Iteration != tc.iter {
+				t.Fatalf("recoveries = %+v, want one at iteration %d", rec, tc.iter)
+			}
+			r := rec[0]
+			if r.Unchanged < 4 || time.Duration(r.UnchangedMs)*time.Millisecond < orchestrator.DefaultRecoverAfter {
+				t.Errorf("recovery acted after %d unchanged maps over %d ms, want at least 4 and %s", r.Unchanged, r.UnchangedMs, orchestrator.DefaultRecoverAfter)
+			}
+			if r.Action == "dismiss" || r.Keys == "Escape" || r.Skipped == "" {
+				t.Errorf("recovery = %+v, want dismiss skipped (the dialog is the task's) and another action taken", r)
+			}
+			if app.Exited() {
+				t.Fatalf("zenity exited: recovery closed the task's own dialog (stdout %q)", app.Stdout())
+			}
+			ws, err := d.conn.Windows(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			mapped := false
+			for _, w := range ws {
+				if w.Title == "Acu Entry" && w.Mapped {
+					mapped = true
+				}
+			}
+			if !mapped {
+				t.Errorf("the Acu Entry window is no longer mapped: %+v", ws)
+			}
+			iters := events[iterEv](t, d, res.RunID, orchestrator.StreamIteration)
+			for _, it := range iters {
+				noted := strings.Contains(it.Call.System, "Screen structure stagnant: same layout seen 3 times in last 10 iterations")
+				if noted != (it.Iteration >= 3) {
+					t.Errorf("iteration %d: stagnation noted %v, want %v", it.Iteration, noted, it.Iteration >= 3)
+				}
+			}
+			last := iters[len(iters)-1].Call.System
+			if !strings.Contains(last, "Element map unchanged") || strings.Contains(last, "pressed Escape") {
+				t.Errorf("the recovery is not in the failure context, or Escape is:\n%s", last)
+			}
+		})
 	}
 }
 

@@ -25,7 +25,10 @@ type Call struct {
 	Reply     string  `json:"reply,omitempty"`
 	LatencyMs float64 `json:"latencyMs"`
 	CostUSD   float64 `json:"costUsd"`
-	Error     string  `json:"error,omitempty"`
+	// CostUnknown: the call succeeded but its cost is unknown (no
+	// provider figure, no price); CostUSD is then 0, not its cost.
+	CostUnknown bool   `json:"costUnknown,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // IterationEvent is the data of a StreamIteration event.
@@ -81,7 +84,14 @@ type RecoveryEvent struct {
 	Action    string `json:"action"` // dismiss, scroll, back
 	Keys      string `json:"keys,omitempty"`
 	Reason    string `json:"reason"`
-	Error     string `json:"error,omitempty"`
+	// Unchanged is how many maps in a row were unchanged, UnchangedMs for
+	// how long (by Options.Now) when recovery acted.
+	Unchanged   int   `json:"unchanged"`
+	UnchangedMs int64 `json:"unchangedMs"`
+	// Skipped says why dismiss (Escape) was not pressed: the active window
+	// is one the task is about, or no active window is known.
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // InterventionEvent is the data of a StreamIntervention event.
@@ -118,9 +128,15 @@ type loop struct {
 	itersSinceComplete    int
 	lastResortConsulted   bool
 	recoveries            int
-	modelErrs             int           // consecutive failed fast-agent calls
-	fresh                 *elements.Map // the settled map the last step's verification read
-	lastModelErr          string
+	unchanged             int       // maps in a row with an empty diff to their predecessor
+	changedAt             time.Time // when the map last changed (or recovery last acted)
+	// taskWindows are the names of the windows the task is about: every
+	// window on screen when it started and every window the model acted
+	// in. Recovery never dismisses them.
+	taskWindows  map[string]bool
+	modelErrs    int           // consecutive failed fast-agent calls
+	fresh        *elements.Map // the settled map the last step's verification read
+	lastModelErr string
 
 	history []llm.Message
 	actions []Action
@@ -299,6 +315,9 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 		a := Action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
 		if err == nil {
 			a.Step = st.String()
+			if e, ok := cur2.Get(st.Target); ok {
+				l.protect(e.Window)
+			}
 			var res elements.Result
 			res, err = l.opts.Elements.Execute(ctx, cur2, st)
 			if res.After != nil {
@@ -640,7 +659,7 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 	defer cancel()
 	start := time.Now()
 	resp, err := m.Chat(cctx, req)
-	c := Call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD}
+	c := Call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD, CostUnknown: err == nil && !resp.CostKnown}
 	for _, msg := range req.Messages {
 		c.Images += len(msg.Images)
 	}
@@ -655,27 +674,66 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 		// Background plans add their cost when recorded (res is the loop's).
 		return resp, c
 	}
-	l.res.CostUSD += resp.CostUSD
+	l.addCost(c)
 	return resp, c
+}
+
+// addCost adds a call's cost to the result, counting it as unpriced when
+// its cost is unknown.
+func (l *loop) addCost(c Call) {
+	l.res.CostUSD += c.CostUSD
+	if c.CostUnknown {
+		l.res.CostUnknown = true
+		l.res.UnpricedCalls++
+	}
 }
 
 // stagnation handles the layout-hash and unchanged-map signals: a stagnant
 // layout is noted in the failure context; an element map unchanged
-// UnchangedRecover times in a row gets a recovery action (dismiss, scroll,
-// back, in turn). It returns a fresh map after a recovery action.
+// UnchangedRecover times in a row and for at least Options.RecoverAfter gets
+// a recovery action (dismiss, scroll, back, in turn). Dismiss presses Escape
+// only on an active window the task is not about (see taskWindows): a model
+// waiting for its dialog must not see recovery close it. It returns a fresh
+// map after a recovery action.
 func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs elements.Observation) *elements.Map {
 	l.prev = m
+	now := l.opts.Now()
+	if l.taskWindows == nil {
+		l.taskWindows = map[string]bool{}
+		for k := range m.Elements {
+			if e := &m.Elements[k]; e.Type == elements.TypeWindow {
+				l.protect(e.Text)
+			} else {
+				l.protect(e.Window)
+			}
+		}
+	}
 	if obs.Stagnant && obs.Repeats == elements.StagnationRepeat {
 		l.failureContext = append(l.failureContext, fmt.Sprintf("Screen structure stagnant: same layout seen %d times in last %d iterations", obs.Repeats, elements.StagnationWindow))
 	}
-	if !obs.Recover {
+	if obs.Iteration == 1 || !obs.Diff.Empty() {
+		l.unchanged, l.changedAt = 0, now
 		return nil
 	}
+	l.unchanged++
+	still := now.Sub(l.changedAt)
+	if l.unchanged < elements.UnchangedRecover || still < l.opts.RecoverAfter {
+		return nil
+	}
+	ev := RecoveryEvent{Iteration: i, Unchanged: l.unchanged, UnchangedMs: still.Milliseconds(),
+		Reason: fmt.Sprintf("element map unchanged %dx for %s", l.unchanged, still.Round(time.Second))}
+	l.unchanged, l.changedAt = 0, now
 	kinds := []struct{ name, keys string }{{"dismiss", "Escape"}, {"scroll", "Page_Down"}, {"back", "alt+Left"}}
 	k := kinds[l.recoveries%len(kinds)]
 	l.recoveries++
-	ev := RecoveryEvent{Iteration: i, Action: k.name, Keys: k.keys,
-		Reason: fmt.Sprintf("element map unchanged %dx", elements.UnchangedRecover)}
+	if k.name == "dismiss" {
+		if why := l.mayDismiss(m); why != "" {
+			ev.Skipped = why
+			k = kinds[l.recoveries%len(kinds)]
+			l.recoveries++
+		}
+	}
+	ev.Action, ev.Keys = k.name, k.keys
 	var err error
 	switch {
 	case l.opts.Input != nil && k.name == "scroll":
@@ -697,7 +755,7 @@ func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs eleme
 	if ev.Keys != "" {
 		what = "pressed " + ev.Keys
 	}
-	l.failureContext = append(l.failureContext, fmt.Sprintf("Element map unchanged %dx, %s to try a different path", elements.UnchangedRecover, what))
+	l.failureContext = append(l.failureContext, fmt.Sprintf("Element map unchanged %dx, %s to try a different path", ev.Unchanged, what))
 	l.emit(ctx, StreamRecovery, ev)
 	l.progress(ctx, fmt.Sprintf("recovery at iteration %d: %s (%s)", i, k.name, ev.Reason))
 	m2, err := l.opts.Elements.Extract(ctx)
@@ -706,6 +764,39 @@ func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs eleme
 	}
 	l.prev = m2
 	return m2
+}
+
+// protect adds a window to the ones the task is about.
+func (l *loop) protect(window string) {
+	if window == "" {
+		return
+	}
+	if l.taskWindows == nil {
+		l.taskWindows = map[string]bool{}
+	}
+	l.taskWindows[window] = true
+}
+
+// mayDismiss says why recovery must not press Escape on m ("" when it may):
+// Escape goes to the active window, and closing the window the task is
+// about (a dialog the model waits on) loses its work. Only an active window
+// that appeared after the task started, that the model never acted in and
+// that the task does not name may be dismissed.
+func (l *loop) mayDismiss(m *elements.Map) string {
+	for k := range m.Elements {
+		e := &m.Elements[k]
+		if e.Type != elements.TypeWindow || !e.Active {
+			continue
+		}
+		switch {
+		case l.taskWindows[e.Text]:
+			return fmt.Sprintf("the active window %q is one the task is about", e.Text)
+		case e.Text != "" && strings.Contains(strings.ToLower(l.task), strings.ToLower(e.Text)):
+			return fmt.Sprintf("the task names the active window %q", e.Text)
+		}
+		return ""
+	}
+	return "no active window is known, and Escape could close the task's own window"
 }
 
 // nextMap is the map of a new iteration: the one the last step's
@@ -772,7 +863,7 @@ func (l *loop) mark(ctx context.Context) {
 // emit records an event on the run and shows it to OnEvent.
 func (l *loop) emit(ctx context.Context, stream string, data any) {
 	if ev, ok := data.(PlanEvent); ok {
-		l.res.CostUSD += ev.Call.CostUSD
+		l.addCost(ev.Call)
 	}
 	if _, err := l.opts.Runs.Emit(context.WithoutCancel(ctx), l.runID, stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
 		l.o.log.Warn("emit task event", "run_id", l.runID, "stream", stream, "err", err)

@@ -35,6 +35,7 @@ const (
 	DefaultCallTimeout   = 90 * time.Second
 	DefaultPauseQuiet    = 5 * time.Second
 	DefaultReuseMapAge   = time.Second
+	DefaultRecoverAfter  = 10 * time.Second
 	LastResortWindow     = 5 // the final iterations where the blocking last-resort plan may run
 	ProgressEvery        = 3 // iterations between progress checks, and without completion before one
 	FailuresToReplan     = 3 // step failures since the last plan that ask for recovery planning
@@ -133,6 +134,13 @@ type Options struct {
 	// most this old, instead of extracting again (half the extractions of
 	// an iteration with steps). Default 1 s; negative always extracts.
 	ReuseMapAge time.Duration
+	// RecoverAfter is how long the element map must have stayed unchanged,
+	// besides elements.UnchangedRecover maps in a row, before stagnation
+	// recovery acts: a model waiting for a slow application gets that long.
+	// Default DefaultRecoverAfter (10 s); negative means the count alone.
+	RecoverAfter time.Duration
+	// Now is the clock of stagnation recovery; nil: time.Now.
+	Now func() time.Time
 	// OnEvent sees every event as it is emitted (the CLI's live progress),
 	// from the task's goroutine; nil: none.
 	OnEvent func(runID, stream string, data any)
@@ -158,6 +166,11 @@ type Result struct {
 	Verifies   int     `json:"verifications"`
 	Failures   int     `json:"failures"`
 	CostUSD    float64 `json:"costUsd"`
+	// CostUnknown is set when some call's cost is unknown (no provider
+	// figure, no price: see ACU_MODEL_PRICES); CostUSD is then only the
+	// known part and UnpricedCalls counts the others.
+	CostUnknown   bool `json:"costUnknown,omitempty"`
+	UnpricedCalls int  `json:"unpricedCalls,omitempty"`
 }
 
 // Orchestrator runs tasks on one display, one at a time.
@@ -201,6 +214,12 @@ func New(o Options) (*Orchestrator, error) {
 	}
 	if o.ReuseMapAge == 0 {
 		o.ReuseMapAge = DefaultReuseMapAge
+	}
+	if o.RecoverAfter == 0 {
+		o.RecoverAfter = DefaultRecoverAfter
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

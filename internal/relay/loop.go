@@ -168,6 +168,9 @@ func (r *Relay) Tick(ctx context.Context) TickOutcome {
 	r.st.tokensIn += int64(e.TokensIn)
 	r.st.tokensOut += int64(e.TokensOut)
 	r.st.cost += resp.CostUSD
+	if !resp.CostKnown {
+		r.st.unpriced++
+	}
 	r.st.lastAnalysis = now
 	if !reply.ParsedOK {
 		r.st.parseFailures++
@@ -249,13 +252,18 @@ type Tokens struct {
 
 // AgentHealth is the analysis loop's part of /health.
 type AgentHealth struct {
-	Enabled        bool     `json:"enabled"`
-	HasModel       bool     `json:"hasModel"`
-	LastAnalysis   *int64   `json:"lastAnalysis"`
-	LastDigest     *string  `json:"lastDigest"`
-	TotalCalls     int64    `json:"totalCalls"`
-	TotalTokens    Tokens   `json:"totalTokens"`
-	EstimatedCost  float64  `json:"estimatedCost"`
+	Enabled       bool    `json:"enabled"`
+	HasModel      bool    `json:"hasModel"`
+	LastAnalysis  *int64  `json:"lastAnalysis"`
+	LastDigest    *string `json:"lastDigest"`
+	TotalCalls    int64   `json:"totalCalls"`
+	TotalTokens   Tokens  `json:"totalTokens"`
+	EstimatedCost float64 `json:"estimatedCost"`
+	// CostUnknown is true once a call's cost was unknown (no provider
+	// figure, no price): EstimatedCost is then only the known part, and
+	// UnpricedCalls counts the rest.
+	CostUnknown    bool     `json:"costUnknown"`
+	UnpricedCalls  int64    `json:"unpricedCalls"`
 	Model          string   `json:"model"`
 	IdleSkips      int64    `json:"idleSkips"`
 	EmptySkips     int64    `json:"emptySkips"`
@@ -278,7 +286,7 @@ func (r *Relay) Health() Health {
 	h := Health{OK: true, Epoch: r.epoch, Messages: r.feed.len(), SenseEvents: r.sense.len(), Agent: AgentHealth{
 		Enabled: r.cfg.Enabled, HasModel: r.opts.Model != nil, TotalCalls: r.st.totalCalls,
 		TotalTokens:   Tokens{In: r.st.tokensIn, Out: r.st.tokensOut},
-		EstimatedCost: float64(int64(r.st.cost*1e6+0.5)) / 1e6, Model: r.cfg.Model,
+		EstimatedCost: float64(int64(r.st.cost*1e6+0.5)) / 1e6, CostUnknown: r.st.unpriced > 0, UnpricedCalls: r.st.unpriced, Model: r.cfg.Model,
 		IdleSkips: r.st.idleSkips, EmptySkips: r.st.emptySkips, BusySkips: r.st.busySkips, Ticks: r.st.ticks,
 		Errors: r.st.errors, ParseFailures: r.st.parseFailures, FallbackCalls: r.st.fallbackCalls,
 		IntervalMs: r.cfg.IntervalMs, DebounceMs: r.cfg.DebounceMs, FallbackModels: append([]string{}, r.cfg.FallbackModels...)}}

@@ -163,6 +163,7 @@ type stats struct {
 	tokensIn      int64
 	tokensOut     int64
 	cost          float64
+	unpriced      int64 // calls whose cost was unknown
 	lastAnalysis  int64
 	idleSkips     int64
 	emptySkips    int64

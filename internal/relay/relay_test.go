@@ -95,7 +95,8 @@ func TestSeedSection11(t *testing.T) {
 			health.Agent.IdleSkips, health.Agent.TotalCalls, calls, h.model.Calls())
 	}
 	if health.Messages != 2 || health.SenseEvents != 1 || health.Agent.LastAnalysis == nil || health.Agent.LastDigest == nil ||
-		health.Agent.TotalTokens.In == 0 || health.Agent.EstimatedCost <= 0 || health.Agent.Model != "google/gemini-2.5-flash-lite" {
+		health.Agent.TotalTokens.In == 0 || health.Agent.EstimatedCost <= 0 || health.Agent.CostUnknown || health.Agent.UnpricedCalls != 0 ||
+		health.Agent.Model != "google/gemini-2.5-flash-lite" {
 		t.Errorf("/health = %+v", health)
 	}
 }
@@ -669,5 +670,23 @@ func TestRuntimeConfigWakesLoop(t *testing.T) {
 	h.getJSON(t, "/agent/config", &cfg)
 	if !cfg.Config.Enabled || cfg.Config.IntervalMs != 100 || cfg.Config.MaxAge != 120000 || !cfg.Config.HasModel {
 		t.Errorf("/agent/config = %+v", cfg.Config)
+	}
+}
+
+// TestCostUnknown: an analysis model with no price, on an endpoint that
+// reports no cost, makes /health say costUnknown with the unpriced calls
+// counted, instead of an estimatedCost of a silent $0.
+func TestCostUnknown(t *testing.T) {
+	h := newHarness(t, llmtest.Text(sampleReply), func(o *Options) { o.Agent.Model = "some-lab/unpriced-model" })
+	h.post(t, "/sense", senseBody("text", "idea", sampleOCR, time.Now().UnixMilli()))
+	h.post(t, "/feed", sampleFeed)
+	if got := h.r.Tick(t.Context()); got != TickAnalyzed {
+		t.Fatalf("Tick() = %v, want analyzed", got)
+	}
+	var health Health
+	h.getJSON(t, "/health", &health)
+	if a := health.Agent; !a.CostUnknown || a.UnpricedCalls != 1 || a.EstimatedCost != 0 || a.TotalCalls != 1 {
+		t.Errorf("/health agent = costUnknown %v, unpricedCalls %d, estimatedCost %v, totalCalls %d; want true, 1, 0, 1",
+			a.CostUnknown, a.UnpricedCalls, a.EstimatedCost, a.TotalCalls)
 	}
 }

@@ -67,7 +67,7 @@ func ToAPIWait(j smartwait.Job) api.Wait {
 	}
 	if v := j.LastVerdict; v != nil {
 		w.LastVerdict = &api.Verdict{At: v.At, Met: v.Met, Evidence: v.Evidence, FrameHash: v.FrameHash,
-			LatencyMs: float64(v.Latency.Microseconds()) / 1000, CostUSD: v.CostUSD, Backend: v.Backend, Model: v.Model,
+			LatencyMs: float64(v.Latency.Microseconds()) / 1000, CostUSD: v.CostUSD, CostUnknown: v.CostUnknown, Backend: v.Backend, Model: v.Model,
 			Deduped: v.Deduped, Error: v.Error}
 	}
 	for _, r := range j.History {

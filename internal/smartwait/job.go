@@ -48,10 +48,13 @@ type Verdict struct {
 	FrameHash string
 	Latency   time.Duration
 	CostUSD   float64
-	Backend   string
-	Model     string
-	Deduped   bool
-	Error     string
+	// CostUnknown: the judgement's model call had no known cost (CostUSD
+	// is then 0, not its cost).
+	CostUnknown bool
+	Backend     string
+	Model       string
+	Deduped     bool
+	Error       string
 }
 
 // Job is a wait job as callers see it.

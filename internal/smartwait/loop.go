@@ -229,13 +229,17 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	j.lastErr = ""
 	rec.Met, rec.Evidence, rec.Model = v.Met, v.Evidence, v.Model
 	if !deduped {
-		rec.CostUSD = v.CostUSD
+		rec.CostUSD, rec.CostUnknown = v.CostUSD, v.CostUnknown
 	}
 	j.lastVerdict = &rec
 	j.mu.Unlock()
 	data["met"] = v.Met
 	data["evidence"] = v.Evidence
 	data["costUsd"] = rec.CostUSD
+	if rec.CostUnknown {
+		data["costUsd"] = nil // unknown, not $0
+		data["costUnknown"] = true
+	}
 	data["model"] = v.Model
 	if deduped {
 		data["deduped"] = true

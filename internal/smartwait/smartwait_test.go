@@ -15,6 +15,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/store"
@@ -141,6 +142,40 @@ func TestVisionMarkerHashGate(t *testing.T) {
 	}
 	if last["met"] != true {
 		t.Errorf("last verdict = %s, want met", evs[2].Data)
+	}
+	if c, _ := last["costUsd"].(float64); c <= 0 || last["costUnknown"] != nil {
+		t.Errorf("verdict cost = %v, costUnknown %v, want the priced model's cost: %s", last["costUsd"], last["costUnknown"], evs[2].Data)
+	}
+}
+
+// TestVerdictCostUnknown: a judge model with no price, on an endpoint that
+// reports no cost, gives verdict events whose cost is null with
+// costUnknown, not a silent $0.
+func TestVerdictCostUnknown(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 240})
+	testx.NewWindow(t, dpy, testx.Spec{Title: "static", W: 100, H: 100, Fill: grey})
+	srv := llmtest.NewOpenAI(t, llmtest.Text("NO: nothing red."))
+	c := srv.Client(t, func(o *llm.Options) { o.Model = "some-lab/unpriced-model" })
+	jb, err := judge.NewVision(judge.VisionOptions{Client: c, Backend: "openai", Model: "some-lab/unpriced-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, harnessOpts{judge: jb, display: dpy})
+	job, err := h.eng.Create(t.Context(), Spec{Criteria: "a red marker is visible", Timeout: time.Second, Target: "screen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitEnd(job.ID, 30*time.Second)
+	evs := h.verdicts(job.ID)
+	if len(evs) == 0 {
+		t.Fatal("no verdict event")
+	}
+	var v map[string]any
+	if err := json.Unmarshal(evs[0].Data, &v); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := v["costUsd"]; !ok || c != nil || v["costUnknown"] != true {
+		t.Errorf("verdict %s: want \"costUsd\":null and \"costUnknown\":true", evs[0].Data)
 	}
 }
 

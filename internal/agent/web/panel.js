@@ -151,7 +151,9 @@
       text("turn", String(st.turn));
       text("phase", st.phase + (st.paused ? " (paused)" : ""));
       text("annotator", st.annotator);
-      text("cost", (st.cost_usd || 0).toFixed(4));
+      // A call without a provider figure or a price makes the cost unknown,
+      // not $0: show what is known and say so.
+      text("cost", (st.cost_usd || 0).toFixed(4) + (st.cost_unknown ? " + unknown (" + st.unpriced_calls + " unpriced calls)" : ""));
       text("run", st.run_id ? "run " + st.run_id : "");
       text("pause", st.paused ? "Resume" : "Pause");
       showError(st.error);

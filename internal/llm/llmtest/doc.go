@@ -7,7 +7,10 @@
 // the JPEG or PNG actually sent) and returns a Reply. The server checks the
 // request's wire format strictly (path, method, headers, auth, body layout,
 // image encoding) and fails the test on any violation; it answers in the
-// provider's response format, including usage. Faults can be queued: hang,
+// provider's response format, including usage; with Reply.CostUSD set the
+// OpenAI-compatible server answers as OpenRouter does with usage accounting
+// (usage.cost in credits, which are US dollars), and Request.UsageInclude
+// says whether the client asked for it ("usage":{"include":true}). Faults can be queued: hang,
 // error statuses (429 with Retry-After, 500, 401, ...), malformed JSON, empty
 // choices, a slow byte stream, or any raw body.
 //

@@ -40,9 +40,12 @@ type Request struct {
 	MaxTokens   int
 	Temperature float64
 	TopP        float64
-	JSON        bool   // response_format json_object / responseMimeType application/json
-	Body        []byte // the raw request body
-	At          time.Time
+	JSON        bool // response_format json_object / responseMimeType application/json
+	// UsageInclude is OpenRouter's usage accounting request,
+	// "usage":{"include":true} (OpenAI wire only).
+	UsageInclude bool
+	Body         []byte // the raw request body
+	At           time.Time
 }
 
 // Message is one decoded turn. Role is "user" or "assistant" for every
@@ -86,7 +89,15 @@ type Reply struct {
 	Reasoning string    // sent as reasoning (OpenAI), a thinking block (Anthropic), a thought part (Gemini)
 	Usage     llm.Usage // zero: an estimate (4 characters a token, 258 tokens an image, at least 1)
 	Model     string    // the model reported; default the one requested
+	// CostUSD, when set, is reported as OpenRouter reports a call's cost
+	// with usage accounting: usage.cost in credits (US dollars), with
+	// cost_details and token details (OpenAI wire only). Nil: no cost, as
+	// OpenAI, vLLM and Ollama reply.
+	CostUSD *float64
 }
+
+// Cost returns a pointer to usd, for Reply.CostUSD.
+func Cost(usd float64) *float64 { return &usd }
 
 // Handler answers one decoded request. It runs on the server's goroutine:
 // report problems with t.Errorf, not t.Fatalf.

@@ -31,6 +31,10 @@ type oaiWireRequest struct {
 		Type string `json:"type"`
 	} `json:"response_format"`
 	Stream *bool `json:"stream"`
+	// Usage is OpenRouter's usage accounting request, {"include": true}.
+	Usage *struct {
+		Include *bool `json:"include"`
+	} `json:"usage"`
 }
 
 type oaiWireMessage struct {
@@ -65,6 +69,12 @@ func (openAIProto) decode(r *http.Request, body []byte) (Request, error) {
 		return Request{}, fmt.Errorf("stream: true is not supported by llmtest")
 	}
 	req := Request{Model: w.Model}
+	if w.Usage != nil {
+		if w.Usage.Include == nil {
+			return Request{}, fmt.Errorf("usage: want {\"include\": true}")
+		}
+		req.UsageInclude = *w.Usage.Include
+	}
 	if w.MaxTokens != nil {
 		req.MaxTokens = *w.MaxTokens
 	}
@@ -171,12 +181,27 @@ func (openAIProto) reply(req *Request, rep Reply, id int) []byte {
 			"logprobs":      nil,
 			"finish_reason": "stop",
 		}},
-		"usage": map[string]any{
-			"prompt_tokens":     rep.Usage.InputTokens,
-			"completion_tokens": rep.Usage.OutputTokens,
-			"total_tokens":      rep.Usage.InputTokens + rep.Usage.OutputTokens,
-		},
+		"usage": openAIUsage(rep),
 	})
+}
+
+// openAIUsage is the reply's usage object; with Reply.CostUSD set it is
+// OpenRouter's, with usage accounting: cost in credits (US dollars),
+// cost_details and the token details.
+func openAIUsage(rep Reply) map[string]any {
+	u := map[string]any{
+		"prompt_tokens":     rep.Usage.InputTokens,
+		"completion_tokens": rep.Usage.OutputTokens,
+		"total_tokens":      rep.Usage.InputTokens + rep.Usage.OutputTokens,
+	}
+	if rep.CostUSD != nil {
+		u["cost"] = *rep.CostUSD
+		u["is_byok"] = false
+		u["cost_details"] = map[string]any{"upstream_inference_cost": nil}
+		u["prompt_tokens_details"] = map[string]any{"cached_tokens": 0, "audio_tokens": 0}
+		u["completion_tokens_details"] = map[string]any{"reasoning_tokens": 0}
+	}
+	return u
 }
 
 func (openAIProto) empty(req *Request, id int) []byte {
