@@ -75,24 +75,19 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func runAct(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "act", "[--display :99] [--crop x1,y1,x2,y2] move|click|double_click|right_click X Y | drag X1 Y1 X2 Y2 | scroll X Y DY | type TEXT | key COMBO")
-	dpyF := fs.String("display", "", "X display (default $DISPLAY)")
-	cropF := fs.String("crop", "0,0,1000,1000", "working area in 0..1000 screen coordinates; actions are clamped into it")
-	dry := fs.Bool("dry-run", false, "map and validate without sending input")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	a, err := parseAction(fs.Args())
-	if err != nil {
-		fs.Usage()
-		return err
-	}
-	crop, err := parseCrop(*cropF)
+// runActLocal is `acu act` without a daemon: the pointer and keyboard
+// through this process's own XTest connection, in 0..1000 coordinates of
+// the --crop working area (element ids, settle and audit need the daemon).
+func runActLocal(ctx context.Context, e *env, dpyFlag, cropFlag string, dry bool, args []string) error {
+	a, err := parseAction(args)
 	if err != nil {
 		return err
 	}
-	dpy, err := displayFlag(e, *dpyF)
+	crop, err := parseCrop(cropFlag)
+	if err != nil {
+		return err
+	}
+	dpy, err := displayFlag(e, dpyFlag)
 	if err != nil {
 		return err
 	}
@@ -102,7 +97,7 @@ func runAct(ctx context.Context, e *env, args []string) error {
 	}
 	defer conn.Close()
 	sw, sh := conn.Screen.Width, conn.Screen.Height
-	dev, err := input.New(conn, input.AreaFromCrop(int(sw), int(sh), crop), input.Options{DryRun: *dry})
+	dev, err := input.New(conn, input.AreaFromCrop(int(sw), int(sh), crop), input.Options{DryRun: dry})
 	if err != nil {
 		return err
 	}

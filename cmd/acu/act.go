@@ -1,0 +1,365 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+const actUsage = `[flags] ACTION ARGS...   |   acu act --json FILE|-
+
+Actions (POS is an element id such as btn_ok, X,Y in 0..1000 of the screen
+or of --window, or X,Y@WxH: pixels of a screenshot of that size):
+  move POS                 click POS [--button right] [--count 2]
+  double_click POS         right_click POS          middle_click POS
+  mouse_down [POS]         mouse_up [POS]           drag POS POS [POS...]
+  scroll [POS] DY [DX]     type TEXT [--at POS]     key COMBO [--hold-ms N] [--repeat N]
+  wait MS
+The older forms "click X Y", "drag X1 Y1 X2 Y2" and "scroll X Y DY" still work.
+With a daemon running, actions go through it (POST /v1/actions: element ids,
+settle, screenshot, audit, the user-first pause); without one, or with
+--local, --crop or --dry-run, this process sends them itself.`
+
+func runAct(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "act", actUsage)
+	dpyF := fs.String("display", "", "X display (default $DISPLAY, or the daemon's)")
+	window := fs.String("window", "", "X,Y positions are 0..1000 of this window (title substring or window:0x…)")
+	jsonF := fs.String("json", "", "read a whole POST /v1/actions request from FILE (- for stdin)")
+	button := fs.String("button", "", "click, drag, mouse_down/up: left (default), right or middle")
+	count := fs.Int("count", 0, "click: 1 to 3")
+	at := fs.String("at", "", "type, key: focus this POS first")
+	holdMs := fs.Int("hold-ms", 0, "key: hold each key this long; drag: hold before moving")
+	repeat := fs.Int("repeat", 0, "key: press it this many times")
+	settle := fs.Bool("settle", false, "after the actions, wait until the screen stops changing (daemon)")
+	shotF := fs.String("screenshot", "", "after the actions, save a screenshot to FILE (.png or .jpg; daemon)")
+	diff := fs.Bool("diff", false, "print what changed in the element map (daemon)")
+	asJSON := fs.Bool("print-json", false, "print the daemon's whole answer as JSON")
+	local := fs.Bool("local", false, "do not use a running daemon")
+	cropF := fs.String("crop", "", "local only: working area x1,y1,x2,y2 in 0..1000; actions are clamped into it")
+	dry := fs.Bool("dry-run", false, "local only: map and validate without sending input")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *cropF != "" || *dry {
+		*local = true
+	}
+	if *cropF == "" {
+		*cropF = "0,0,1000,1000"
+	}
+	var client *api.Client
+	if !*local {
+		if cl, _, err := newClient(e); err == nil {
+			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_, herr := cl.Health(hctx)
+			cancel()
+			if herr == nil {
+				client = cl
+			}
+		}
+	}
+
+	var req api.ActRequest
+	if *jsonF != "" {
+		var r io.Reader = e.stdin
+		if *jsonF != "-" {
+			f, err := os.Open(*jsonF)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			r = f
+		}
+		dec := json.NewDecoder(r)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return fmt.Errorf("act --json %s: %w", *jsonF, err)
+		}
+	} else {
+		if fs.NArg() == 0 {
+			fs.Usage()
+			return &exitError{code: 2, msg: "acu act: name an action"}
+		}
+		if client == nil {
+			return runActLocal(ctx, e, *dpyF, *cropF, *dry, fs.Args())
+		}
+		a, err := cliAction(fs.Args(), *button, *count, *at, *holdMs, *repeat)
+		if err != nil {
+			fs.Usage()
+			return &exitError{code: 2, msg: "acu act: " + err.Error()}
+		}
+		req.Actions = []api.Action{a}
+	}
+	if client == nil {
+		return errors.New("acu act --json needs a running daemon (start one with `acu serve`)")
+	}
+	if *dpyF != "" {
+		req.Display = *dpyF
+	}
+	if *window != "" {
+		req.Window = *window
+	}
+	if *settle && req.Settle == nil {
+		req.Settle = &api.SettleOptions{}
+	}
+	if *shotF != "" {
+		format := "png"
+		if strings.HasSuffix(*shotF, ".jpg") || strings.HasSuffix(*shotF, ".jpeg") {
+			format = "jpeg"
+		}
+		req.Screenshot = &api.ShotOptions{Format: format}
+	}
+	req.Diff = req.Diff || *diff
+	client.SetClientName("cli")
+	resp, err := client.Act(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *shotF != "" && resp.Screenshot != nil {
+		if err := os.WriteFile(*shotF, resp.Screenshot.Data, 0o600); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		if resp.Screenshot != nil {
+			resp.Screenshot.Data = nil
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(resp); err != nil {
+			return err
+		}
+	} else {
+		printActResponse(e.stdout, resp, *shotF)
+	}
+	if !resp.OK {
+		return &exitError{code: 1, msg: "acu act: an action failed (see above)"}
+	}
+	return nil
+}
+
+func printActResponse(w io.Writer, r api.ActResponse, shotFile string) {
+	for _, x := range r.Results {
+		switch {
+		case x.Skipped:
+			fmt.Fprintf(w, "%d %s: skipped\n", x.Index, x.Kind)
+		case !x.OK && x.Error != nil:
+			fmt.Fprintf(w, "%d %s: failed: %s\n", x.Index, x.Kind, x.Error.Message)
+		default:
+			fmt.Fprintf(w, "%d %s: ok", x.Index, x.Kind)
+			if x.Element != "" {
+				fmt.Fprintf(w, " on %s", x.Element)
+			}
+			if x.At != nil {
+				fmt.Fprintf(w, " at %d,%d", x.At[0], x.At[1])
+			}
+			if x.Via != "" {
+				fmt.Fprintf(w, " via %s", x.Via)
+			}
+			fmt.Fprintf(w, " (%.1f ms)\n", x.Ms)
+		}
+	}
+	if s := r.Settle; s != nil {
+		fmt.Fprintf(w, "settled: %v after %.0f ms (%d changes)\n", s.Settled, s.WaitedMs, s.Changes)
+	}
+	if s := r.Screenshot; s != nil && shotFile != "" {
+		fmt.Fprintf(w, "screenshot: %s (%dx%d, id %s)\n", shotFile, s.Width, s.Height, s.ID)
+	}
+	if d := r.Diff; d != nil {
+		fmt.Fprint(w, d.Text)
+	}
+	if r.SessionRun != "" {
+		fmt.Fprintf(w, "audit: run %s\n", r.SessionRun)
+	}
+}
+
+var (
+	normPos  = regexp.MustCompile(`^(-?\d+),(-?\d+)$`)
+	pixelPos = regexp.MustCompile(`^(-?\d+),(-?\d+)@(\d+x\d+)$`)
+	elemPos  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]*$`)
+)
+
+// parsePos reads POS: an element id, X,Y (0..1000) or X,Y@WxH (pixels of a
+// screenshot of that size).
+func parsePos(s string) (*api.Point, error) {
+	if m := pixelPos.FindStringSubmatch(s); m != nil {
+		x, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		return &api.Point{X: &x, Y: &y, Image: m[3]}, nil
+	}
+	if m := normPos.FindStringSubmatch(s); m != nil {
+		x, _ := strconv.Atoi(m[1])
+		y, _ := strconv.Atoi(m[2])
+		return api.Pt(x, y), nil
+	}
+	if elemPos.MatchString(s) {
+		return api.El(s), nil
+	}
+	return nil, fmt.Errorf("position %q: use an element id (btn_ok), X,Y in 0..1000, or X,Y@WxH for pixels of a screenshot of that size", s)
+}
+
+// positions reads the arguments as POS values, also accepting the older
+// "X Y" pairs of separate numbers.
+func positions(args []string) ([]api.Point, error) {
+	var out []api.Point
+	for i := 0; i < len(args); i++ {
+		if i+1 < len(args) && isInt(args[i]) && isInt(args[i+1]) {
+			x, _ := strconv.Atoi(args[i])
+			y, _ := strconv.Atoi(args[i+1])
+			out = append(out, *api.Pt(x, y))
+			i++
+			continue
+		}
+		p, err := parsePos(args[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *p)
+	}
+	return out, nil
+}
+
+func isInt(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err == nil
+}
+
+// cliAction turns `acu act KIND ARGS...` into one action of the schema.
+func cliAction(args []string, button string, count int, at string, holdMs, repeat int) (api.Action, error) {
+	kind, rest := strings.ToLower(args[0]), args[1:]
+	a := api.Action{Kind: kind, Button: button, Count: count, HoldMs: holdMs, Repeat: repeat}
+	one := func(optional bool) error {
+		ps, err := positions(rest)
+		if err != nil {
+			return err
+		}
+		switch {
+		case len(ps) == 1:
+			a.At = &ps[0]
+		case len(ps) == 0 && optional:
+		default:
+			return fmt.Errorf("%s takes one position, got %d", kind, len(ps))
+		}
+		return nil
+	}
+	var err error
+	switch kind {
+	case "double_click", "right_click", "middle_click":
+		a.Kind = api.ActClick
+		switch kind {
+		case "double_click":
+			a.Count = 2
+		case "right_click":
+			a.Button = "right"
+		case "middle_click":
+			a.Button = "middle"
+		}
+		err = one(false)
+	case api.ActMove, api.ActClick:
+		err = one(false)
+	case api.ActMouseDown, api.ActMouseUp:
+		err = one(true)
+	case api.ActDrag:
+		a.Path, err = positions(rest)
+		if err == nil && len(a.Path) < 2 {
+			err = errors.New("drag takes two or more positions")
+		}
+	case api.ActScroll:
+		// scroll [POS] DY [DX], or the older scroll X Y DY.
+		var nums []int
+		for len(rest) > 0 && isInt(rest[len(rest)-1]) && len(nums) < 3 {
+			n, _ := strconv.Atoi(rest[len(rest)-1])
+			nums = append([]int{n}, nums...)
+			rest = rest[:len(rest)-1]
+		}
+		switch {
+		case len(rest) == 1 && len(nums) >= 1:
+			a.At, err = parsePos(rest[0])
+			a.DY = nums[0]
+			if len(nums) > 1 {
+				a.DX = nums[1]
+			}
+		case len(rest) == 0 && len(nums) == 3:
+			a.At, a.DY = api.Pt(nums[0], nums[1]), nums[2]
+		case len(rest) == 0 && (len(nums) == 1 || len(nums) == 2):
+			a.DY = nums[0]
+			if len(nums) == 2 {
+				a.DX = nums[1]
+			}
+		default:
+			err = errors.New("scroll takes [POS] DY [DX]")
+		}
+	case api.ActType:
+		a.Text = strings.Join(rest, " ")
+	case api.ActKey:
+		a.Keys = strings.Join(rest, " ")
+	case api.ActWait:
+		if len(rest) != 1 || !isInt(rest[0]) {
+			return a, errors.New("wait takes milliseconds")
+		}
+		a.Ms, _ = strconv.Atoi(rest[0])
+	default:
+		return a, fmt.Errorf("unknown action %q: use one of %s", kind, strings.Join(api.ActionKinds, ", "))
+	}
+	if err == nil && at != "" && (kind == api.ActType || kind == api.ActKey) {
+		a.At, err = parsePos(at)
+	}
+	return a, err
+}
+
+// runElements prints the element map (GET /v1/elements).
+func runElements(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "elements", "[--display :99] [--window W] [--json] [--labels out.jpg]")
+	dpyF := fs.String("display", "", "X display (default: the daemon's)")
+	window := fs.String("window", "", "only elements inside this window")
+	asJSON := fs.Bool("json", false, "print the map as JSON")
+	labels := fs.String("labels", "", "save a screenshot with each element's id drawn on it to FILE (.jpg or .png)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	q := api.ElementsQuery{Display: *dpyF, Window: *window}
+	if *labels != "" {
+		q.Labels = true
+		format := "png"
+		if strings.HasSuffix(*labels, ".jpg") || strings.HasSuffix(*labels, ".jpeg") {
+			format = "jpeg"
+		}
+		q.Shot = &api.ShotOptions{Format: format}
+	}
+	m, err := c.Elements(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *labels != "" && m.Screenshot != nil {
+		if err := os.WriteFile(*labels, m.Screenshot.Data, 0o600); err != nil {
+			return err
+		}
+		m.Screenshot.Data = nil
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	}
+	fmt.Fprint(e.stdout, m.Text)
+	if !strings.HasSuffix(m.Text, "\n") {
+		fmt.Fprintln(e.stdout)
+	}
+	return nil
+}
+
+func init() {
+	featureCommands = append(featureCommands, command{"elements", "print the element map (accessibility tree + OCR) with ids to act on", runElements})
+}
