@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -27,14 +28,14 @@ func tokenHash(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// lookupToken finds an extra token's scope for the API server.
-func lookupToken(db *store.DB) func(ctx context.Context, secret string) (string, bool) {
-	return func(ctx context.Context, secret string) (string, bool) {
+// lookupToken finds an extra token for the API server.
+func lookupToken(db *store.DB) func(ctx context.Context, secret string) (server.Principal, bool) {
+	return func(ctx context.Context, secret string) (server.Principal, bool) {
 		t, err := db.TokenByHash(ctx, tokenHash(secret))
 		if err != nil || len(t.Scopes) == 0 {
-			return "", false
+			return server.Principal{}, false
 		}
-		return t.Scopes[0], true
+		return server.Principal{ID: t.ID, Name: t.Name, Scope: t.Scopes[0]}, true
 	}
 }
 

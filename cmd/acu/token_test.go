@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acu-dev/acu/internal/api"
 )
 
 // actRoutes are the routes that need the act scope (input on the desktop).
@@ -88,6 +90,21 @@ func TestTokenScopes(t *testing.T) {
 		} else if !res.IsError || !strings.Contains(resultText(res), "scope") {
 			t.Errorf("%s with a read token: %q (error %v), want a refusal naming the scope", call.tool, resultText(res), res.IsError)
 		}
+	}
+
+	// An act token acts, and the audit on its session run names it.
+	out, errOut, code = acu(t, env, "token", "create", "--scope", "act", "--name", "actor")
+	if code != 0 {
+		t.Fatalf("acu token create --scope act: %s", errOut)
+	}
+	actor := api.NewClient(d.client.BaseURL(), strings.TrimSpace(out))
+	resp, err := actor.Act(t.Context(), api.ActRequest{Actions: []api.Action{{Kind: api.ActMove, At: api.Pt(500, 500)}}})
+	if err != nil || !resp.OK || resp.SessionRun == "" {
+		t.Fatalf("act token: POST /v1/actions = %+v, %v", resp, err)
+	}
+	evs, err := d.client.EventsAfter(t.Context(), api.EventQuery{RunID: resp.SessionRun, Streams: []string{"action"}})
+	if err != nil || len(evs.Events) == 0 || !strings.Contains(string(evs.Events[0].Data), "(actor)") {
+		t.Errorf("audit events of %s = %+v (%v), want the token named", resp.SessionRun, evs, err)
 	}
 
 	// Revoked: 401.

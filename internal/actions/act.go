@@ -152,6 +152,7 @@ func abs(v int) int {
 // Caller says who sent a request, for the audit.
 type Caller struct {
 	Client string // the client's name (X-Acu-Client), default "api"
+	Token  string // the credential it authenticated with, for the audit
 	Remote string // its address
 }
 
@@ -166,7 +167,7 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 	}
 	dpy := s.display(req.Display)
 	resp := api.ActResponse{Display: dpy, Results: []api.ActionResult{}}
-	audit := AuditEvent{Client: who.Client, Remote: who.Remote, Display: dpy}
+	audit := AuditEvent{Client: who.Client, Token: who.Token, Remote: who.Remote, Display: dpy}
 	finish := func(err error) (api.ActResponse, error) {
 		resp.Ms = ms(time.Since(start))
 		audit.Ms = resp.Ms

@@ -118,6 +118,7 @@ func (s *sessions) reap(ctx context.Context, all bool) {
 // what where, and how it went.
 type AuditEvent struct {
 	Client  string        `json:"client"`
+	Token   string        `json:"token,omitempty"` // which token: "token-file", "session", or an extra token's id and name
 	Remote  string        `json:"remote,omitempty"`
 	Display string        `json:"display"`
 	Actions []AuditAction `json:"actions"`

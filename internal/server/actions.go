@@ -59,7 +59,7 @@ func (s *Server) handleActions(w http.ResponseWriter, r *http.Request) error {
 	if len(client) > 64 {
 		client = client[:64]
 	}
-	resp, err := svc.Act(r.Context(), actions.Caller{Client: client, Remote: r.RemoteAddr}, req)
+	resp, err := svc.Act(r.Context(), actions.Caller{Client: client, Token: PrincipalOf(r.Context()).String(), Remote: r.RemoteAddr}, req)
 	if err != nil {
 		var ae *actions.Error
 		if errors.As(err, &ae) && ae.Code == api.CodeUserActive {

@@ -68,7 +68,8 @@ func WriteError(w http.ResponseWriter, status int, code, field, message string) 
 // mint: it has every scope). Cookies count for nothing.
 func (s *Server) authenticate(scope string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		has, ok := s.authorized(r)
+		who, ok := s.authorized(r)
+		has := who.Scope
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="acu"`)
 			writeError(w, r, errUnauthorized("missing or wrong token: send Authorization: Bearer <token> (the token is in %s); in a browser, %s", s.opts.TokenHint, loginHint))
@@ -80,40 +81,51 @@ func (s *Server) authenticate(scope string, next http.Handler) http.Handler {
 				r.Method, r.URL.Path, scope, has, s.opts.TokenHint, scope))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(withScope(r.Context(), has)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)))
 	})
 }
 
-// authorized returns the request's scope: admin for the daemon's token
-// and for page sessions, an extra token's own scope otherwise.
-func (s *Server) authorized(r *http.Request) (scope string, ok bool) {
+// Principal is who a request authenticated as: the daemon's token file,
+// a page session, or an extra token (acu token create).
+type Principal struct {
+	ID    string // "token-file", "session", or the token's id
+	Name  string // an extra token's name
+	Scope string // api.ScopeRead, ScopeAct or ScopeAdmin
+}
+
+func (p Principal) String() string {
+	if p.Name != "" {
+		return p.ID + " (" + p.Name + ")"
+	}
+	return p.ID
+}
+
+// authorized returns who the request is: admin for the daemon's token and
+// for page sessions, an extra token's own scope otherwise.
+func (s *Server) authorized(r *http.Request) (Principal, bool) {
 	if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
 		got := strings.TrimPrefix(h, "Bearer ")
 		if subtle.ConstantTimeCompare([]byte(got), []byte(s.opts.Token.Reveal())) == 1 {
-			return api.ScopeAdmin, true
+			return Principal{ID: "token-file", Scope: api.ScopeAdmin}, true
 		}
 		if s.opts.LookupToken != nil && got != "" {
 			return s.opts.LookupToken(r.Context(), got)
 		}
-		return "", false
+		return Principal{}, false
 	}
 	if s.sessions.Valid(r) {
-		return api.ScopeAdmin, true
+		return Principal{ID: "session", Scope: api.ScopeAdmin}, true
 	}
-	return "", false
+	return Principal{}, false
 }
 
-type scopeKey struct{}
+type principalKey struct{}
 
-func withScope(ctx context.Context, scope string) context.Context {
-	return context.WithValue(ctx, scopeKey{}, scope)
-}
-
-// ScopeOf is the scope a request was authorized with ("" outside
-// authenticate), for handlers mounted through Options.Extra.
-func ScopeOf(ctx context.Context) string {
-	s, _ := ctx.Value(scopeKey{}).(string)
-	return s
+// PrincipalOf is who a request authenticated as (zero outside
+// authenticate), for handlers and for routes mounted through Options.Extra.
+func PrincipalOf(ctx context.Context) Principal {
+	p, _ := ctx.Value(principalKey{}).(Principal)
+	return p
 }
 
 // limitBody caps request bodies; the JSON decoder turns an overflow into 413.

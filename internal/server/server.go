@@ -34,10 +34,9 @@ type Options struct {
 	Metrics      *prometheus.Registry // served at /metrics; nil serves an empty registry
 	Now          func() time.Time
 
-	// LookupToken finds an extra token (acu token create) by its secret and
-	// returns its scope (api.ScopeRead, ScopeAct or ScopeAdmin); nil: only
-	// the daemon's own token, which has every scope.
-	LookupToken func(ctx context.Context, secret string) (scope string, ok bool)
+	// LookupToken finds an extra token (acu token create) by its secret;
+	// nil: only the daemon's own token, which has every scope.
+	LookupToken func(ctx context.Context, secret string) (Principal, bool)
 
 	Runs        Runs
 	Waits       Waits       // nil: the wait routes answer 503
