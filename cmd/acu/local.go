@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -31,7 +32,9 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "screenshot", "[--display :99] [--target window:Firefox] [-o out.png|out.jpg]")
 	dpyF := fs.String("display", "", "X display (default $DISPLAY)")
 	target := fs.String("target", "screen", "screen, window:<title or id>, crop:x1,y1,x2,y2 (0..1000)")
-	out := fs.String("o", "screenshot.png", "output file: .png is the full-resolution frame, .jpg/.jpeg the judge's JPEG")
+	out := fs.String("o", "screenshot.png", "output file: .png or .jpg/.jpeg")
+	maxDim := fs.Int("max-dim", 0, "JPEG only: downsize so the long side is at most this many pixels (ACU_FRAME_MAX_DIM, 960, is what judges see); 0 keeps full size")
+	quality := fs.Int("quality", 0, "JPEG quality 1..100 (default ACU_FRAME_JPEG_QUALITY, 72)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -39,6 +42,9 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// One frame and exit: the garbage collector would only scan and free
+	// what the process is about to give back whole.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	c, err := loadConfig(e)
 	if err != nil {
 		return err
@@ -59,7 +65,11 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	var b []byte
 	switch strings.ToLower(filepath.Ext(*out)) {
 	case ".jpg", ".jpeg":
-		b, err = f.JPEG(c.FrameMaxDim, c.FrameQuality)
+		q := c.FrameQuality
+		if *quality != 0 {
+			q = *quality
+		}
+		b, err = f.JPEG(*maxDim, q)
 	case ".png", "":
 		b, err = f.PNG()
 	default:
