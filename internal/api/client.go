@@ -450,3 +450,34 @@ func query(v url.Values) string {
 	}
 	return "?" + v.Encode()
 }
+
+// CreateTaskLog registers a task (POST /v1/tasklogs).
+func (c *Client) CreateTaskLog(ctx context.Context, t CreateTaskLog) (TaskLog, error) {
+	var out TaskLog
+	return out, c.do(ctx, http.MethodPost, "/v1/tasklogs", t, &out)
+}
+
+// AppendTaskLog adds a progress line or a status to a task (POST
+// /v1/tasklogs/{id}).
+func (c *Client) AppendTaskLog(ctx context.Context, id string, a AppendTaskLog) (TaskLog, error) {
+	var out TaskLog
+	return out, c.do(ctx, http.MethodPost, "/v1/tasklogs/"+url.PathEscape(id), a, &out)
+}
+
+// TaskLog returns a task with its whole log (GET /v1/tasklogs/{id}).
+func (c *Client) TaskLog(ctx context.Context, id string) (TaskLog, error) {
+	var out TaskLog
+	return out, c.do(ctx, http.MethodGet, "/v1/tasklogs/"+url.PathEscape(id), nil, &out)
+}
+
+// TaskLogs lists tasks, newest first (GET /v1/tasklogs), by status ("" or
+// "all" for every one).
+func (c *Client) TaskLogs(ctx context.Context, status string, limit int) (TaskLogList, error) {
+	v := url.Values{}
+	set(v, "status", status)
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	var out TaskLogList
+	return out, c.do(ctx, http.MethodGet, "/v1/tasklogs"+query(v), nil, &out)
+}

@@ -172,6 +172,7 @@ type Revision struct {
 // once it ended. Durations are seconds.
 type Wait struct {
 	ID           string     `json:"id"`
+	WaitID       string     `json:"wait_id"` // ID again, under the name DETM's clients read
 	State        string     `json:"state"`
 	Criteria     string     `json:"criteria"`
 	Target       string     `json:"target"`
@@ -476,4 +477,45 @@ type ElementsQuery struct {
 	Window  string // only elements inside this window (title substring or window:0x…)
 	Labels  bool   // add a labelled screenshot
 	Shot    *ShotOptions
+}
+
+// Task log statuses (an agent's own word for its task).
+var TaskLogStatuses = []string{"active", "paused", "completed", "failed", "cancelled"}
+
+// TaskLog is a task's progress log: an agent's unit of intent that waits
+// (task_id), agent turns and its own notes report to.
+type TaskLog struct {
+	ID        string         `json:"task_id"`
+	Name      string         `json:"name"`
+	Status    string         `json:"status"`
+	CreatedAt time.Time      `json:"created_at"`
+	Entries   []TaskLogEntry `json:"entries,omitempty"`
+	Count     int            `json:"count"` // entries in the log
+}
+
+// TaskLogEntry is one line of a task's progress log.
+type TaskLogEntry struct {
+	At      time.Time `json:"at"`
+	Message string    `json:"message"`
+	RunID   string    `json:"run_id,omitempty"`
+}
+
+// CreateTaskLog is POST /v1/tasklogs: a task with an optional plan, kept
+// as the log's first lines. ID may be given; else one is made.
+type CreateTaskLog struct {
+	ID   string   `json:"task_id,omitempty"`
+	Name string   `json:"name"`
+	Plan []string `json:"plan,omitempty"`
+}
+
+// AppendTaskLog is POST /v1/tasklogs/{id}: a progress line, a new status,
+// or both.
+type AppendTaskLog struct {
+	Message string `json:"message,omitempty"`
+	Status  string `json:"status,omitempty"`
+}
+
+// TaskLogList is GET /v1/tasklogs.
+type TaskLogList struct {
+	Tasks []TaskLog `json:"tasks"`
 }

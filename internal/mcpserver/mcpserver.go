@@ -9,6 +9,8 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -76,6 +78,10 @@ func New(b Backend, opts Options) *mcp.Server {
 		t.act = ab
 		AddActTools(s, ab)
 	}
+	if tl, ok := b.(TaskLogBackend); ok {
+		AddDETMTools(s, t, tl)
+	}
+	s.AddReceivingMiddleware(refuseNotOffered)
 	return s
 }
 
@@ -111,20 +117,25 @@ type WaitArgs struct {
 
 // StatusArgs are wait_status's arguments.
 type StatusArgs struct {
-	ID           string  `json:"id" jsonschema:"the job id smart_wait returned"`
+	ID           string  `json:"id,omitempty" jsonschema:"the job id smart_wait returned; omit both id and wait_id to list every live job"`
+	WaitID       string  `json:"wait_id,omitempty" jsonschema:"another name for id"`
 	BlockSeconds float64 `json:"block_seconds,omitempty" jsonschema:"wait up to this many seconds (max 55) for the job to end"`
 }
 
 // UpdateArgs are wait_update's arguments.
 type UpdateArgs struct {
-	ID       string  `json:"id" jsonschema:"the job id"`
+	ID       string  `json:"id,omitempty" jsonschema:"the job id"`
+	WaitID   string  `json:"wait_id,omitempty" jsonschema:"another name for id"`
 	Criteria string  `json:"criteria,omitempty" jsonschema:"the new condition"`
+	WakeWhen string  `json:"wake_when,omitempty" jsonschema:"another name for criteria"`
 	Timeout  float64 `json:"timeout,omitempty" jsonschema:"a new timeout in seconds, counted from now"`
+	Message  string  `json:"message,omitempty" jsonschema:"a note for the job's history (its task's log when it has a task_id)"`
 }
 
 // CancelArgs are wait_cancel's arguments.
 type CancelArgs struct {
-	ID     string `json:"id" jsonschema:"the job id"`
+	ID     string `json:"id,omitempty" jsonschema:"the job id"`
+	WaitID string `json:"wait_id,omitempty" jsonschema:"another name for id"`
 	Reason string `json:"reason,omitempty" jsonschema:"why it is cancelled"`
 }
 
@@ -174,23 +185,54 @@ func (t *tools) smartWait(ctx context.Context, req *mcp.CallToolRequest, in Wait
 	}
 	if block > 0 {
 		w, err = t.blockOn(ctx, req, w, block)
+		return textResult(describe(w)), w, err
 	}
-	return textResult(describe(w)), w, err
+	// DETM's answer, which its clients parse: JSON text.
+	b, _ := json.Marshal(map[string]string{"wait_id": w.ID, "status": w.State, "target": w.Target, "message": describe(w)})
+	return textResult(string(b)), w, nil
 }
 
-func (t *tools) waitStatus(ctx context.Context, req *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, api.Wait, error) {
+// WaitStatus is wait_status's structured result: one job, or with no id
+// the live jobs (DETM's listing call).
+type WaitStatus struct {
+	api.Wait
+	Waits []api.Wait `json:"waits,omitempty"`
+}
+
+func (t *tools) waitStatus(ctx context.Context, req *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, WaitStatus, error) {
+	id, err := oneID(in.ID, in.WaitID)
+	if err != nil {
+		return nil, WaitStatus{}, err
+	}
+	if id == "" {
+		if l, ok := t.b.(waitLister); ok {
+			return t.listWaits(ctx, l)
+		}
+		return nil, WaitStatus{}, errors.New("wait_status: give the job's id")
+	}
 	block, err := blockDuration(in.BlockSeconds, t.opts.MaxBlock)
 	if err != nil {
-		return nil, api.Wait{}, err
+		return nil, WaitStatus{}, err
 	}
-	w, err := t.b.GetWait(ctx, in.ID)
+	w, err := t.b.GetWait(ctx, id)
 	if err != nil {
-		return nil, api.Wait{}, err
+		return nil, WaitStatus{}, err
 	}
 	if block > 0 && w.State == "watching" {
 		w, err = t.blockOn(ctx, req, w, block)
 	}
-	return textResult(describe(w)), w, err
+	return textResult(describe(w)), WaitStatus{Wait: w}, err
+}
+
+// oneID is the job id given as id or as DETM's wait_id.
+func oneID(id, waitID string) (string, error) {
+	if id != "" && waitID != "" && id != waitID {
+		return "", fmt.Errorf("id %q and wait_id %q name different jobs: give one", id, waitID)
+	}
+	if id == "" {
+		id = waitID
+	}
+	return id, nil
 }
 
 // blockOn waits up to d for the job to end, sending progress notifications
@@ -290,22 +332,50 @@ func textResult(s string) *mcp.CallToolResult {
 }
 
 func (t *tools) waitUpdate(ctx context.Context, _ *mcp.CallToolRequest, in UpdateArgs) (*mcp.CallToolResult, api.Wait, error) {
+	id, err := oneID(in.ID, in.WaitID)
+	if err != nil || id == "" {
+		return nil, api.Wait{}, errors.Join(err, errors.New("wait_update: give the job's id (id or wait_id)"))
+	}
+	crit := strings.TrimSpace(in.Criteria)
+	if crit == "" {
+		crit = strings.TrimSpace(in.WakeWhen)
+	}
 	var u api.UpdateWait
-	if c := strings.TrimSpace(in.Criteria); c != "" {
-		u.Criteria = &c
+	if crit != "" {
+		u.Criteria = &crit
 	}
 	if in.Timeout != 0 {
 		u.Timeout = &in.Timeout
 	}
-	w, err := t.b.UpdateWait(ctx, in.ID, u)
+	var w api.Wait
+	if u.Criteria == nil && u.Timeout == nil {
+		w, err = t.b.GetWait(ctx, id) // a note only
+	} else {
+		w, err = t.b.UpdateWait(ctx, id, u)
+	}
 	if err != nil {
 		return nil, api.Wait{}, err
 	}
-	return textResult(describe(w)), w, nil
+	text := describe(w)
+	if in.Message != "" {
+		if tl, ok := t.b.(TaskLogBackend); ok && w.TaskID != "" {
+			if _, err := tl.AppendTaskLog(ctx, w.TaskID, api.AppendTaskLog{Message: "wait " + w.ID + ": " + in.Message}); err != nil {
+				return nil, api.Wait{}, err
+			}
+			text += " Note logged on task " + w.TaskID + "."
+		} else {
+			text += " (The note was not kept: the job has no task_id.)"
+		}
+	}
+	return textResult(text), w, nil
 }
 
 func (t *tools) waitCancel(ctx context.Context, _ *mcp.CallToolRequest, in CancelArgs) (*mcp.CallToolResult, api.Wait, error) {
-	w, err := t.b.CancelWait(ctx, in.ID, in.Reason)
+	id, err := oneID(in.ID, in.WaitID)
+	if err != nil || id == "" {
+		return nil, api.Wait{}, errors.Join(err, errors.New("wait_cancel: give the job's id (id or wait_id)"))
+	}
+	w, err := t.b.CancelWait(ctx, id, in.Reason)
 	if err != nil {
 		return nil, api.Wait{}, err
 	}

@@ -64,6 +64,11 @@ func (s *Server) routes() http.Handler {
 	auth("GET /v1/screenshot", s.handleScreenshot)
 
 	act("POST /v1/tasks", s.handleCreateTask(s.opts.Tasks))
+
+	auth("POST /v1/tasklogs", s.handleCreateTaskLog)
+	auth("GET /v1/tasklogs", s.handleListTaskLogs)
+	auth("GET /v1/tasklogs/{id}", s.handleGetTaskLog)
+	auth("POST /v1/tasklogs/{id}", s.handleAppendTaskLog)
 	auth("GET /v1/tasks", s.handleListTasks)
 	auth("GET /v1/tasks/{id}", s.handleGetTask)
 

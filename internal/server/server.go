@@ -38,6 +38,7 @@ type Options struct {
 	// nil: only the daemon's own token, which has every scope.
 	LookupToken func(ctx context.Context, secret string) (Principal, bool)
 
+	TaskLogs    TaskLogs // nil: the task-log routes answer 503
 	Runs        Runs
 	Waits       Waits       // nil: the wait routes answer 503
 	Screenshots Screenshots // nil: the screenshot route answers 503

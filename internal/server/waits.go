@@ -56,7 +56,7 @@ func durationField(field string, v float64, required bool) (time.Duration, error
 
 // ToAPIWait converts a job to its wire form (also used by the MCP server).
 func ToAPIWait(j smartwait.Job) api.Wait {
-	w := api.Wait{ID: j.ID, State: j.Status, Criteria: j.Criteria, Target: j.Target, Display: j.Display, Source: j.Source,
+	w := api.Wait{ID: j.ID, WaitID: j.ID, State: j.Status, Criteria: j.Criteria, Target: j.Target, Display: j.Display, Source: j.Source,
 		TaskID: j.TaskID, Timeout: seconds(j.Timeout), PollInterval: seconds(j.PollInterval), CreatedAt: j.CreatedAt,
 		Deadline: j.Deadline, Evaluations: j.Evaluations, JudgeErrors: j.JudgeErrors, Skipped: j.Skipped,
 		LastError: j.LastError, Evidence: j.Evidence, Screenshot: j.Screenshot, FrameHash: j.FrameHash,

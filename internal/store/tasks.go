@@ -100,3 +100,62 @@ func (db *DB) TaskProgress(ctx context.Context, taskID string) ([]TaskEntry, err
 	}
 	return out, nil
 }
+
+// TaskInfo is a task with its status and the size of its progress log.
+type TaskInfo struct {
+	Task
+	Status  string
+	Entries int
+	Last    time.Time // the newest progress entry (zero for none)
+}
+
+// SetTaskStatus sets a task's status, creating the task when needed.
+func (db *DB) SetTaskStatus(ctx context.Context, taskID, status string) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO tasks (id, created_at, status) VALUES (?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET status = excluded.status`, taskID, db.now().UnixMilli(), status)
+		if err != nil {
+			return fmt.Errorf("set status of task %q: %w", taskID, err)
+		}
+		return nil
+	})
+}
+
+// Tasks lists tasks, newest first, optionally by status, at most limit.
+func (db *DB) Tasks(ctx context.Context, status string, limit int) ([]TaskInfo, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT t.id, t.title, t.created_at, t.status, COUNT(p.id), COALESCE(MAX(p.at), 0)
+		FROM tasks t LEFT JOIN task_progress p ON p.task_id = t.id
+		WHERE ? = '' OR t.status = ?
+		GROUP BY t.id ORDER BY t.created_at DESC, t.id DESC LIMIT ?`, status, status, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	defer rows.Close()
+	var out []TaskInfo
+	for rows.Next() {
+		var t TaskInfo
+		var created, last int64
+		if err := rows.Scan(&t.ID, &t.Title, &created, &t.Status, &t.Entries, &last); err != nil {
+			return nil, fmt.Errorf("list tasks: %w", err)
+		}
+		t.CreatedAt = time.UnixMilli(created).UTC()
+		if last > 0 {
+			t.Last = time.UnixMilli(last).UTC()
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// TaskStatus returns a task's status, or ErrNotFound.
+func (db *DB) TaskStatus(ctx context.Context, taskID string) (string, error) {
+	var s string
+	err := db.r.QueryRowContext(ctx, `SELECT status FROM tasks WHERE id = ?`, taskID).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("task %q: %w", taskID, ErrNotFound)
+	}
+	if err != nil {
+		return "", fmt.Errorf("task %q: %w", taskID, err)
+	}
+	return s, nil
+}
