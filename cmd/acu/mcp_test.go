@@ -49,11 +49,12 @@ func resultText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// TestMCPStdioEmbedded drives `acu mcp` with the SDK's own client over stdio,
-// with no daemon running: acu starts an embedded engine.
-func TestMCPStdioEmbedded(t *testing.T) {
+// TestMCPStdio drives `acu mcp` with the SDK's own client over stdio, with
+// no daemon running: acu mcp starts one, detached, and relays to it.
+func TestMCPStdio(t *testing.T) {
 	dpy := startDisplay(t)
-	env, _, _ := newEnv(t, dpy)
+	env, dataDir, _ := newEnv(t, dpy)
+	stopDetachedAtCleanup(t, dataDir)
 	xtermShowing(t, dpy, "builder", "Build succeeded", 2*time.Second)
 
 	var progress atomic.Int64
