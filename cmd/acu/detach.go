@@ -18,6 +18,10 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 )
 
+// maxDaemonLog is the size past which a starting daemon's log is moved to
+// daemon.log.1.
+const maxDaemonLog = 16 << 20
+
 // The files of a daemon in its data directory.
 func daemonPidPath(c *config.Config) string  { return filepath.Join(c.DataDir, "daemon.pid") }
 func daemonLogPath(c *config.Config) string  { return filepath.Join(c.DataDir, "daemon.log") }
@@ -107,6 +111,9 @@ func startDetached(ctx context.Context, c *config.Config, e *env, log *slog.Logg
 		return fmt.Errorf("find the acu binary to start the daemon: %w", err)
 	}
 	logPath := daemonLogPath(c)
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > maxDaemonLog {
+		_ = os.Rename(logPath, logPath+".1") // one old log kept
+	}
 	lf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open the daemon log: %w", err)

@@ -314,3 +314,16 @@ func TestMCPStartsOneDaemon(t *testing.T) {
 		t.Errorf("after its acu mcp processes died and a SIGHUP, the daemon answers %v (gone %v)", err, processGone(pid))
 	}
 }
+
+// TestServeOnePerDataDir: a second daemon on a data directory in use stops
+// before it opens the store, even on another port.
+func TestServeOnePerDataDir(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	startDaemon(t, env, dataDir, port)
+	other := append(append([]string(nil), env...), "ACU_DAEMON_PORT="+strconv.Itoa(freePort(t)))
+	_, errOut, code := acu(t, other, "serve")
+	if code == 0 || !strings.Contains(errOut, "another acu serve") || !strings.Contains(errOut, strconv.Itoa(detachedPid(t, dataDir))) {
+		t.Errorf("a second acu serve on %s = %d %q, want a refusal naming the first one's pid", dataDir, code, errOut)
+	}
+}
