@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,11 +55,18 @@ func TestMCPStdio(t *testing.T) {
 	dpy := startDisplay(t)
 	env, dataDir, _ := newEnv(t, dpy)
 	stopDetachedAtCleanup(t, dataDir)
-	xtermShowing(t, dpy, "builder", "Build succeeded", 2*time.Second)
+	// The text shows once the first progress notification arrived, so the
+	// blocking call sees one whatever the machine's speed.
+	trigger := filepath.Join(dataDir, "go")
+	xtermOnTrigger(t, dpy, "builder", "Build succeeded", trigger)
 
 	var progress atomic.Int64
 	client := mcp.NewClient(&mcp.Implementation{Name: "acu-test", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, _ *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
+		ProgressNotificationHandler: func(_ context.Context, _ *mcp.ProgressNotificationClientRequest) {
+			if progress.Add(1) == 1 {
+				os.WriteFile(trigger, nil, 0o600)
+			}
+		},
 	})
 	cmd := exec.Command(acuBin, "mcp")
 	cmd.Env = env
