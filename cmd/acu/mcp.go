@@ -5,22 +5,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/mcpserver"
 )
 
-// runMCP serves the MCP tools over stdio. It talks to the running daemon;
-// when none answers, it starts an embedded one (same database and
-// configuration) on a private loopback port for as long as it runs.
+// runMCP serves the MCP tools over stdio as a skin over the daemon's API.
+// When no daemon answers it starts one, detached (see startDetached), and
+// relays to it: the engine never lives inside the MCP process, so a wait it
+// accepted outlives it when the MCP client retires the process.
 func runMCP(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "mcp", "[--embedded=auto|always|never]")
-	mode := fs.String("embedded", "auto", "auto: use the running daemon, else start an embedded engine; always; never")
+	fs := newFlags(e, "mcp", "[--start=true|false]")
+	start := fs.Bool("start", true, "when no daemon answers, start `acu serve` detached on the same data directory and configuration; false: fail instead")
+	embedded := fs.String("embedded", "", "deprecated: acu mcp no longer runs the engine in-process; never is --start=false, auto and always are --start=true")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,28 +29,31 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	log := newLogger(c, e.stderr) // stdout carries the protocol: logs go to stderr
-	var backend *api.Client
-	if *mode != "always" {
-		if cl, _, err := newClient(e); err == nil {
-			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			_, herr := cl.Health(hctx)
-			cancel()
-			if herr == nil {
-				backend = cl
-			}
-		}
+	switch *embedded {
+	case "":
+	case "never":
+		*start = false
+	case "auto", "always":
+		log.Warn("acu mcp: --embedded is deprecated: the engine runs in a detached daemon, never in the MCP process", "embedded", *embedded)
+	default:
+		return fmt.Errorf("--embedded %q: deprecated; use --start=true or --start=false", *embedded)
 	}
-	if backend == nil {
-		if *mode == "never" {
-			return fmt.Errorf("no daemon answers at %s: start `acu serve`, or run `acu mcp --embedded=auto`", c.Addr())
-		}
-		cl, stop, err := startEmbedded(ctx, c, e)
+	var backend *api.Client
+	if cl, ok := daemonAnswers(ctx, e); ok {
+		backend = cl
+	} else if !*start {
+		return fmt.Errorf("no daemon answers at %s: start `acu serve` (or `acu install --user`), or drop --start=false", c.Addr())
+	} else {
+		sctx, cancel := context.WithTimeout(ctx, daemonStartTimeout)
+		cl, started, err := ensureDaemon(sctx, c, e, log)
+		cancel()
 		if err != nil {
 			return err
 		}
-		defer stop()
 		backend = cl
-		log.Info("acu mcp: no daemon running, started an embedded engine", "addr", cl.BaseURL())
+		if started {
+			log.Info("acu mcp: no daemon answered; started one, detached", "addr", cl.BaseURL(), "log", daemonLogPath(c))
+		}
 	}
 	srv := mcpserver.New(backend, mcpserver.Options{Version: Version, Logger: log})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
@@ -60,33 +63,10 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
+// daemonStartTimeout bounds how long `acu mcp` waits for a daemon it (or
+// a concurrent `acu mcp`) started to answer.
+const daemonStartTimeout = 90 * time.Second
+
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// startEmbedded runs the daemon's parts in this process on a free loopback
-// port and returns a client for it.
-func startEmbedded(ctx context.Context, c *config.Config, e *env) (*api.Client, func(), error) {
-	log := newLogger(c, e.stderr)
-	applyMemoryLimit(c, e.getenv, log)
-	d, err := openDaemon(ctx, c, log)
-	if err != nil {
-		return nil, nil, err
-	}
-	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		d.close()
-		return nil, nil, err
-	}
-	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := d.run(rctx, l, log); err != nil && !errors.Is(err, context.Canceled) {
-			log.Error("embedded engine stopped", "err", err)
-		}
-	}()
-	stop := func() { cancel(); <-done; d.close() }
-	return api.NewClient("http://"+l.Addr().String(), d.token.Reveal()), stop, nil
-}

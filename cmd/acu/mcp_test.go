@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -49,16 +49,24 @@ func resultText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// TestMCPStdioEmbedded drives `acu mcp` with the SDK's own client over stdio,
-// with no daemon running: acu starts an embedded engine.
-func TestMCPStdioEmbedded(t *testing.T) {
+// TestMCPStdio drives `acu mcp` with the SDK's own client over stdio, with
+// no daemon running: acu mcp starts one, detached, and relays to it.
+func TestMCPStdio(t *testing.T) {
 	dpy := startDisplay(t)
-	env, _, _ := newEnv(t, dpy)
-	xtermShowing(t, dpy, "builder", "Build succeeded", 2*time.Second)
+	env, dataDir, _ := newEnv(t, dpy)
+	stopDetachedAtCleanup(t, dataDir)
+	// The text shows once the first progress notification arrived, so the
+	// blocking call sees one whatever the machine's speed.
+	trigger := filepath.Join(dataDir, "go")
+	xtermOnTrigger(t, dpy, "builder", "Build succeeded", trigger)
 
 	var progress atomic.Int64
 	client := mcp.NewClient(&mcp.Implementation{Name: "acu-test", Version: "1"}, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, _ *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
+		ProgressNotificationHandler: func(_ context.Context, _ *mcp.ProgressNotificationClientRequest) {
+			if progress.Add(1) == 1 {
+				os.WriteFile(trigger, nil, 0o600)
+			}
+		},
 	})
 	cmd := exec.Command(acuBin, "mcp")
 	cmd.Env = env

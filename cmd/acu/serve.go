@@ -7,7 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"net/http"
@@ -41,26 +43,43 @@ const shutdownGrace = 5 * time.Second
 
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve", "[flags]")
+	detached := fs.Bool("detached", false, "run as a daemon `acu mcp` started: ignore SIGHUP (acu mcp also gives it a session of its own)")
 	c, _, warnings, err := config.Load(e.getenv, e.environ, fs, args)
 	if err != nil {
 		return err
+	}
+	if *detached {
+		signal.Ignore(syscall.SIGHUP)
 	}
 	log := newLogger(c, e.stderr)
 	for _, w := range warnings {
 		log.Warn(w)
 	}
 	applyMemoryLimit(c, e.getenv, log)
-	d, err := openDaemon(ctx, c, log)
+	// One daemon per data directory, and the port taken, before the store
+	// is opened: a second daemon must not recover the first one's live runs.
+	unlock, err := lockServe(c)
 	if err != nil {
 		return err
 	}
-	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
-	defer d.close()
-
+	defer unlock()
 	l, err := net.Listen("tcp", c.Addr())
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (another acu serve running? set ACU_DAEMON_PORT)", c.Addr(), err)
 	}
+	d, err := openDaemon(ctx, c, log)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
+	defer d.close()
+	removePid, err := writePidFile(c)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	defer removePid()
 	if c.AllowRemote {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token can move this desktop's mouse", "addr", c.Addr())
 	}
@@ -69,7 +88,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 
 	// The relay (ACU_RELAY_ENABLED, default on) and the desktop agent
 	// (ACU_AGENT_ENABLED, default off) run beside the API on listeners of
-	// their own; `acu mcp`'s embedded engine runs neither.
+	// their own.
 	rs, err := newRelayService(ctx, c, d.db, log)
 	if err != nil {
 		l.Close()
@@ -104,8 +123,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// daemon holds the wired parts of `acu serve` (and of `acu mcp`'s embedded
-// engine).
+// daemon holds the wired parts of `acu serve`.
 type daemon struct {
 	cfg      *config.Config
 	db       *store.DB

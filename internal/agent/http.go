@@ -48,7 +48,7 @@ func (a *Agent) Handler() http.Handler {
 	outer.HandleFunc(guard.ScriptPattern, guard.Script)
 	outer.Handle(guard.ExchangePattern, a.sessions.Exchange(loginHint))
 	outer.Handle("/", a.auth(mux))
-	return a.opts.Guard.Wrap(a.limit(outer))
+	return originShapes(a.opts.Guard.Wrap(a.limit(outer)))
 }
 
 func (a *Agent) limit(next http.Handler) http.Handler {
@@ -134,7 +134,7 @@ func (a *Agent) handleInject(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case a.inbox <- req.VLMText:
-		writeJSON(w, http.StatusAccepted, map[string]any{"queued": true})
+		writeJSON(w, http.StatusAccepted, map[string]any{"ok": true, "queued": true})
 	default:
 		guard.WriteError(w, http.StatusConflict, "busy", "", "an injected output is already waiting to run: try again after the current turn")
 	}

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/acu-dev/acu/internal/llm"
@@ -176,21 +177,133 @@ func (r planRequest) prompt() string {
 	return b.String()
 }
 
-// parsePlan reads the planner's reply.
+// planWire is a plan as models write it: acu's own prompt form
+// ("recommended", "split", "steps") or agentrelay's (seed 003:
+// "recommendedIndex", "splitScreen", "stepsSummary"). Both indexes are
+// 0-based: agentrelay's recommendedIndex indexes its approaches list
+// (approaches[recommendedIndex]), as acu's recommended does.
+type planWire struct {
+	Approaches       []approachWire  `json:"approaches"`
+	Recommended      json.RawMessage `json:"recommended"`
+	RecommendedIndex json.RawMessage `json:"recommendedIndex"`
+	Diagnosis        string          `json:"diagnosis"`
+	Split            *splitWire      `json:"split"`
+	SplitScreen      *splitWire      `json:"splitScreen"`
+}
+
+type approachWire struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	Steps        json.RawMessage `json:"steps"`
+	StepsSummary json.RawMessage `json:"stepsSummary"`
+	Confidence   float64         `json:"confidence"`
+}
+
+// splitWire is acu's {"windows":[a,b]} or agentrelay's two named apps.
+type splitWire struct {
+	Windows      []string `json:"windows"`
+	Apps         []string `json:"apps"`
+	PrimaryApp   string   `json:"primaryApp"`
+	SecondaryApp string   `json:"secondaryApp"`
+	Reason       string   `json:"reason"`
+	Rationale    string   `json:"rationale"`
+}
+
+func (w *splitWire) split() *Split {
+	if w == nil {
+		return nil
+	}
+	s := &Split{Windows: w.Windows, Reason: firstNonEmpty(w.Reason, w.Rationale)}
+	if len(s.Windows) == 0 {
+		s.Windows = w.Apps
+	}
+	if len(s.Windows) == 0 && w.PrimaryApp != "" && w.SecondaryApp != "" {
+		s.Windows = []string{w.PrimaryApp, w.SecondaryApp}
+	}
+	if len(s.Windows) != 2 {
+		return nil
+	}
+	return s
+}
+
+// stepList reads a list of steps, or one summary string split into lines.
+func stepList(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var l []string
+	if json.Unmarshal(raw, &l) == nil {
+		return l
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			l = append(l, line)
+		}
+	}
+	return l
+}
+
+// index reads a 0-based approach index: a number, a number in a string, or
+// an approach's name. ok is false when raw is absent or names nothing.
+func index(raw json.RawMessage, approaches []Approach) (int, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return int(f), f == float64(int(f))
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return 0, false
+	}
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, true
+	}
+	for i, a := range approaches {
+		if strings.EqualFold(a.Name, s) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// parsePlan reads the planner's reply, in acu's form or agentrelay's.
+// When a reply carries both recommended and recommendedIndex, acu's own
+// field wins: it is the form acu's prompt asks for.
 func parsePlan(text string) (*Plan, error) {
 	raw, err := llm.ExtractJSON(text)
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
-	var p Plan
-	if err := json.Unmarshal(raw, &p); err != nil {
+	var w planWire
+	if err := json.Unmarshal(raw, &w); err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	p := Plan{Diagnosis: w.Diagnosis}
+	for _, a := range w.Approaches {
+		steps := stepList(a.Steps)
+		if steps == nil {
+			steps = stepList(a.StepsSummary)
+		}
+		p.Approaches = append(p.Approaches, Approach{Name: a.Name, Description: a.Description, Steps: steps, Confidence: a.Confidence})
 	}
 	if len(p.Approaches) == 0 && p.Diagnosis == "" {
 		return nil, fmt.Errorf("read plan: no approaches")
 	}
-	if p.Split != nil && len(p.Split.Windows) != 2 {
-		p.Split = nil
+	if i, ok := index(w.Recommended, p.Approaches); ok {
+		p.Recommended = i
+	} else if i, ok := index(w.RecommendedIndex, p.Approaches); ok {
+		p.Recommended = i
+	}
+	p.Split = w.Split.split()
+	if p.Split == nil {
+		p.Split = w.SplitScreen.split()
 	}
 	return &p, nil
 }

@@ -48,6 +48,19 @@ type fastStep struct {
 	Keys   string `json:"keys,omitempty"`
 }
 
+// fastStepWire is a step as models write it: acu's "target" or
+// agentrelay's "element" (seed 003) for the element id, and agentrelay's
+// {"action":"complete"} step for acu's "complete": true.
+type fastStepWire struct {
+	fastStep
+	Element string `json:"element"`
+	Summary string `json:"summary"`
+	Reason  string `json:"reason"`
+}
+
+// actionComplete is agentrelay's step that claims the task is done.
+const actionComplete = "complete"
+
 func (s fastStep) step() (elements.Step, error) {
 	st := elements.Step{Target: s.Target}
 	switch strings.ToLower(s.Action) {
@@ -74,15 +87,36 @@ func (s fastStep) step() (elements.Step, error) {
 	return st, nil
 }
 
-// parseFast reads the fast agent's reply.
+// parseFast reads the fast agent's reply, in acu's form or agentrelay's.
+// A {"action":"complete"} step sets Complete (its summary or reason
+// becomes the reply's summary when the reply has none) and is not a step.
 func parseFast(text string) (fastReply, error) {
 	var r fastReply
 	raw, err := llm.ExtractJSON(text)
 	if err != nil {
 		return r, fmt.Errorf("read the fast agent's reply: %w", err)
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
+	var w struct {
+		Thought  string         `json:"thought"`
+		Steps    []fastStepWire `json:"steps"`
+		Complete bool           `json:"complete"`
+		Summary  string         `json:"summary"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
 		return r, fmt.Errorf("read the fast agent's reply: %w", err)
+	}
+	r = fastReply{Thought: w.Thought, Complete: w.Complete, Summary: w.Summary}
+	for _, st := range w.Steps {
+		if strings.EqualFold(strings.TrimSpace(st.Action), actionComplete) {
+			r.Complete = true
+			r.Summary = firstNonEmpty(r.Summary, st.Summary, st.Text, st.Reason)
+			continue
+		}
+		s := st.fastStep
+		if s.Target == "" {
+			s.Target = st.Element
+		}
+		r.Steps = append(r.Steps, s)
 	}
 	return r, nil
 }

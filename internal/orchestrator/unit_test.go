@@ -191,6 +191,8 @@ func FuzzParseFast(f *testing.F) {
 	f.Add(`{"thought":"t","steps":[{"action":"click","target":"btn_ok"}],"complete":false}`)
 	f.Add("```json\n{\"steps\":[{\"action\":\"key\",\"keys\":\"Return\"}],\"complete\":true}\n```")
 	f.Add(`{"steps":"not a list"}`)
+	f.Add(`{"thought":"t","steps":[{"action":"click","element":"btn_ok"},{"action":"complete","summary":"done"}]}`)
+	f.Add(`{"steps":[{"action":"complete"}],"complete":false}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		r, err := parseFast(s)
 		if err != nil {
@@ -205,6 +207,9 @@ func FuzzParseFast(f *testing.F) {
 func FuzzParsePlan(f *testing.F) {
 	f.Add(`{"approaches":[{"name":"A","description":"d","steps":["s"],"confidence":0.5}],"recommended":0,"diagnosis":"x"}`)
 	f.Add(`{"approaches":[{"name":"A"}],"recommended":-3,"split":{"windows":["a","b"]}}`)
+	f.Add(agentrelayPlan)
+	f.Add(`{"approaches":[{"name":"A","stepsSummary":"x\ny"}],"recommendedIndex":"A","splitScreen":{"apps":["a","b"]}}`)
+	f.Add(`{"approaches":[{"name":"A"}],"recommendedIndex":1e300}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := parsePlan(s)
 		if err != nil {

@@ -251,6 +251,9 @@ func (r *Relay) handleGetSense(w http.ResponseWriter, req *http.Request) {
 	if evs == nil {
 		evs = []SenseEvent{}
 	}
+	if metaOnly(req) {
+		evs = metaView(evs)
+	}
 	writeJSON(w, http.StatusOK, senseList{Items: evs, Events: evs, Epoch: r.epoch})
 }
 

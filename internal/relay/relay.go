@@ -119,6 +119,7 @@ type SenseEvent struct {
 	SSIM       *float64
 	ReceivedAt int64
 	raw        json.RawMessage
+	meta       json.RawMessage // raw without image data (?meta_only=true); nil when raw has none
 }
 
 // MarshalJSON returns the event as the client sent it, with id and
@@ -387,10 +388,14 @@ func (r *Relay) AddSense(body []byte) (SenseEvent, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return SenseEvent{}, &errBadEvent{"", "body must be a JSON object"}
 	}
+	stripped := stripImages(trimmed) // outside the lock: events carry images of hundreds of KB
 	r.mu.Lock()
 	ev.ID = r.senseNext
 	ev.ReceivedAt = r.now().UnixMilli()
 	ev.raw = senseJSON(trimmed, ev.ID, ev.ReceivedAt)
+	if stripped != nil {
+		ev.meta = senseJSON(stripped, ev.ID, ev.ReceivedAt)
+	}
 	r.sense.push(ev.ID, ev)
 	r.senseNext++
 	r.senseVersion++
