@@ -49,14 +49,32 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// handedOut are the ports freePort returned in this process: the kernel may
+// offer a just-closed port again, and two listeners of one test (the
+// daemon's and the relay's) must not get the same.
+var (
+	portsMu   sync.Mutex
+	handedOut = map[int]bool{}
+)
+
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !handedOut[p] {
+			handedOut[p] = true
+			return p
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port not handed out before")
+	return 0
 }
 
 // daemon is a real `acu serve` process.

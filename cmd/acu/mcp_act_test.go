@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/jpeg"
+	"io"
 	"net/http"
 	"os/exec"
 	"regexp"
@@ -166,4 +167,34 @@ func TestMCPActOverStdioAndHTTP(t *testing.T) {
 func toJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestMCPStreamPriming: the daemon's /mcp answers a streamed request with a
+// retry field and a priming event (an id, no data) before the response, as
+// the MCP conformance suite recommends, so a broken stream can resume.
+func TestMCPStreamPriming(t *testing.T) {
+	env, dataDir, port := newEnv(t, ":0")
+	d := startDaemon(t, env, dataDir, port)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	req, _ := http.NewRequest("POST", d.client.BaseURL()+"/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tokenOf(t, dataDir))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	text := string(b)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") || !strings.HasPrefix(text, "retry: 3000\n\n") {
+		t.Fatalf("stream starts %q (content type %s), want a retry field", text[:min(len(text), 80)], resp.Header.Get("Content-Type"))
+	}
+	first := strings.SplitN(strings.TrimPrefix(text, "retry: 3000\n\n"), "\n\n", 2)[0]
+	if !strings.Contains(first, "id: ") || strings.Contains(first, `"result"`) {
+		t.Errorf("first event %q: want a priming event (an id, no result)", first)
+	}
+	if !strings.Contains(text, `"serverInfo"`) {
+		t.Errorf("no initialize result in %q", text)
+	}
 }

@@ -224,7 +224,10 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 			tok = d.token.Reveal()
 		}
 		return mcpserver.New(api.NewClient(base, tok), mcpOpts)
-	}, &mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp")})
+	}, &mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp"),
+		// An event store makes the SDK open each stream with a priming
+		// event (an id to resume from) and replay after a reconnect.
+		EventStore: mcp.NewMemoryEventStore(nil)})
 	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
 	var tasks server.Tasks
 	if d.tasks != nil {
@@ -245,7 +248,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Tasks:      tasks,
 		Actions:    acts,
 		Cancellers: cancellers,
-		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
+		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.engine.Run(gctx) })
