@@ -82,7 +82,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 		CaptureScalePercent: ac.CaptureScalePercent, CaptureDelay: ac.CaptureDelay, Physical: ac.PhysicalExecution,
 		ActionDelay: ac.ActionDelay, DragSteps: ac.DragSteps, DragStepDelay: ac.DragStepDelay, UI: ac.UI, Annotator: ac.Annotator,
 		RunsDir: c.AgentRunsDir(), LogLayout: layout, LogToFile: ac.LogToFile, Boot: ac.BootEnabled, BootText: ac.BootVLMOutput,
-		MaxTurns: ac.MaxTurns, MaxCostUSD: ac.MaxCostUSD, Runs: reg, Token: token,
+		MaxTurns: ac.MaxTurns, MaxCostUSD: ac.MaxCostUSD, Runs: reg, Token: token, PanelFile: ac.PanelFile,
 		Guard: guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: ac.Host}, Logger: log,
 	})
 	if err != nil {

@@ -112,7 +112,12 @@ type Options struct {
 	// header of a page logged in with a one-time link); empty leaves them
 	// open to loopback clients that pass Guard (tests only).
 	Token secret.String
-	Guard guard.Guard
+	// PanelFile is a panel page of the user's own to serve at / instead of
+	// acu's (ACU_AGENT_PANEL_FILE: the origin engine's panel.html works
+	// unchanged). acu adds its login and a fetch shim, and allows the
+	// page's inline scripts and styles.
+	PanelFile string
+	Guard     guard.Guard
 	// MaxBody caps request bodies (POST /annotated carries a PNG); default
 	// 32 MiB.
 	MaxBody int64

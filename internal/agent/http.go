@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io/fs"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -45,6 +46,7 @@ func (a *Agent) Handler() http.Handler {
 	outer.HandleFunc("GET /{$}", a.handlePanel)
 	outer.Handle("GET /panel.js", files)
 	outer.Handle("GET /panel.css", files)
+	outer.Handle("GET /origin-shim.js", files)
 	outer.HandleFunc(guard.ScriptPattern, guard.Script)
 	outer.Handle(guard.ExchangePattern, a.sessions.Exchange(loginHint))
 	outer.Handle("/", a.auth(mux))
@@ -79,7 +81,31 @@ func (a *Agent) auth(next http.Handler) http.Handler {
 	})
 }
 
+// ownPanelHead goes at the head of a panel page of the user's own: acu's
+// login, then the shim that gives the page's fetch calls the session.
+const ownPanelHead = `<script src="/session.js"></script><script src="/origin-shim.js"></script>`
+
 func (a *Agent) handlePanel(w http.ResponseWriter, r *http.Request) {
+	if a.opts.PanelFile != "" {
+		b, err := os.ReadFile(a.opts.PanelFile)
+		if err != nil {
+			guard.WriteError(w, http.StatusInternalServerError, "internal", "", "read ACU_AGENT_PANEL_FILE: "+err.Error())
+			return
+		}
+		page := string(b)
+		if i := strings.Index(strings.ToLower(page), "<head>"); i >= 0 {
+			page = page[:i+len("<head>")] + ownPanelHead + page[i+len("<head>"):]
+		} else {
+			page = ownPanelHead + page
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		// The user's own page may carry inline scripts and styles: allowed
+		// for it alone, still nothing from another origin.
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte(page))
+		return
+	}
 	b, err := webFS.ReadFile("web/panel.html")
 	if err != nil {
 		guard.WriteError(w, http.StatusInternalServerError, "internal", "", "panel missing from the build")

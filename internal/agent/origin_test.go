@@ -28,17 +28,20 @@ func originPanel(t *testing.T, h *harness) string {
 }
 
 // TestOriginPanelInChromium drives the origin panel's client logic in
-// headless Chromium against acu: an inject reads as done (j.ok), acu's
-// errors show their message (j.err), not "undefined".
+// headless Chromium against acu, served by acu itself as the user's own
+// panel (ACU_AGENT_PANEL_FILE) behind acu's token: opened through acu's
+// one-time link, an inject reads as done (j.ok), acu's errors show their
+// message (j.err), not "undefined".
 func TestOriginPanelInChromium(t *testing.T) {
 	window(t, gray)
 	h := start(t, llmtest.Text(reply("done")), func(o *Options) {
-		o.Token, o.Annotator, o.MaxTurns = "", AnnotatorPanel, 1 // the origin engine has no token
+		o.Annotator, o.MaxTurns, o.PanelFile = AnnotatorPanel, 1, "testdata/origin_panel.html"
 	}, nil)
-	ctx, poll := browser(t, h)
-	if err := chromedp.Do(ctx, chromedp.Navigate(originPanel(t, h))); err != nil {
-		t.Fatal(err)
+	if !h.a.opts.Token.Set() {
+		t.Fatal("the harness runs without a token: this test must run behind one")
 	}
+	ctx, poll := browser(t, h)
+	poll("the origin page with acu's login", `document.title === "origin panel" && !!window.acuSession`)
 	status := func(what, prefix string) {
 		t.Helper()
 		poll(what, `document.getElementById("status").textContent.startsWith(`+jsString(prefix)+`)`)

@@ -54,6 +54,7 @@ type AgentConfig struct {
 	DragStepDelay     time.Duration
 
 	RunsDir   string
+	PanelFile string
 	LogLayout string
 
 	BootEnabled   bool
@@ -218,6 +219,8 @@ func init() {
 			func(c *Config) *time.Duration { return &g(c).DragStepDelay }),
 
 		// Run output.
+		str("ACU_AGENT_PANEL_FILE", "", "", "an HTML file path", "a panel page of your own to serve instead of acu's, such as the origin engine's panel.html unchanged; acu adds its login to it",
+			func(c *Config) *string { return &g(c).PanelFile }),
 		str("ACU_AGENT_RUNS_DIR", "", "", "a directory path", "run directories run_0001, ... (RUNS_DIR); default ACU_DATA_DIR/agent-runs",
 			func(c *Config) *string { return &g(c).RunsDir }),
 		enum("ACU_AGENT_LOG_LAYOUT", "", "flat", []string{"flat", "turn_dirs"}, "run directory layout (LOG_LAYOUT): flat images + turns.jsonl, or turn_NNNN/ folders",

@@ -14,13 +14,16 @@
 (function () {
   const KEY = "acu_session";
   const HEADER = "X-Acu-Session";
+  // The browser's own fetch, kept before any page script can wrap it (a
+  // shim that routes the page's fetch through acuSession must not loop).
+  const nativeFetch = window.fetch.bind(window);
 
   async function login() {
     const m = /^#code=([A-Za-z0-9_-]+)$/.exec(location.hash);
     if (m) {
       history.replaceState(null, "", location.pathname + location.search);
       sessionStorage.removeItem(KEY);
-      const r = await fetch("/auth/session", {
+      const r = await nativeFetch("/auth/session", {
         method: "POST", cache: "no-store", credentials: "omit",
         headers: {"Content-Type": "application/json"}, body: JSON.stringify({code: m[1]}),
       });
@@ -41,7 +44,7 @@
     o.credentials = "omit";
     o.headers = Object.assign({}, o.headers || {});
     if (st.session) o.headers[HEADER] = st.session;
-    const r = await fetch(path, o);
+    const r = await nativeFetch(path, o);
     if (r.status === 401) sessionStorage.removeItem(KEY);
     return r;
   }
