@@ -80,7 +80,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 		Display: c.AgentDisplay(), Hub: hub, Model: client, Temperature: ac.Temperature, TopP: ac.TopP, MaxTokens: ac.MaxTokens,
 		SystemPrompt: ac.SystemPrompt, Crop: ac.CaptureCrop, CaptureWidth: ac.CaptureWidth, CaptureHeight: ac.CaptureHeight,
 		CaptureScalePercent: ac.CaptureScalePercent, CaptureDelay: ac.CaptureDelay, Physical: ac.PhysicalExecution,
-		ActionDelay: ac.ActionDelay, DragSteps: ac.DragSteps, DragStepDelay: ac.DragStepDelay, UI: ac.UI, Annotator: ac.Annotator,
+		ActionDelay: ac.ActionDelay, ClickHold: clickHold(ac.ClickHold), DragSteps: ac.DragSteps, DragStepDelay: ac.DragStepDelay, UI: ac.UI, Annotator: ac.Annotator,
 		RunsDir: c.AgentRunsDir(), LogLayout: layout, LogToFile: ac.LogToFile, Boot: ac.BootEnabled, BootText: ac.BootVLMOutput,
 		MaxTurns: ac.MaxTurns, MaxCostUSD: ac.MaxCostUSD, Runs: reg, Token: token, PanelFile: ac.PanelFile,
 		Guard: guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: ac.Host}, Logger: log,
@@ -244,4 +244,13 @@ func unpricedLimit(env string, limit float64, model string, err error) error {
 		"set ACU_MODEL_PRICES=%s=IN:OUT (US dollars per million input and output tokens), "+
 		"use an endpoint that reports its own cost (OpenRouter) or a local model server without a key, or set %s=0 for no limit",
 		env, strconv.FormatFloat(limit, 'g', -1, 64), err, model, env)
+}
+
+// clickHold maps ACU_AGENT_CLICK_HOLD to agent.Options.ClickHold, whose
+// zero means the input package's default: a setting of 0 means no hold.
+func clickHold(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }

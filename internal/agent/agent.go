@@ -81,8 +81,11 @@ type Options struct {
 	CaptureDelay                time.Duration
 	// Physical is PHYSICAL_EXECUTION: false maps and logs actions without
 	// sending input.
-	Physical      bool
-	ActionDelay   time.Duration
+	Physical    bool
+	ActionDelay time.Duration
+	// ClickHold is how long a click holds its button (0: internal/input's
+	// default, 10 ms; negative: no hold), ACU_AGENT_CLICK_HOLD.
+	ClickHold     time.Duration
 	DragSteps     int
 	DragStepDelay time.Duration
 
@@ -300,6 +303,7 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 	a.area = input.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
 	dev, err := input.New(conn, a.area, input.Options{
 		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical, Logger: a.log,
+		ClickDelay: a.opts.ClickHold,
 	})
 	if err != nil {
 		closeConn()

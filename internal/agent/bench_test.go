@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -68,11 +69,19 @@ func benchAgent(b *testing.B, adjust func(*Options)) *Agent {
 // the click's 10 ms button hold), capture, crop, annotate, encode both PNGs,
 // write the run directory, emit the turn event.
 func BenchmarkTurn(b *testing.B) {
-	for _, trail := range []int{1, 4} {
-		b.Run(fmt.Sprintf("trail=%d", trail), func(b *testing.B) {
-			a := benchAgent(b, func(o *Options) { o.UI.ExecutedHeat.TrailTurns = trail })
+	for _, c := range []struct {
+		trail int
+		hold  time.Duration
+	}{{1, 0}, {4, 0}, {1, -1}} {
+		name := fmt.Sprintf("trail=%d", c.trail)
+		if c.hold < 0 {
+			name += "/no-click-hold" // the engine's own work, without the deliberate 10 ms button hold
+		}
+		b.Run(name, func(b *testing.B) {
+			a := benchAgent(b, func(o *Options) { o.UI.ExecutedHeat.TrailTurns, o.ClickHold = c.trail, c.hold })
 			ctx := b.Context()
 			var critical time.Duration
+			var each []time.Duration
 			cpu0 := cpuTime()
 			b.ReportAllocs()
 			for b.Loop() {
@@ -80,12 +89,16 @@ func BenchmarkTurn(b *testing.B) {
 				if _, _, _, _, err := a.act(ctx, benchTurn); err != nil {
 					b.Fatal(err)
 				}
-				critical += time.Since(t0)
+				d := time.Since(t0)
+				critical += d
+				each = append(each, d)
 				a.flush()
 			}
 			// ns/op is the whole turn's work; critical is what delays the
 			// model call (the raw PNG and the files run beside it).
 			b.ReportMetric(float64(critical.Microseconds())/1000/float64(b.N), "critical-ms/op")
+			slices.Sort(each)
+			b.ReportMetric(float64(each[len(each)/2].Microseconds())/1000, "p50-critical-ms")
 			// CPU time of this process per turn (the X server's share of
 			// the capture excluded): steadier than wall time on a busy
 			// machine.

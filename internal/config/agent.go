@@ -50,6 +50,7 @@ type AgentConfig struct {
 
 	PhysicalExecution bool
 	ActionDelay       time.Duration
+	ClickHold         time.Duration
 	DragSteps         int
 	DragStepDelay     time.Duration
 
@@ -213,6 +214,8 @@ func init() {
 			func(c *Config) *bool { return &g(c).PhysicalExecution })),
 		secs("ACU_AGENT_ACTION_DELAY_SECONDS", "0.05", 0, time.Minute, "delay between actions (ACTION_DELAY_SECONDS)",
 			func(c *Config) *time.Duration { return &g(c).ActionDelay }),
+		duration("ACU_AGENT_CLICK_HOLD", "", "10ms", 0, time.Second, "how long a click holds its button; some applications miss clicks shorter than a few milliseconds (0: no hold)",
+			func(c *Config) *time.Duration { return &g(c).ClickHold }),
 		integer("ACU_AGENT_DRAG_DURATION_STEPS", "", "20", 1, 10000, "pointer moves between press and release in a drag (DRAG_DURATION_STEPS)",
 			func(c *Config) *int { return &g(c).DragSteps }),
 		secs("ACU_AGENT_DRAG_STEP_DELAY", "0.01", 0, 10*time.Second, "delay between drag steps (DRAG_STEP_DELAY)",
