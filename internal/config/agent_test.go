@@ -22,6 +22,9 @@ func TestAgentDefaults(t *testing.T) {
 	if a.APIURL != "http://127.0.0.1:1235/v1/chat/completions" || a.Temperature != 0.7 || a.TopP != 0.9 || a.MaxTokens != 1000 {
 		t.Errorf("model defaults = %s %v %v %d", a.APIURL, a.Temperature, a.TopP, a.MaxTokens)
 	}
+	if a.ClickHold != 10*time.Millisecond || a.PanelFile != "" {
+		t.Errorf("click hold %v, panel file %q; want 10ms and none", a.ClickHold, a.PanelFile)
+	}
 	if a.ActionDelay != 50*time.Millisecond || a.DragSteps != 20 || a.DragStepDelay != 10*time.Millisecond || !a.PhysicalExecution {
 		t.Errorf("execution defaults = %v %d %v %v", a.ActionDelay, a.DragSteps, a.DragStepDelay, a.PhysicalExecution)
 	}
