@@ -2,8 +2,10 @@ package relay
 
 import (
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +25,22 @@ var hudPNG = flag.String("hud-png", "", "also write the HUD test's screenshot to
 func TestHUDInChromium(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	h.post(t, "/feed", `{"text":"Relay started"}`)
+	// The page's CSP, asserted, not just its 200: own scripts and styles
+	// only, no inline code, nothing from elsewhere, no framing.
+	resp, err := http.Get(h.srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"} {
+		if resp.StatusCode != 200 || !strings.Contains(csp, want) {
+			t.Errorf("GET / = %d with CSP %q: want %s", resp.StatusCode, csp, want)
+		}
+	}
+	if strings.Contains(csp, "unsafe") {
+		t.Errorf("the HUD's CSP allows unsafe code: %q", csp)
+	}
 	ctx := guardtest.Browser(t, 1000, 420)
 	poll := func(what, expr string) { t.Helper(); guardtest.Poll(t, ctx, what, expr) }
 	if err := chromedp.Do(ctx, chromedp.Navigate(h.r.LoginURL(h.srv.URL).URL)); err != nil {
