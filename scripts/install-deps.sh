@@ -15,6 +15,7 @@ packages=(
   chromium
   dbus-x11 at-spi2-core zenity
   xdotool
+  openbox xclip
   python3 python3-xlib python3-numpy python3-pil python3-tk
 )
 
