@@ -77,6 +77,14 @@ func (s *Server) routes() http.Handler {
 	act("POST /v1/actions", s.handleActions)
 	auth("GET /v1/elements", s.handleElements)
 
+	auth("GET /v1/windows", s.handleWindows)
+	auth("GET /v1/pointer", s.handlePointer)
+	auth("GET /v1/clipboard", s.handleGetClipboard)
+	// Managing the desktop acts on it: windows, the clipboard, launches.
+	act("POST /v1/windows/{id}/{op}", s.handleWindowOp)
+	act("PUT /v1/clipboard", s.handleSetClipboard)
+	act("POST /v1/apps/launch", s.handleLaunch)
+
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))
 	}

@@ -1,0 +1,491 @@
+// Package desktop is acu's desktop-management feature behind the HTTP API:
+// list and operate windows, read the pointer, own and read the clipboard,
+// launch applications. It keeps one X connection (and one clipboard owner)
+// per display, opened on first use and reopened when the server restarts,
+// and speaks the wire types of internal/api.
+//
+// It sits on internal/display (window operations), internal/clipboard and
+// internal/launch, under internal/server. It sends no input (that is
+// internal/input) and takes no screenshots.
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/clipboard"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/launch"
+)
+
+// Kind classifies an Error for the HTTP boundary.
+type Kind int
+
+// Error kinds.
+const (
+	Invalid     Kind = iota + 1 // the request is wrong: 400
+	NotFound                    // no such window, entry, or clipboard content: 404
+	Conflict                    // the window cannot do that now: 409
+	TooLarge                    // 413
+	Unavailable                 // the display cannot be reached: 503
+)
+
+// Error is a failure the client can act on: Message says what to do; Field
+// names the request field at fault.
+type Error struct {
+	Kind    Kind
+	Field   string
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+func invalid(field, format string, args ...any) error {
+	return &Error{Kind: Invalid, Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// Options configure a Service.
+type Options struct {
+	DefaultDisplay string   // for requests naming none
+	AppDirs        []string // where desktop entries live (launch.AppDirs)
+	Env            []string // the base environment of launched programs
+	Logger         *slog.Logger
+}
+
+// Service serves the desktop routes. Close it to drop its connections.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+
+	mu    sync.Mutex
+	conns map[string]*conn
+}
+
+type conn struct {
+	c    *display.Conn
+	clip *clipboard.Clipboard
+}
+
+// New returns a Service; it connects to displays on first use.
+func New(opts Options) *Service {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{opts: opts, log: opts.Logger, conns: map[string]*conn{}}
+}
+
+// Close closes every display connection (giving up owned selections).
+func (s *Service) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, c := range s.conns {
+		c.close()
+		delete(s.conns, name)
+	}
+}
+
+func (c *conn) close() {
+	if c.clip != nil {
+		c.clip.Close()
+	}
+	c.c.Close()
+}
+
+var displayName = regexp.MustCompile(`^[A-Za-z0-9._-]*:[0-9]{1,5}(\.[0-9]{1,3})?$`)
+
+// conn returns the live connection to dpy (the default when empty).
+func (s *Service) conn(ctx context.Context, dpy string) (*conn, string, error) {
+	if dpy == "" {
+		dpy = s.opts.DefaultDisplay
+	}
+	if dpy == "" {
+		return nil, "", invalid("display", "display is required: no default display is configured (ACU_DISPLAY)")
+	}
+	if !displayName.MatchString(dpy) {
+		return nil, "", invalid("display", "display must be an X display name such as \":99\", got %q", dpy)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.conns[dpy]; ok {
+		if c.c.Alive() {
+			return c, dpy, nil
+		}
+		c.close()
+		delete(s.conns, dpy)
+	}
+	dc, err := display.Open(ctx, dpy, display.Options{Logger: s.log})
+	if err != nil {
+		return nil, "", &Error{Kind: Unavailable, Field: "display", Message: err.Error(), Err: err}
+	}
+	c := &conn{c: dc}
+	s.conns[dpy] = c
+	return c, dpy, nil
+}
+
+// ParseWindowID reads a window id as X tools print it ("0x1a00003") or in
+// decimal.
+func ParseWindowID(s string) (uint32, error) {
+	v, err := strconv.ParseUint(s, 0, 32)
+	if err != nil || v == 0 {
+		return 0, invalid("id", "window id must be a number such as 0x1a00003 (see GET /v1/windows), got %q", s)
+	}
+	return uint32(v), nil
+}
+
+func toAPI(w display.WindowState) api.Window {
+	return api.Window{ID: w.IDString(), Title: w.Title, Class: w.Class, Instance: w.Instance, PID: w.PID,
+		X: w.X, Y: w.Y, W: w.W, H: w.H, Desktop: w.Desktop, Mapped: w.Mapped, Focused: w.Focused,
+		Minimized: w.Minimized, Maximized: w.Maximized}
+}
+
+// Windows lists the display's top-level windows with their state.
+func (s *Service) Windows(ctx context.Context, dpy string) (api.WindowList, error) {
+	c, dpy, err := s.conn(ctx, dpy)
+	if err != nil {
+		return api.WindowList{}, err
+	}
+	ws, err := c.c.WindowStates(ctx)
+	if err != nil {
+		return api.WindowList{}, err
+	}
+	wm, err := c.c.WindowManager(ctx)
+	if err != nil {
+		return api.WindowList{}, err
+	}
+	out := api.WindowList{Display: dpy, WM: wm.Name, Windows: make([]api.Window, 0, len(ws))}
+	if wm.Running && wm.Name == "" {
+		out.WM = "unnamed"
+	}
+	for _, w := range ws {
+		out.Windows = append(out.Windows, toAPI(w))
+	}
+	return out, nil
+}
+
+// WindowOp runs one operation (api.WindowFocus, ...) on window id.
+func (s *Service) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (api.WindowOpResult, error) {
+	wid, err := ParseWindowID(id)
+	if err != nil {
+		return api.WindowOpResult{}, err
+	}
+	if err := checkOpFields(op, req); err != nil {
+		return api.WindowOpResult{}, err
+	}
+	c, _, err := s.conn(ctx, req.Display)
+	if err != nil {
+		return api.WindowOpResult{}, err
+	}
+	var res display.OpResult
+	switch op {
+	case api.WindowFocus:
+		res, err = c.c.Focus(ctx, wid)
+	case api.WindowClose:
+		o := display.CloseOptions{Kill: req.Kill}
+		if req.Grace != nil {
+			o.Grace = time.Duration(*req.Grace * float64(time.Second))
+		}
+		res, err = c.c.CloseWindow(ctx, wid, o)
+	case api.WindowMove:
+		res, err = c.c.MoveResize(ctx, wid, display.Geometry{X: req.X, Y: req.Y})
+	case api.WindowResize:
+		res, err = c.c.MoveResize(ctx, wid, display.Geometry{W: req.W, H: req.H})
+	case api.WindowMinimize:
+		res, err = c.c.Minimize(ctx, wid)
+	case api.WindowMaximize:
+		res, err = c.c.Maximize(ctx, wid)
+	}
+	switch {
+	case errors.Is(err, display.ErrNoWindow):
+		return api.WindowOpResult{}, &Error{Kind: NotFound, Field: "id", Err: err,
+			Message: fmt.Sprintf("no window %s on %s: list windows with GET /v1/windows", id, c.c.Name)}
+	case errors.Is(err, display.ErrNoDelete):
+		return api.WindowOpResult{}, &Error{Kind: Conflict, Field: "kill", Err: err,
+			Message: fmt.Sprintf("window %s cannot be asked to close (no window manager, no WM_DELETE_WINDOW): send kill: true to disconnect its client", id)}
+	case err != nil:
+		return api.WindowOpResult{}, err
+	}
+	out := api.WindowOpResult{Op: op, Method: res.Method, WM: res.WM}
+	if st, err := c.c.WindowState(ctx, wid); err == nil {
+		w := toAPI(st)
+		out.Window = &w
+	}
+	return out, nil
+}
+
+func checkOpFields(op string, r api.WindowOp) error {
+	allowed := map[string]bool{}
+	switch op {
+	case api.WindowFocus, api.WindowMinimize, api.WindowMaximize:
+	case api.WindowClose:
+		allowed["kill"], allowed["grace"] = true, true
+	case api.WindowMove:
+		allowed["x"], allowed["y"] = true, true
+		if r.X == nil || r.Y == nil {
+			return invalid(missing(r.X == nil, "x", "y"), "move needs x and y (pixels of the client area's top-left corner)")
+		}
+	case api.WindowResize:
+		allowed["w"], allowed["h"] = true, true
+		if r.W == nil || r.H == nil {
+			return invalid(missing(r.W == nil, "w", "h"), "resize needs w and h (pixels)")
+		}
+		if *r.W < 1 || *r.H < 1 || *r.W > 32767 || *r.H > 32767 {
+			return invalid("w", "w and h must be 1..32767 pixels, got %dx%d", *r.W, *r.H)
+		}
+	default:
+		return invalid("op", "op must be one of focus, close, move, resize, minimize, maximize, got %q", op)
+	}
+	if r.X != nil && (*r.X < -32768 || *r.X > 32767) || r.Y != nil && (*r.Y < -32768 || *r.Y > 32767) {
+		return invalid("x", "x and y must be -32768..32767 pixels")
+	}
+	set := map[string]bool{"x": r.X != nil, "y": r.Y != nil, "w": r.W != nil, "h": r.H != nil, "kill": r.Kill, "grace": r.Grace != nil}
+	for _, f := range []string{"x", "y", "w", "h", "kill", "grace"} {
+		if set[f] && !allowed[f] {
+			return invalid(f, "%s does not take %s", op, f)
+		}
+	}
+	if r.Grace != nil && (*r.Grace <= 0 || *r.Grace > 60 || math.IsNaN(*r.Grace)) {
+		return invalid("grace", "grace must be 0..60 seconds, got %v", *r.Grace)
+	}
+	return nil
+}
+
+func missing(first bool, a, b string) string {
+	if first {
+		return a
+	}
+	return b
+}
+
+// Pointer reads the pointer.
+func (s *Service) Pointer(ctx context.Context, dpy string) (api.Pointer, error) {
+	c, dpy, err := s.conn(ctx, dpy)
+	if err != nil {
+		return api.Pointer{}, err
+	}
+	p, err := c.c.QueryPointer(ctx)
+	if err != nil {
+		return api.Pointer{}, err
+	}
+	area := input.Area{W: c.c.Screen.Width, H: c.c.Screen.Height}
+	nx, ny := area.ToNorm(p.X, p.Y)
+	out := api.Pointer{Display: dpy, X: p.X, Y: p.Y, NX: nx, NY: ny, Buttons: p.Buttons}
+	if p.Window != 0 {
+		out.Window = fmt.Sprintf("%#x", p.Window)
+	}
+	return out, nil
+}
+
+func (s *Service) clip(ctx context.Context, dpy string) (*clipboard.Clipboard, string, error) {
+	c, dpy, err := s.conn(ctx, dpy)
+	if err != nil {
+		return nil, "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.clip == nil {
+		if c.clip, err = clipboard.New(c.c, s.log); err != nil {
+			return nil, "", err
+		}
+	}
+	return c.clip, dpy, nil
+}
+
+func selection(v string) (string, error) {
+	switch v {
+	case "", api.SelectionClipboard:
+		return api.SelectionClipboard, nil
+	case api.SelectionPrimary:
+		return v, nil
+	}
+	return "", invalid("selection", "selection must be clipboard or primary, got %q", v)
+}
+
+// GetClipboard reads a selection as text or image/png.
+func (s *Service) GetClipboard(ctx context.Context, dpy, sel, typ string) (api.Clipboard, error) {
+	sel, err := selection(sel)
+	if err != nil {
+		return api.Clipboard{}, err
+	}
+	mime := clipboard.Text
+	switch typ {
+	case "", api.ClipText:
+	case api.ClipPNG:
+		mime = clipboard.PNG
+	default:
+		return api.Clipboard{}, invalid("type", "type must be text or image/png, got %q", typ)
+	}
+	cb, dpy, err := s.clip(ctx, dpy)
+	if err != nil {
+		return api.Clipboard{}, err
+	}
+	c, err := cb.Get(ctx, sel, mime)
+	if errors.Is(err, clipboard.ErrEmpty) {
+		return api.Clipboard{}, &Error{Kind: NotFound, Field: "type", Err: err,
+			Message: fmt.Sprintf("the %s selection on %s holds no %s: it is empty or holds another type", sel, dpy, mime)}
+	}
+	if err != nil {
+		return api.Clipboard{}, err
+	}
+	out := api.Clipboard{Display: dpy, Selection: sel}
+	if mime == clipboard.PNG {
+		out.ImagePNG = c.Data
+	} else {
+		out.Text = string(c.Data)
+	}
+	return out, nil
+}
+
+var pngMagic = "\x89PNG\r\n\x1a\n"
+
+// SetClipboard makes acu own the selection with the text or PNG image.
+func (s *Service) SetClipboard(ctx context.Context, req api.Clipboard) (api.Clipboard, error) {
+	sel, err := selection(req.Selection)
+	if err != nil {
+		return api.Clipboard{}, err
+	}
+	var c clipboard.Content
+	switch {
+	case req.Text != "" && req.ImagePNG != nil:
+		return api.Clipboard{}, invalid("image_png", "send text or image_png, not both")
+	case req.ImagePNG != nil:
+		if !strings.HasPrefix(string(req.ImagePNG), pngMagic) {
+			return api.Clipboard{}, invalid("image_png", "image_png must be a base64 PNG file")
+		}
+		c = clipboard.Content{MIME: clipboard.PNG, Data: req.ImagePNG}
+	default:
+		c = clipboard.Content{MIME: clipboard.Text, Data: []byte(req.Text)}
+	}
+	cb, dpy, err := s.clip(ctx, req.Display)
+	if err != nil {
+		return api.Clipboard{}, err
+	}
+	if err := cb.Set(ctx, sel, c); err != nil {
+		if errors.Is(err, clipboard.ErrTooLarge) {
+			return api.Clipboard{}, &Error{Kind: TooLarge, Field: "image_png", Message: err.Error(), Err: err}
+		}
+		if c.MIME == clipboard.Text && strings.Contains(err.Error(), "UTF-8") {
+			return api.Clipboard{}, invalid("text", "%s", err.Error())
+		}
+		return api.Clipboard{}, err
+	}
+	return api.Clipboard{Display: dpy, Selection: sel}, nil
+}
+
+// maxWaitWindow bounds wait_window.
+const maxWaitWindow = 120.0
+
+// Launch starts a desktop entry or an argv on the display, detached, and
+// optionally waits for its first new window.
+func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (api.LaunchResult, error) {
+	if (req.DesktopEntry == "") == (len(req.Argv) == 0) {
+		return api.LaunchResult{}, invalid("desktop_entry", "send desktop_entry (a desktop file id or Name) or argv, exactly one")
+	}
+	if req.Timeout != 0 && (req.Timeout < 0 || req.Timeout > maxWaitWindow || math.IsNaN(req.Timeout)) {
+		return api.LaunchResult{}, invalid("timeout", "timeout must be 0..%v seconds, got %v", maxWaitWindow, req.Timeout)
+	}
+	out := api.LaunchResult{Argv: req.Argv}
+	if req.DesktopEntry != "" {
+		e, err := launch.Find(s.opts.AppDirs, req.DesktopEntry)
+		if errors.Is(err, launch.ErrNotFound) {
+			return api.LaunchResult{}, &Error{Kind: NotFound, Field: "desktop_entry", Message: err.Error(), Err: err}
+		}
+		if err != nil {
+			return api.LaunchResult{}, err
+		}
+		if out.Argv, err = e.Argv(); err != nil {
+			return api.LaunchResult{}, invalid("desktop_entry", "%s", err.Error())
+		}
+		out.Entry = e.Path
+	} else if req.Argv[0] == "" {
+		return api.LaunchResult{}, invalid("argv", "argv[0] must name a program")
+	}
+	c, dpy, err := s.conn(ctx, req.Display)
+	if err != nil {
+		return api.LaunchResult{}, err
+	}
+	out.Display = dpy
+	bus, _ := atspi.DisplayBusAddress(ctx, c.c) // none: apps find the session bus themselves
+	var before map[uint32]bool
+	if req.WaitWindow {
+		ws, err := c.c.Windows(ctx)
+		if err != nil {
+			return api.LaunchResult{}, err
+		}
+		before = map[uint32]bool{}
+		for _, w := range ws {
+			before[w.ID] = true
+		}
+	}
+	p, err := launch.Start(launch.Spec{Argv: out.Argv, Env: launch.Env(s.opts.Env, dpy, bus)}, s.log)
+	if err != nil {
+		return api.LaunchResult{}, invalid("argv", "%s", err.Error())
+	}
+	out.PID = p.PID
+	s.log.Info("launched", "display", dpy, "pid", p.PID, "argv0", out.Argv[0])
+	if !req.WaitWindow {
+		return out, nil
+	}
+	timeout := 10 * time.Second
+	if req.Timeout > 0 {
+		timeout = time.Duration(req.Timeout * float64(time.Second))
+	}
+	w, err := waitWindow(ctx, c.c, before, p, timeout)
+	if err != nil {
+		out.Note = err.Error()
+		return out, nil
+	}
+	out.Window = w
+	return out, nil
+}
+
+// waitWindow polls for a newly mapped window: one whose _NET_WM_PID is the
+// process's, or else the first new one (many programs set no pid, and
+// launchers such as gapplication hand over to another process).
+func waitWindow(ctx context.Context, c *display.Conn, before map[uint32]bool, p *launch.Process, timeout time.Duration) (*api.Window, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ws, err := c.WindowStates(ctx)
+		if err != nil && ctx.Err() == nil {
+			return nil, err
+		}
+		var first *api.Window
+		for _, w := range ws {
+			if before[w.ID] || !w.Mapped {
+				continue
+			}
+			a := toAPI(w)
+			if w.PID == p.PID {
+				return &a, nil
+			}
+			if first == nil {
+				first = &a
+			}
+		}
+		if first != nil {
+			return first, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("process %d started but mapped no window within %s: list windows later, or raise timeout", p.PID, timeout)
+		case <-p.Done():
+			p = &launch.Process{PID: p.PID} // exited (maybe handed over): keep looking for any new window
+		case <-tick.C:
+		}
+	}
+}
