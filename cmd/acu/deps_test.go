@@ -16,12 +16,14 @@ var layers = map[string]int{
 	// Devices, storage and their test helpers.
 	"internal/display": 1, "internal/xvfb": 1, "internal/input": 1, "internal/ocr": 1,
 	"internal/store": 1, "internal/atspi": 1, "internal/runlog": 1, "internal/capture": 1,
+	"internal/clipboard": 1, "internal/launch": 1,
 	"internal/testx": 1, "internal/llm/llmtest": 1, "internal/ocr/ocrtest": 1, "internal/atspi/atspitest": 1,
 	"internal/guard/guardtest": 1,
 	// Engines.
 	"internal/runs": 2, "internal/judge": 2, "internal/notify": 2, "internal/elements": 2,
 	// Features.
 	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3, "internal/actions": 3,
+	"internal/desktop": 3,
 	// Surfaces.
 	"internal/server": 4, "internal/mcpserver": 4,
 	// The binary and the benchmarks.

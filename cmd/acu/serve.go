@@ -23,9 +23,11 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/desktop"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/launch"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
 	"github.com/acu-dev/acu/internal/notify"
@@ -74,6 +76,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	defer d.close()
+	// Windows, pointer, clipboard and launches (docs/desktop.md).
+	d.desktop = desktop.New(desktop.Options{DefaultDisplay: c.Display, AppDirs: launch.AppDirs(e.getenv),
+		Env: e.environ, Logger: log.With("component", "desktop")})
 	removePid, err := writePidFile(c)
 	if err != nil {
 		l.Close()
@@ -136,6 +141,7 @@ type daemon struct {
 	// judge); ledger accounts the cost of every model client.
 	judgeClient *llm.Client
 	tasks       *orchestrator.Orchestrator // nil: tasks are off
+	desktop     *desktop.Service           // nil: the desktop routes answer 503
 	ledger      *llm.Ledger
 	token       secret.String
 	metrics     *prometheus.Registry
@@ -229,6 +235,10 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		// event (an id to resume from) and replay after a reconnect.
 		EventStore: mcp.NewMemoryEventStore(nil)})
 	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
+	var dt server.Desktop
+	if d.desktop != nil {
+		dt = d.desktop
+	}
 	var tasks server.Tasks
 	if d.tasks != nil {
 		tasks = d.tasks
@@ -247,6 +257,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Health:     d.health,
 		Tasks:      tasks,
 		Actions:    acts,
+		Desktop:    dt,
 		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})
@@ -327,6 +338,9 @@ func (d *daemon) health(ctx context.Context) api.Health {
 }
 
 func (d *daemon) close() {
+	if d.desktop != nil {
+		d.desktop.Close()
+	}
 	if d.hub != nil {
 		d.hub.Close()
 	}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+func init() {
+	featureCommands = append(featureCommands,
+		command{"windows", "list windows; focus, close, move, resize, minimize or maximize one", runWindows},
+		command{"launch", "start an application (desktop entry or argv) on the display", runLaunch},
+		command{"clip", "read or set the clipboard (text or PNG)", runClip})
+}
+
+func runWindows(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "windows", "[list] | focus|close|minimize|maximize ID | move ID X Y | resize ID W H  [flags]")
+	dpy := fs.String("display", "", "X display (default: the daemon's)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	kill := fs.Bool("kill", false, "with close: disconnect the client if it does not close")
+	sub, id, err := subcommand(fs, args, "window")
+	if err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		l, err := cl.Windows(ctx, *dpy)
+		if err != nil || *asJSON {
+			return jsonOut{e.stdout}.print(l, err)
+		}
+		return printWindows(e.stdout, l)
+	}
+	req := api.WindowOp{Display: *dpy, Kill: *kill}
+	nums := func(names ...string) ([]int, error) {
+		if fs.NArg() != len(names) {
+			fs.Usage()
+			return nil, fmt.Errorf("%s needs %s after the window id", sub, strings.Join(names, " and "))
+		}
+		out := make([]int, len(names))
+		for i, a := range fs.Args() {
+			if out[i], err = strconv.Atoi(a); err != nil {
+				return nil, fmt.Errorf("%s: %s must be a whole number of pixels, got %q", sub, names[i], a)
+			}
+		}
+		return out, nil
+	}
+	switch sub {
+	case api.WindowMove:
+		v, err := nums("x", "y")
+		if err != nil {
+			return err
+		}
+		req.X, req.Y = &v[0], &v[1]
+	case api.WindowResize:
+		v, err := nums("w", "h")
+		if err != nil {
+			return err
+		}
+		req.W, req.H = &v[0], &v[1]
+	case api.WindowFocus, api.WindowClose, api.WindowMinimize, api.WindowMaximize:
+		if fs.NArg() > 0 {
+			return fmt.Errorf("%s takes only a window id, got also %q", sub, fs.Args())
+		}
+	default:
+		fs.Usage()
+		return fmt.Errorf("unknown windows command %q", sub)
+	}
+	return jsonOut{e.stdout}.print(cl.WindowOp(ctx, id, sub, req))
+}
+
+func printWindows(w io.Writer, l api.WindowList) error {
+	wm := l.WM
+	if wm == "" {
+		wm = "none"
+	}
+	fmt.Fprintf(w, "display %s, window manager: %s\n", l.Display, wm)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tGEOMETRY\tSTATE\tPID\tCLASS\tTITLE")
+	for _, x := range l.Windows {
+		var st []string
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{x.Focused, "focused"}, {x.Minimized, "minimized"}, {x.Maximized, "maximized"}} {
+			if f.on {
+				st = append(st, f.name)
+			}
+		}
+		if len(st) == 0 {
+			st = []string{"-"}
+		}
+		pid := "-"
+		if x.PID != 0 {
+			pid = strconv.Itoa(x.PID)
+		}
+		fmt.Fprintf(tw, "%s\t%dx%d+%d+%d\t%s\t%s\t%s\t%s\n", x.ID, x.W, x.H, x.X, x.Y, strings.Join(st, ","), pid, x.Class, x.Title)
+	}
+	return tw.Flush()
+}
+
+func runLaunch(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "launch", "[flags] NAME | [flags] -- PROGRAM ARGS...")
+	dpy := fs.String("display", "", "X display (default: the daemon's)")
+	wait := fs.Bool("wait", false, "wait for the application's window and print it")
+	timeout := fs.Float64("timeout", 0, "with --wait: seconds to wait for the window (default 10)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	req := api.LaunchRequest{Display: *dpy, WaitWindow: *wait, Timeout: *timeout}
+	dash := len(args) > 0 && len(fs.Args()) < len(args) && args[len(args)-len(fs.Args())-1] == "--"
+	switch {
+	case dash && fs.NArg() > 0:
+		req.Argv = fs.Args()
+	case !dash && fs.NArg() == 1:
+		req.DesktopEntry = fs.Arg(0)
+	default:
+		fs.Usage()
+		return fmt.Errorf("launch needs one desktop entry name, or -- and a program with its arguments")
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	return jsonOut{e.stdout}.print(cl.Launch(ctx, req))
+}
+
+func runClip(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "clip", "get [--image out.png] | set [--image in.png] [TEXT]  (set reads TEXT from stdin when not given)")
+	dpy := fs.String("display", "", "X display (default: the daemon's)")
+	sel := fs.String("selection", "clipboard", "clipboard or primary")
+	img := fs.String("image", "", "get: write the PNG image to this file; set: put this PNG file on the clipboard")
+	if len(args) == 0 || (args[0] != "get" && args[0] != "set") {
+		fs.Usage()
+		return fmt.Errorf("clip needs get or set")
+	}
+	sub := args[0]
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return err
+	}
+	if sub == "get" {
+		typ := api.ClipText
+		if *img != "" {
+			typ = api.ClipPNG
+		}
+		c, err := cl.GetClipboard(ctx, *dpy, *sel, typ)
+		if err != nil {
+			return err
+		}
+		if *img != "" {
+			if err := os.WriteFile(*img, c.ImagePNG, 0o644); err != nil {
+				return fmt.Errorf("write the clipboard image: %w", err)
+			}
+			fmt.Fprintf(e.stderr, "acu: wrote %d bytes of PNG to %s\n", len(c.ImagePNG), *img)
+			return nil
+		}
+		_, err = io.WriteString(e.stdout, c.Text)
+		return err
+	}
+	req := api.Clipboard{Display: *dpy, Selection: *sel}
+	switch {
+	case *img != "":
+		if fs.NArg() > 0 {
+			return fmt.Errorf("clip set takes --image or text, not both")
+		}
+		if req.ImagePNG, err = os.ReadFile(*img); err != nil {
+			return fmt.Errorf("read the image: %w", err)
+		}
+	case fs.NArg() > 0:
+		req.Text = strings.Join(fs.Args(), " ")
+	default:
+		b, err := io.ReadAll(io.LimitReader(e.stdin, 64<<20))
+		if err != nil {
+			return fmt.Errorf("read text from stdin: %w", err)
+		}
+		req.Text = string(b)
+	}
+	_, err = cl.SetClipboard(ctx, req)
+	return err
+}
+
+var _ = flag.ErrHelp
