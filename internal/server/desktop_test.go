@@ -25,14 +25,51 @@ import (
 // fresh Xvfb running openbox.
 func desktopFixture(t *testing.T, appDir string) (*api.Client, string) {
 	t.Helper()
-	dpy := testx.StartXvfb(t, xvfb.Options{Width: 800, Height: 600})
+	cl, _, dpy := desktopServer(t, appDir)
+	return cl, dpy
+}
+
+const readToken = "read-token-0123456789"
+
+// desktopServer also returns a client whose token has only the read scope.
+func desktopServer(t *testing.T, appDir string) (admin, read *api.Client, dpy string) {
+	t.Helper()
+	dpy = testx.StartXvfb(t, xvfb.Options{Width: 800, Height: 600})
 	testx.StartWM(t, dpy)
 	svc := desktop.New(desktop.Options{DefaultDisplay: dpy, AppDirs: []string{appDir}, Env: os.Environ()})
 	t.Cleanup(svc.Close)
-	s := New(Options{Token: testToken, MaxBody: 1 << 20, Version: "test", Desktop: svc})
+	s := New(Options{Token: testToken, MaxBody: 1 << 20, Version: "test", Desktop: svc,
+		LookupToken: func(_ context.Context, secret string) (Principal, bool) {
+			return Principal{ID: "reader", Scope: api.ScopeRead}, secret == readToken
+		}})
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return api.NewClient(srv.URL, testToken), dpy
+	return api.NewClient(srv.URL, testToken), api.NewClient(srv.URL, readToken), dpy
+}
+
+func TestDesktopReadScopeCannotAct(t *testing.T) {
+	_, read, dpy := desktopServer(t, t.TempDir())
+	ctx := t.Context()
+	if _, err := read.Windows(ctx, dpy); err != nil {
+		t.Errorf("Windows with a read token = %v", err)
+	}
+	if _, err := read.Pointer(ctx, dpy); err != nil {
+		t.Errorf("Pointer with a read token = %v", err)
+	}
+	x := 1
+	for name, call := range map[string]func() error{
+		"window op": func() error {
+			_, err := read.WindowOp(ctx, "0x1", api.WindowMove, api.WindowOp{X: &x, Y: &x})
+			return err
+		},
+		"clipboard set": func() error { _, err := read.SetClipboard(ctx, api.Clipboard{Text: "x"}); return err },
+		"launch":        func() error { _, err := read.Launch(ctx, api.LaunchRequest{Argv: []string{"true"}}); return err },
+	} {
+		var se *api.StatusError
+		if err := call(); !errors.As(err, &se) || se.Status != http.StatusForbidden {
+			t.Errorf("%s with a read token = %v, want 403", name, err)
+		}
+	}
 }
 
 func statusOf(t *testing.T, err error, status int, field string) {
@@ -235,5 +272,3 @@ func writeFile(t *testing.T, p, body string) {
 		t.Fatal(err)
 	}
 }
-
-var _ = http.StatusOK
