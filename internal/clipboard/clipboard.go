@@ -6,8 +6,8 @@
 // including the INCR protocol for large transfers.
 //
 // It sits on internal/display (one Conn, its event reader) and under the
-// server. It does not send large data by INCR: data above the server's
-// maximum request size is refused with a clear error.
+// server. Data larger than one X request is sent by INCR, in pieces; above
+// MaxSize (64 MiB) Set refuses with a clear error.
 package clipboard
 
 import (
@@ -56,6 +56,10 @@ type Clipboard struct {
 	mu    sync.Mutex
 	owned map[xproto.Atom]Content // selections acu owns now
 
+	// sending are INCR transfers in progress, by requestor window and
+	// property, under mu.
+	sending map[sendKey]*transfer
+
 	getMu sync.Mutex // one conversion at a time
 	// reading carries SelectionNotify and PropertyNotify events to the
 	// conversion in progress (nil when none), under mu.
@@ -64,8 +68,25 @@ type Clipboard struct {
 	unsub   func()
 	stop    chan struct{}
 	done    chan struct{}
-	max     int
+	chunk   int // the most one ChangeProperty carries
 }
+
+type sendKey struct {
+	w    xproto.Window
+	prop xproto.Atom
+}
+
+// transfer is one INCR send: the requestor deletes the property to ask for
+// the next piece; an empty piece ends it.
+type transfer struct {
+	typ   xproto.Atom
+	data  []byte
+	off   int
+	start time.Time
+}
+
+// maxSize bounds what acu will hold and hand over.
+const maxSize = 64 << 20
 
 // New creates the window acu owns selections with and starts answering
 // requests for them.
@@ -82,9 +103,11 @@ func New(c *display.Conn, log *slog.Logger) (*Clipboard, error) {
 		return nil, fmt.Errorf("create the clipboard window on %s: %w", c.Name, err)
 	}
 	// Room for the request header and ChangeProperty's fields.
-	max := int(xproto.Setup(c.X).MaximumRequestLength)*4 - 64
+	chunk := int(xproto.Setup(c.X).MaximumRequestLength)*4 - 64
+	chunk = min(chunk, 256<<10)
 	cb := &Clipboard{c: c, log: log.With("display", c.Name), win: id, owned: map[xproto.Atom]Content{},
-		events: make(chan xgb.Event, 1024), stop: make(chan struct{}), done: make(chan struct{}), max: max}
+		sending: map[sendKey]*transfer{}, events: make(chan xgb.Event, 1024), stop: make(chan struct{}),
+		done: make(chan struct{}), chunk: chunk}
 	cb.unsub = c.Subscribe(cb.route)
 	go cb.loop()
 	return cb, nil
@@ -99,7 +122,7 @@ func (cb *Clipboard) Close() {
 }
 
 // MaxSize is the largest Set acu accepts, in bytes.
-func (cb *Clipboard) MaxSize() int { return cb.max }
+func (cb *Clipboard) MaxSize() int { return maxSize }
 
 // route runs on the display's event reader: it must not block.
 func (cb *Clipboard) route(ev xgb.Event) {
@@ -113,6 +136,11 @@ func (cb *Clipboard) route(ev xgb.Event) {
 		mine = e.Requestor == cb.win
 	case xproto.PropertyNotifyEvent:
 		mine = e.Window == cb.win
+		if !mine && e.State == xproto.PropertyDelete {
+			cb.mu.Lock()
+			_, mine = cb.sending[sendKey{e.Window, e.Atom}]
+			cb.mu.Unlock()
+		}
 	}
 	if !mine {
 		return
@@ -150,15 +178,26 @@ func (cb *Clipboard) handle(ev xgb.Event) {
 		delete(cb.owned, e.Selection)
 		cb.mu.Unlock()
 		cb.log.Debug("selection taken over by another client", "selection", e.Selection)
+	case xproto.PropertyNotifyEvent:
+		if e.Window != cb.win {
+			cb.sendNext(e)
+			return
+		}
+		cb.toReader(ev)
 	default:
-		cb.mu.Lock()
-		ch := cb.reading
-		cb.mu.Unlock()
-		if ch != nil {
-			select {
-			case ch <- ev:
-			default:
-			}
+		cb.toReader(ev)
+	}
+}
+
+// toReader hands an event to the conversion in progress, if any.
+func (cb *Clipboard) toReader(ev xgb.Event) {
+	cb.mu.Lock()
+	ch := cb.reading
+	cb.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- ev:
+		default:
 		}
 	}
 }
@@ -231,10 +270,72 @@ func isOneOf(a xproto.Atom, cb *Clipboard, names []string) bool {
 }
 
 func (cb *Clipboard) put(w xproto.Window, prop, typ xproto.Atom, format byte, data []byte, refuse func()) {
+	if len(data) > cb.chunk {
+		cb.startIncr(w, prop, typ, data, refuse)
+		return
+	}
 	if err := xproto.ChangePropertyChecked(cb.c.X, xproto.PropModeReplace, w, prop, typ, format,
 		uint32(len(data)*8/int(format)), data).Check(); err != nil {
 		cb.log.Debug("write the selection to the requestor", "err", err)
 		refuse()
+	}
+}
+
+// startIncr begins an INCR send: the requestor's property gets type INCR
+// and the size, and acu watches it for deletions.
+func (cb *Clipboard) startIncr(w xproto.Window, prop, typ xproto.Atom, data []byte, refuse func()) {
+	if err := xproto.ChangeWindowAttributesChecked(cb.c.X, w, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskPropertyChange}).Check(); err != nil {
+		cb.log.Debug("watch the requestor for INCR", "err", err)
+		refuse()
+		return
+	}
+	cb.mu.Lock()
+	now := time.Now()
+	for k, t := range cb.sending {
+		if now.Sub(t.start) > time.Minute { // a requestor that stopped reading
+			delete(cb.sending, k)
+		}
+	}
+	cb.sending[sendKey{w, prop}] = &transfer{typ: typ, data: data, start: now}
+	cb.mu.Unlock()
+	if err := xproto.ChangePropertyChecked(cb.c.X, xproto.PropModeReplace, w, prop, cb.atom("INCR"), 32, 1,
+		le32(nil, uint32(len(data)))).Check(); err != nil {
+		cb.mu.Lock()
+		delete(cb.sending, sendKey{w, prop})
+		cb.mu.Unlock()
+		cb.log.Debug("start an INCR send", "err", err)
+		refuse()
+	}
+}
+
+// sendNext writes the next INCR piece after the requestor deleted the last.
+func (cb *Clipboard) sendNext(e xproto.PropertyNotifyEvent) {
+	k := sendKey{e.Window, e.Atom}
+	cb.mu.Lock()
+	t := cb.sending[k]
+	var piece []byte
+	if t != nil {
+		end := min(t.off+cb.chunk, len(t.data))
+		piece, t.off = t.data[t.off:end], end
+		if len(piece) == 0 {
+			delete(cb.sending, k)
+		}
+	}
+	cb.mu.Unlock()
+	if t == nil {
+		return
+	}
+	if err := xproto.ChangePropertyChecked(cb.c.X, xproto.PropModeReplace, e.Window, e.Atom, t.typ, 8,
+		uint32(len(piece)), piece).Check(); err != nil {
+		cb.mu.Lock()
+		delete(cb.sending, k)
+		cb.mu.Unlock()
+		cb.log.Debug("send an INCR piece", "err", err)
+		return
+	}
+	if len(piece) == 0 {
+		_ = xproto.ChangeWindowAttributesChecked(cb.c.X, e.Window, xproto.CwEventMask, []uint32{0}).Check()
 	}
 }
 
@@ -283,8 +384,8 @@ func (cb *Clipboard) Set(ctx context.Context, selection string, content Content)
 	default:
 		return fmt.Errorf("clipboard type must be %s or %s, got %q", Text, PNG, content.MIME)
 	}
-	if len(content.Data) > cb.max {
-		return fmt.Errorf("%w: %d bytes, at most %d on %s (acu does not send by INCR)", ErrTooLarge, len(content.Data), cb.max, cb.c.Name)
+	if len(content.Data) > maxSize {
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrTooLarge, len(content.Data), maxSize)
 	}
 	cb.mu.Lock()
 	cb.owned[sel] = content

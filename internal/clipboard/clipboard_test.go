@@ -140,6 +140,18 @@ func TestSetReadByXclip(t *testing.T) {
 			t.Errorf("xclip -t image/png gave %d bytes, want the %d set", len(got), len(img))
 		}
 	})
+	t.Run("incr", func(t *testing.T) {
+		// Larger than one request: acu sends it by INCR.
+		big := bytes.Repeat([]byte("acu ✓ INCR piece "), 200_000) // 4 MB
+		if err := cb.Set(t.Context(), "clipboard", clipboard.Content{MIME: clipboard.Text, Data: big}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 { // twice: a finished transfer leaves nothing behind
+			if got := xclip(t, dpy, nil, "-o", "-selection", "clipboard"); !bytes.Equal(got, big) {
+				t.Errorf("xclip -o (round %d) = %d bytes, want the %d set", i, len(got), len(big))
+			}
+		}
+	})
 	t.Run("too large", func(t *testing.T) {
 		err := cb.Set(t.Context(), "clipboard", clipboard.Content{MIME: clipboard.PNG, Data: make([]byte, cb.MaxSize()+1)})
 		if !errors.Is(err, clipboard.ErrTooLarge) {
