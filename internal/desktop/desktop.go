@@ -135,6 +135,15 @@ func (s *Service) conn(ctx context.Context, dpy string) (*conn, string, error) {
 	return c, dpy, nil
 }
 
+// recoverX turns a panic in an X call (xgb panics on some malformed
+// replies and closed connections) into an error and logs it.
+func (s *Service) recoverX(op string, err *error) {
+	if r := recover(); r != nil {
+		s.log.Error("desktop operation panicked", "op", op, "panic", fmt.Sprint(r))
+		*err = fmt.Errorf("%s: the X connection failed; retry", op)
+	}
+}
+
 // ParseWindowID reads a window id as X tools print it ("0x1a00003") or in
 // decimal.
 func ParseWindowID(s string) (uint32, error) {
@@ -152,7 +161,8 @@ func toAPI(w display.WindowState) api.Window {
 }
 
 // Windows lists the display's top-level windows with their state.
-func (s *Service) Windows(ctx context.Context, dpy string) (api.WindowList, error) {
+func (s *Service) Windows(ctx context.Context, dpy string) (_ api.WindowList, err error) {
+	defer s.recoverX("Windows", &err)
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return api.WindowList{}, err
@@ -176,7 +186,8 @@ func (s *Service) Windows(ctx context.Context, dpy string) (api.WindowList, erro
 }
 
 // WindowOp runs one operation (api.WindowFocus, ...) on window id.
-func (s *Service) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (api.WindowOpResult, error) {
+func (s *Service) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_ api.WindowOpResult, err error) {
+	defer s.recoverX("WindowOp", &err)
 	wid, err := ParseWindowID(id)
 	if err != nil {
 		return api.WindowOpResult{}, err
@@ -270,7 +281,8 @@ func missing(first bool, a, b string) string {
 }
 
 // Pointer reads the pointer.
-func (s *Service) Pointer(ctx context.Context, dpy string) (api.Pointer, error) {
+func (s *Service) Pointer(ctx context.Context, dpy string) (_ api.Pointer, err error) {
+	defer s.recoverX("Pointer", &err)
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return api.Pointer{}, err
@@ -314,8 +326,9 @@ func selection(v string) (string, error) {
 }
 
 // GetClipboard reads a selection as text or image/png.
-func (s *Service) GetClipboard(ctx context.Context, dpy, sel, typ string) (api.Clipboard, error) {
-	sel, err := selection(sel)
+func (s *Service) GetClipboard(ctx context.Context, dpy, sel, typ string) (_ api.Clipboard, err error) {
+	defer s.recoverX("GetClipboard", &err)
+	sel, err = selection(sel)
 	if err != nil {
 		return api.Clipboard{}, err
 	}
@@ -351,7 +364,8 @@ func (s *Service) GetClipboard(ctx context.Context, dpy, sel, typ string) (api.C
 var pngMagic = "\x89PNG\r\n\x1a\n"
 
 // SetClipboard makes acu own the selection with the text or PNG image.
-func (s *Service) SetClipboard(ctx context.Context, req api.Clipboard) (api.Clipboard, error) {
+func (s *Service) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Clipboard, err error) {
+	defer s.recoverX("SetClipboard", &err)
 	sel, err := selection(req.Selection)
 	if err != nil {
 		return api.Clipboard{}, err
@@ -389,7 +403,8 @@ const maxWaitWindow = 120.0
 
 // Launch starts a desktop entry or an argv on the display, detached, and
 // optionally waits for its first new window.
-func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (api.LaunchResult, error) {
+func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (_ api.LaunchResult, err error) {
+	defer s.recoverX("Launch", &err)
 	if (req.DesktopEntry == "") == (len(req.Argv) == 0) {
 		return api.LaunchResult{}, invalid("desktop_entry", "send desktop_entry (a desktop file id or Name) or argv, exactly one")
 	}

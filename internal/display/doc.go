@@ -1,8 +1,11 @@
 // Package display owns acu's live connections to X11 displays: one
 // *Conn per display name, with the screen's geometry and pixel format, the
 // extensions acu uses (MIT-SHM, DAMAGE, XTEST, XFIXES, XC-MISC), a single
-// event reader that fans events out to subscribers, and EWMH/ICCCM window
-// listing (written on xgb; no xgbutil).
+// event reader that fans events out to subscribers, EWMH/ICCCM window
+// listing, and window operations (focus, close, move/resize, minimize,
+// maximize: EWMH requests when a window manager runs, plain X requests when
+// none does; winops.go) and the pointer's position (written on xgb; no
+// xgbutil).
 //
 // It sits under internal/capture (frames, damage) and internal/input
 // (XTest). It does not capture pixels, send input, or reconnect by itself:
