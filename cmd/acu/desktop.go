@@ -25,9 +25,23 @@ func runWindows(ctx context.Context, e *env, args []string) error {
 	dpy := fs.String("display", "", "X display (default: the daemon's)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	kill := fs.Bool("kill", false, "with close: disconnect the client if it does not close")
-	sub, id, err := subcommand(fs, args, "window")
+	sub := "list"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		sub, args = args[0], args[1:]
+	}
+	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
+	}
+	var id string
+	if sub != "list" {
+		if len(pos) == 0 {
+			fs.Usage()
+			return fmt.Errorf("%s needs a window id (see acu windows)", sub)
+		}
+		id, pos = pos[0], pos[1:]
+	} else if len(pos) > 0 {
+		return fmt.Errorf("windows list takes no arguments, got %q", pos)
 	}
 	cl, _, err := newClient(e)
 	if err != nil {
@@ -42,12 +56,12 @@ func runWindows(ctx context.Context, e *env, args []string) error {
 	}
 	req := api.WindowOp{Display: *dpy, Kill: *kill}
 	nums := func(names ...string) ([]int, error) {
-		if fs.NArg() != len(names) {
+		if len(pos) != len(names) {
 			fs.Usage()
-			return nil, fmt.Errorf("%s needs %s after the window id", sub, strings.Join(names, " and "))
+			return nil, fmt.Errorf("%s needs %s after the window id (negative values after --)", sub, strings.Join(names, " and "))
 		}
 		out := make([]int, len(names))
-		for i, a := range fs.Args() {
+		for i, a := range pos {
 			if out[i], err = strconv.Atoi(a); err != nil {
 				return nil, fmt.Errorf("%s: %s must be a whole number of pixels, got %q", sub, names[i], a)
 			}
@@ -68,8 +82,8 @@ func runWindows(ctx context.Context, e *env, args []string) error {
 		}
 		req.W, req.H = &v[0], &v[1]
 	case api.WindowFocus, api.WindowClose, api.WindowMinimize, api.WindowMaximize:
-		if fs.NArg() > 0 {
-			return fmt.Errorf("%s takes only a window id, got also %q", sub, fs.Args())
+		if len(pos) > 0 {
+			return fmt.Errorf("%s takes only a window id, got also %q", sub, pos)
 		}
 	default:
 		fs.Usage()
@@ -144,8 +158,12 @@ func runClip(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("clip needs get or set")
 	}
 	sub := args[0]
-	if err := fs.Parse(args[1:]); err != nil {
+	text, err := parseInterleaved(fs, args[1:])
+	if err != nil {
 		return err
+	}
+	if sub == "get" && len(text) > 0 {
+		return fmt.Errorf("clip get takes no arguments, got %q", text)
 	}
 	cl, _, err := newClient(e)
 	if err != nil {
@@ -173,14 +191,14 @@ func runClip(ctx context.Context, e *env, args []string) error {
 	req := api.Clipboard{Display: *dpy, Selection: *sel}
 	switch {
 	case *img != "":
-		if fs.NArg() > 0 {
+		if len(text) > 0 {
 			return fmt.Errorf("clip set takes --image or text, not both")
 		}
 		if req.ImagePNG, err = os.ReadFile(*img); err != nil {
 			return fmt.Errorf("read the image: %w", err)
 		}
-	case fs.NArg() > 0:
-		req.Text = strings.Join(fs.Args(), " ")
+	case len(text) > 0:
+		req.Text = strings.Join(text, " ")
 	default:
 		b, err := io.ReadAll(io.LimitReader(e.stdin, 64<<20))
 		if err != nil {
@@ -192,4 +210,21 @@ func runClip(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-var _ = flag.ErrHelp
+// parseInterleaved parses flags wherever they stand among the positional
+// arguments it returns; everything after "--" is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
+	}
+}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,7 +54,7 @@ func TestDesktopCLI(t *testing.T) {
 	if out := run("windows"); !strings.Contains(out, res.Window.ID) || !strings.Contains(out, "acu cli entry") {
 		t.Errorf("acu windows =\n%s\nwant %s listed", out, res.Window.ID)
 	}
-	run("windows", "move", res.Window.ID, "120", "90")
+	run("windows", "move", res.Window.ID, "120", "90", "--display", dpy) // flags anywhere
 	eventually(t, 20*time.Second, "the window at 120,90", func() bool {
 		var l api.WindowList
 		if json.Unmarshal([]byte(run("windows", "--json")), &l) != nil {
@@ -82,5 +84,26 @@ func TestDesktopCLI(t *testing.T) {
 	}
 	if _, errOut, code := acu(t, env, "windows", "explode", "0x1"); code == 0 || !strings.Contains(errOut, "explode") {
 		t.Errorf("acu windows explode: exit %d, %s", code, errOut)
+	}
+}
+
+func TestParseInterleaved(t *testing.T) {
+	tests := []struct {
+		args    []string
+		pos     []string
+		display string
+	}{
+		{[]string{"0x1", "10", "20"}, []string{"0x1", "10", "20"}, ""},
+		{[]string{"0x1", "--display", ":9", "10", "20"}, []string{"0x1", "10", "20"}, ":9"},
+		{[]string{"0x1", "10", "20", "--display=:9"}, []string{"0x1", "10", "20"}, ":9"},
+		{[]string{"--display", ":9", "0x1", "--", "-5", "-6"}, []string{"0x1", "-5", "-6"}, ":9"},
+	}
+	for _, tt := range tests {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		dpy := fs.String("display", "", "")
+		pos, err := parseInterleaved(fs, tt.args)
+		if err != nil || !slices.Equal(pos, tt.pos) || *dpy != tt.display {
+			t.Errorf("parseInterleaved(%q) = %q, display %q, %v; want %q, %q", tt.args, pos, *dpy, err, tt.pos, tt.display)
+		}
 	}
 }
