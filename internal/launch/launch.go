@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -29,13 +30,15 @@ var ErrTerminal = errors.New("desktop entry needs a terminal")
 
 // Entry is an application's desktop entry.
 type Entry struct {
-	ID       string // file name without .desktop ("org.gnome.Calculator")
-	Path     string
-	Name     string
-	Exec     string
-	Icon     string
-	Terminal bool
-	Hidden   bool // Hidden=true: the entry counts as deleted
+	ID        string // file name without .desktop ("org.gnome.Calculator")
+	Path      string
+	Name      string
+	Exec      string
+	Icon      string
+	Type      string // "Application", "Link", "Directory"
+	Terminal  bool
+	Hidden    bool // Hidden=true: the entry counts as deleted
+	NoDisplay bool // NoDisplay=true: not shown in menus (still launchable)
 }
 
 // AppDirs lists the "applications" directories of the XDG data
@@ -112,8 +115,15 @@ func Read(path string) (Entry, error) {
 		return Entry{}, fmt.Errorf("read desktop entry: %w", err)
 	}
 	defer f.Close()
+	return Parse(f, path)
+}
+
+// Parse reads the [Desktop Entry] group of a desktop file's content; path
+// is recorded (for %k) and named in errors. Localized keys (Name[de]) and
+// other groups (actions) are skipped.
+func Parse(r io.Reader, path string) (Entry, error) {
 	e := Entry{Path: path}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	in := false
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -135,10 +145,14 @@ func Read(path string) (Entry, error) {
 			e.Exec = unescape(strings.TrimSpace(v))
 		case "Icon":
 			e.Icon = strings.TrimSpace(v)
+		case "Type":
+			e.Type = strings.TrimSpace(v)
 		case "Terminal":
 			e.Terminal = strings.TrimSpace(v) == "true"
 		case "Hidden":
 			e.Hidden = strings.TrimSpace(v) == "true"
+		case "NoDisplay":
+			e.NoDisplay = strings.TrimSpace(v) == "true"
 		}
 	}
 	if err := sc.Err(); err != nil {

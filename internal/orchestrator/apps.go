@@ -1,11 +1,13 @@
 package orchestrator
 
 import (
-	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/acu-dev/acu/internal/launch"
 )
 
 // App is an installed application, from its desktop entry.
@@ -48,39 +50,21 @@ func readDesktopEntry(path string) (App, bool) {
 		return App{}, false
 	}
 	defer f.Close()
-	return parseDesktopEntry(bufio.NewScanner(f))
+	return parseDesktopEntry(f)
 }
 
-// parseDesktopEntry reads the [Desktop Entry] group of a desktop file.
-func parseDesktopEntry(sc *bufio.Scanner) (App, bool) {
-	var a App
-	in, app, hidden := false, false, false
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			in = line == "[Desktop Entry]"
-			continue
-		}
-		if !in || line == "" || line[0] == '#' {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		switch k {
-		case "Name":
-			a.Name = v
-		case "Exec":
-			if fs := strings.Fields(v); len(fs) > 0 {
-				a.Exec = filepath.Base(strings.Trim(fs[0], `"`))
-			}
-		case "Type":
-			app = v == "Application"
-		case "NoDisplay", "Hidden":
-			hidden = hidden || v == "true"
-		}
+// parseDesktopEntry reads the [Desktop Entry] group of a desktop file
+// (launch.Parse, the parser POST /v1/apps/launch uses): visible
+// applications with a name, and their program's base name.
+func parseDesktopEntry(r io.Reader) (App, bool) {
+	e, err := launch.Parse(r, "")
+	if err != nil || e.Type != "Application" || e.Hidden || e.NoDisplay || e.Name == "" {
+		return App{}, false
 	}
-	return a, app && !hidden && a.Name != ""
+	a := App{Name: e.Name}
+	e.Terminal = false // listed all the same; only the program's name is wanted
+	if argv, err := e.Argv(); err == nil {
+		a.Exec = filepath.Base(argv[0])
+	}
+	return a, true
 }

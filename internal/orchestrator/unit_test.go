@@ -1,7 +1,6 @@
 package orchestrator
 
 import (
-	"bufio"
 	"fmt"
 	"image"
 	"os"
@@ -223,7 +222,7 @@ func FuzzDesktopEntry(f *testing.F) {
 	f.Add("[Desktop Entry]\nName=XTerm\nExec=xterm\nType=Application\n")
 	f.Add("[Desktop Entry]\nExec=\nType=Application\nName=\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		a, ok := parseDesktopEntry(bufio.NewScanner(strings.NewReader(s)))
+		a, ok := parseDesktopEntry(strings.NewReader(s))
 		if ok && a.Name == "" {
 			t.Errorf("entry accepted without a name: %+v", a)
 		}
