@@ -259,7 +259,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Actions:    acts,
 		Desktop:    dt,
 		Cancellers: cancellers,
-		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
+		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
 	})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.engine.Run(gctx) })

@@ -78,6 +78,9 @@ func New(b Backend, opts Options) *mcp.Server {
 		t.act = ab
 		AddActTools(s, ab)
 	}
+	if db, ok := b.(DesktopBackend); ok {
+		AddDesktopTools(s, db)
+	}
 	if tl, ok := b.(TaskLogBackend); ok {
 		AddDETMTools(s, t, tl)
 	}

@@ -63,6 +63,7 @@ func TestDesktopReadScopeCannotAct(t *testing.T) {
 			return err
 		},
 		"clipboard set": func() error { _, err := read.SetClipboard(ctx, api.Clipboard{Text: "x"}); return err },
+		"clipboard get": func() error { _, err := read.GetClipboard(ctx, dpy, "", ""); return err },
 		"launch":        func() error { _, err := read.Launch(ctx, api.LaunchRequest{Argv: []string{"true"}}); return err },
 	} {
 		var se *api.StatusError
