@@ -114,7 +114,11 @@ func TestWindowOps(t *testing.T) {
 			if _, err := c.Maximize(t.Context(), id); err != nil {
 				t.Fatalf("Maximize = %v", err)
 			}
-			s := eventually(t, c, id, "maximized", func(s display.WindowState, err error) bool { return err == nil && s.Maximized })
+			// The window manager sets the state before it resizes the
+			// window: wait for both.
+			s := eventually(t, c, id, "maximized", func(s display.WindowState, err error) bool {
+				return err == nil && s.Maximized && s.W >= 600
+			})
 			if !withWM && (s.W != 800 || s.H != 600) {
 				t.Errorf("maximized without WM = %dx%d, want 800x600", s.W, s.H)
 			}
