@@ -145,6 +145,7 @@ type job struct {
 	captureErrs int
 	skipped     int
 	judgedOK    int
+	failStreak  int // judgements in a row that gave no YES/NO (error or unparsed reply): backs off the poll
 	lastVerdict *Verdict
 	lastErr     string
 	lastJudge   string // last judge error

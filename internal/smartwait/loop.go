@@ -126,6 +126,10 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 		if sp.Source == sourceTmux {
 			interval = min(interval, e.opts.PtyPoll)
 		}
+		j.mu.Lock()
+		streak := j.failStreak
+		j.mu.Unlock()
+		interval = judgeBackoff(interval, streak)
 		if !poll.Stop() {
 			select {
 			case <-poll.C:
@@ -134,6 +138,29 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 		}
 		poll.Reset(interval)
 	}
+}
+
+// maxJudgeBackoff caps the wait between retries of a judge that gave no
+// verdict (error, empty or unparseable reply).
+const maxJudgeBackoff = 30 * time.Second
+
+// judgeBackoff is the poll interval after streak judgements in a row that
+// gave no YES/NO: the interval doubled per failure, up to maxJudgeBackoff
+// (or the interval itself when it is longer). A change on screen is judged
+// at once regardless: the backoff only spaces retries on the same content.
+func judgeBackoff(interval time.Duration, streak int) time.Duration {
+	if streak <= 0 {
+		return interval
+	}
+	limit := max(interval, maxJudgeBackoff)
+	d := interval
+	for range min(streak, 16) {
+		d *= 2
+		if d >= limit {
+			return limit
+		}
+	}
+	return d
 }
 
 // evaluate observes the job's target once and judges it unless its content
@@ -207,6 +234,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	j.evaluations++
 	if err != nil {
 		j.judgeErrors++
+		j.failStreak++
 		j.lastJudge = err.Error()
 		j.lastErr = "judge: " + err.Error()
 		rec.Error = err.Error()
@@ -224,9 +252,21 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		j.mu.Unlock()
 		return obs, judge.Verdict{}, false
 	}
-	j.judgedOK++
-	j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
-	j.lastErr = ""
+	if v.Unparsed {
+		// Not an answer: the same content is asked again after a backoff,
+		// never remembered as judged (a static screen would never be asked
+		// again, and the wait would time out while the model says YES).
+		j.judgeErrors++
+		j.failStreak++
+		j.lastJudge = "unparsed judge reply: " + v.Evidence
+		j.lastErr = "judge: " + j.lastJudge
+		e.metrics.unparsed.Inc()
+	} else {
+		j.judgedOK++
+		j.failStreak = 0
+		j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
+		j.lastErr = ""
+	}
 	rec.Met, rec.Evidence, rec.Model = v.Met, v.Evidence, v.Model
 	if !deduped {
 		rec.CostUSD, rec.CostUnknown = v.CostUSD, v.CostUnknown

@@ -19,6 +19,7 @@ var outcomes = []string{StatusResolved, StatusTimeout, StatusCancelled, StatusEr
 type metrics struct {
 	judgeCalls    counter
 	judgeErrors   counter
+	unparsed      counter
 	skipped       counter
 	deduped       counter
 	captureErrors counter
@@ -48,6 +49,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	cs := []prometheus.Collector{
 		cf("acu_smartwait_judge_calls_total", "Judge backend calls made by wait jobs.", &m.judgeCalls),
 		cf("acu_smartwait_judge_errors_total", "Judge backend calls that failed.", &m.judgeErrors),
+		cf("acu_smartwait_judge_unparsed_total", "Judge replies that were not a clean YES or NO (empty, refusal, garbage): retried, never cached.", &m.unparsed),
 		cf("acu_smartwait_skipped_by_hash_total", "Evaluations skipped: content hash and criteria equal the job's last judgement.", &m.skipped),
 		cf("acu_smartwait_deduped_total", "Verdicts reused from a judgement of the same (criteria, content hash).", &m.deduped),
 		cf("acu_smartwait_capture_errors_total", "Failed captures of a wait job's target.", &m.captureErrors),
@@ -82,6 +84,7 @@ func (m *metrics) snapshot() Stats {
 	s := Stats{
 		JudgeCalls:    m.judgeCalls.Load(),
 		JudgeErrors:   m.judgeErrors.Load(),
+		Unparsed:      m.unparsed.Load(),
 		SkippedByHash: m.skipped.Load(),
 		Deduped:       m.deduped.Load(),
 		Resolutions:   map[string]uint64{},

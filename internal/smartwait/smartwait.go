@@ -265,6 +265,7 @@ func (e *Engine) live(id string) *job {
 type Stats struct {
 	JudgeCalls    uint64 // judge backend calls made
 	JudgeErrors   uint64
+	Unparsed      uint64 // replies that were not a clean YES or NO: retried with backoff, never cached
 	SkippedByHash uint64 // evaluations skipped: same frame hash and criteria as the job's last judgement
 	Deduped       uint64 // verdicts taken from another job's judgement of the same (criteria, hash)
 	Resolutions   map[string]uint64

@@ -606,3 +606,64 @@ func TestDedupeAcrossJobs(t *testing.T) {
 		}
 	}
 }
+
+// A judge whose first reply is garbage and then YES, on a static screen:
+// the garbage is no verdict, so the same frame is asked again (after a
+// backoff) and the wait resolves instead of skipping every frame until it
+// times out.
+func TestUnparsedReplyIsRetried(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 240})
+	testx.NewWindow(t, dpy, testx.Spec{Title: "static", W: 100, H: 100, Fill: grey})
+	for _, tc := range []struct {
+		name  string
+		first string
+	}{
+		{"garbage", "I am not sure what you mean."},
+		{"empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewOpenAI(t, llmtest.Script(tc.first, "YES: the window is visible."))
+			h := newHarness(t, harnessOpts{judge: visionJudge(t, srv), display: dpy})
+			job, err := h.eng.Create(t.Context(), Spec{Criteria: "a grey window is visible", Timeout: 60 * time.Second, PollInterval: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			got := h.waitEnd(job.ID, 90*time.Second)
+			if got.Status != StatusResolved {
+				t.Fatalf("job ended %s after %d judge calls and %d skipped frames, want resolved", got.Status, srv.Calls(), got.Skipped)
+			}
+			if n := srv.Calls(); n != 2 {
+				t.Errorf("judge calls = %d, want 2 (the unparsed reply, then YES)", n)
+			}
+			if got.JudgeErrors != 1 {
+				t.Errorf("JudgeErrors = %d, want 1 (the unparsed reply)", got.JudgeErrors)
+			}
+			if s := h.eng.Stats(); s.Unparsed != 1 {
+				t.Errorf("Stats.Unparsed = %d, want 1", s.Unparsed)
+			}
+			evs := h.verdicts(job.ID)
+			if len(evs) < 2 || !strings.Contains(string(evs[0].Data), `"unparsed":true`) {
+				t.Errorf("verdict events = %d, first %s; want the unparsed reply recorded first", len(evs), evs[0].Data)
+			}
+		})
+	}
+}
+
+func TestJudgeBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		interval time.Duration
+		streak   int
+		want     time.Duration
+	}{
+		{time.Second, 0, time.Second},
+		{time.Second, 1, 2 * time.Second},
+		{time.Second, 3, 8 * time.Second},
+		{time.Second, 5, 30 * time.Second},
+		{time.Second, 1000, 30 * time.Second},
+		{time.Minute, 2, time.Minute},
+	} {
+		if got := judgeBackoff(tc.interval, tc.streak); got != tc.want {
+			t.Errorf("judgeBackoff(%s, %d) = %s, want %s", tc.interval, tc.streak, got, tc.want)
+		}
+	}
+}
