@@ -196,7 +196,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		log.Warn("a notifier cannot deliver yet; wake-ups are kept in the outbox and retried until it can", "problem", err)
 	}
 	if d.dispatch, err = notify.NewDispatcher(d.db, notify.DispatcherOptions{Notifiers: notifiers,
-		Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
+		MaxAttempts: maxAttempts(c), Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
 		return nil, err
 	}
 	d.engine = smartwait.New(smartwait.Options{
@@ -360,6 +360,15 @@ func selectOptions(c *config.Config, log *slog.Logger) judge.SelectOptions {
 		OCR:    ocr.Options{Binary: c.TesseractBinary},
 		Logger: log.With("component", "judge"),
 	}
+}
+
+// maxAttempts maps ACU_NOTIFY_MAX_ATTEMPTS (0: forever) to the
+// dispatcher's option (negative: forever).
+func maxAttempts(c *config.Config) int {
+	if c.NotifyMaxAttempts == 0 {
+		return -1
+	}
+	return c.NotifyMaxAttempts
 }
 
 func buildNotifiers(c *config.Config, log *slog.Logger) ([]notify.Notifier, error) {

@@ -75,10 +75,12 @@ type Config struct {
 	Notifiers     []string
 	OpenClawCLI   string
 	NotifyCommand string
-	WebhookURL    string
-	WebhookSecret secret.String
-	WebhookToken  secret.String
-	WebhookBody   string
+	// NotifyMaxAttempts: 0 retries forever.
+	NotifyMaxAttempts int
+	WebhookURL        string
+	WebhookSecret     secret.String
+	WebhookToken      secret.String
+	WebhookBody       string
 
 	// Features with settings of their own, each in its own file of this
 	// package (relay.go, agent.go, task.go) that appends its settings to

@@ -17,6 +17,8 @@ const (
 	DefaultOpenClawCLI = "openclaw"
 	DefaultExecTimeout = 30 * time.Second
 	DefaultMaxOutput   = 4 << 10
+	// maxArgLen is Linux's MAX_ARG_STRLEN: execve refuses a longer argument.
+	maxArgLen = 128 << 10
 )
 
 // Placeholders substituted inside the arguments of an exec command template.
@@ -158,7 +160,16 @@ func (e *Exec) Notify(ctx context.Context, d Delivery) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, e.timeout, errAttemptTimeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(ctx, e.argv[0], e.args(d)...)
+	args := e.args(d)
+	for _, a := range args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return &PermanentError{Err: fmt.Errorf("run %q: an argument holds a NUL byte, which no program can receive: the message cannot be delivered by exec", e.argv[0])}
+		}
+		if len(a) >= maxArgLen {
+			return &PermanentError{Err: fmt.Errorf("run %q: an argument is %d bytes, over the kernel's %d-byte limit for one argument: the message cannot be delivered by exec", e.argv[0], len(a), maxArgLen)}
+		}
+	}
+	cmd := exec.CommandContext(ctx, e.argv[0], args...)
 	cmd.Env = e.env
 	cmd.Dir = e.dir
 	out := &tailBuffer{max: e.maxOutput}

@@ -14,6 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/smartwait"
 )
 
 // Runs is what the server needs from the run registry (*runs.Registry).
@@ -183,6 +184,9 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+	}
+	if err := smartwait.CheckReason(req.Reason); err != nil {
+		return waitError(id, err)
 	}
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {

@@ -31,17 +31,28 @@ type fixture struct {
 
 func newFixture(t *testing.T, adjust ...func(*Options)) *fixture {
 	t.Helper()
+	return newFixtureWith(t, func(o *Options, _ *runs.Registry) {
+		for _, a := range adjust {
+			a(o)
+		}
+	})
+}
+
+// newFixtureWith is newFixture with the server's options adjusted by modify
+// (given the registry) before the server starts.
+func newFixtureWith(t *testing.T, modify func(*Options, *runs.Registry)) *fixture {
+	t.Helper()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	reg := runs.New(db, runs.Options{Epoch: "epoch-1"})
-	opts := Options{Token: testToken, TokenHint: "/tmp/token", MaxBody: 4096, Version: "test", Epoch: "epoch-1", Runs: reg}
-	for _, a := range adjust {
-		a(&opts)
+	o := Options{Token: testToken, TokenHint: "/tmp/token", MaxBody: 4096, Version: "test", Epoch: "epoch-1", Runs: reg}
+	if modify != nil {
+		modify(&o, reg)
 	}
-	s := New(opts)
+	s := New(o)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &fixture{t: t, reg: reg, srv: srv, host: strings.TrimPrefix(srv.URL, "http://")}

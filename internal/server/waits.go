@@ -132,6 +132,9 @@ func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error 
 	job, err := eng.Create(r.Context(), smartwait.Spec{Criteria: crit, Timeout: timeout, Target: req.Target,
 		Display: req.Display, TaskID: req.TaskID, PollInterval: poll})
 	if err != nil {
+		if ve, ok := errors.AsType[*smartwait.ValidationError](err); ok && ve.Field == "criteria" && strings.TrimSpace(req.Criteria) == "" {
+			ve.Field = "wake_when" // name the field the client sent
+		}
 		return waitError("", err)
 	}
 	w.Header().Set("Location", "/v1/waits/"+job.ID)
@@ -213,6 +216,9 @@ func (s *Server) handleCancelWait(w http.ResponseWriter, r *http.Request) error 
 	}
 	id := r.PathValue("id")
 	reason := r.URL.Query().Get("reason")
+	if err := smartwait.CheckReason(reason); err != nil {
+		return waitError(id, err)
+	}
 	if reason == "" {
 		reason = "cancelled by a client"
 	}

@@ -214,8 +214,8 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if criteria == "" {
 		return Job{}, &ValidationError{Field: "criteria", Message: "must not be empty: describe what should be visible, e.g. '\"Download complete\" is visible'"}
 	}
-	if len(criteria) > maxCriteriaLen {
-		return Job{}, &ValidationError{Field: "criteria", Message: fmt.Sprintf("must be at most %d bytes", maxCriteriaLen)}
+	if err := checkText("criteria", criteria, maxCriteriaLen); err != nil {
+		return Job{}, err
 	}
 	timeout := s.Timeout
 	if timeout == 0 {
@@ -451,21 +451,14 @@ func (e *Engine) List(ctx context.Context, state string) ([]Job, error) {
 // is kept in the job's history, persisted to the run spec (so a restart
 // resumes the new state) and emitted as an "update" progress event.
 func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
-	j := e.live(id)
-	if j == nil {
-		if _, err := e.Get(ctx, id); err != nil {
-			return Job{}, err
-		}
-		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
-	}
 	var crit string
 	if u.Criteria != nil {
 		crit = strings.TrimSpace(*u.Criteria)
 		if crit == "" {
 			return Job{}, &ValidationError{Field: "criteria", Message: "must not be empty"}
 		}
-		if len(crit) > maxCriteriaLen {
-			return Job{}, &ValidationError{Field: "criteria", Message: fmt.Sprintf("must be at most %d bytes", maxCriteriaLen)}
+		if err := checkText("criteria", crit, maxCriteriaLen); err != nil {
+			return Job{}, err
 		}
 		if err := e.opts.Judge.Check(crit); err != nil {
 			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
@@ -478,6 +471,13 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 	}
 	if u.Criteria == nil && u.Timeout == nil {
 		return Job{}, &ValidationError{Field: "update", Message: "give criteria and/or timeout"}
+	}
+	j := e.live(id)
+	if j == nil {
+		if _, err := e.Get(ctx, id); err != nil {
+			return Job{}, err
+		}
+		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
 	}
 
 	j.mu.Lock()
@@ -527,6 +527,10 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 // like for the other outcomes (a wake must never be lost: the canceller may
 // not be the agent that waits). It returns the ended job.
 func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
+	reason = strings.TrimSpace(reason)
+	if err := checkText("reason", reason, maxReasonLen); err != nil {
+		return Job{}, err
+	}
 	j := e.live(id)
 	if j == nil {
 		if _, err := e.Get(ctx, id); err != nil {
@@ -534,7 +538,6 @@ func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
 		}
 		return Job{}, fmt.Errorf("cancel wait job %q: %w", id, ErrNotLive)
 	}
-	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		reason = "cancelled by request"
 	}

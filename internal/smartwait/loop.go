@@ -360,6 +360,7 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	default:
 		msg = fmt.Sprintf("[smart_wait error] Job %s: %s — %s.", j.id, sp.Criteria, trimDot(reason))
 	}
+	msg = cleanMessage(msg)
 	r.Message = msg
 
 	// The notification goes first: it is what the agent waits for, and the

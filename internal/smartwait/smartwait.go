@@ -45,7 +45,6 @@ const (
 	DefaultSettleQuiet  = time.Second
 	DefaultSettleLimit  = 30 * time.Second
 	minTimeout          = time.Second
-	maxCriteriaLen      = 4000
 	verdictCacheSize    = 1024
 )
 

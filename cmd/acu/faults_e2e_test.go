@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+// A notifier that always fails: after ACU_NOTIFY_MAX_ATTEMPTS the row is
+// dead-lettered, an event lands on the wait's run, the metric counts it, and
+// `acu doctor` lists it and exits 1.
+func TestDeadLetterInDoctor(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "ACU_NOTIFY_COMMAND=sh -c 'echo gateway down >&2; exit 7' sh {message}", "ACU_NOTIFY_MAX_ATTEMPTS=2")
+	d := startDaemon(t, env, dataDir, port)
+
+	out, _, code := acu(t, env, "wait", `"Never shown" is visible`, "--timeout", "1", "--json")
+	var w api.Wait
+	if err := json.Unmarshal([]byte(out), &w); err != nil || code != 2 {
+		t.Fatalf("acu wait: exit %d, %q (%v), want a timeout", code, out, err)
+	}
+	var dead []api.Event
+	eventually(t, 60*time.Second, "the dead-letter event", func() bool {
+		l, err := d.client.EventsAfter(t.Context(), api.EventQuery{RunID: w.ID, Streams: []string{"dead_letter"}})
+		dead = l.Events
+		return err == nil && len(dead) == 1
+	})
+	if !strings.Contains(string(dead[0].Data), "gateway down") || !strings.Contains(string(dead[0].Data), `"attempts":2`) {
+		t.Errorf("dead-letter event = %s, want the last error and 2 attempts", dead[0].Data)
+	}
+	metrics := d.get(t, "/metrics")
+	if !strings.Contains(metrics, `acu_notify_dead_letters_total{notifier="exec"} 1`) {
+		t.Errorf("metrics lack one dead letter:\n%s", grepLines(metrics, "dead_letter"))
+	}
+	out, errOut, code := acu(t, env, "doctor")
+	if code != 1 || !strings.Contains(out, "FAIL outbox") || !strings.Contains(out, "1 notification(s) dead-lettered") ||
+		!strings.Contains(out, "run "+w.ID+" via exec after 2 attempts") {
+		t.Errorf("doctor: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// get fetches path from the daemon with its token and returns the body.
+func (d *daemonProc) get(t *testing.T, path string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", d.client.BaseURL()+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := os.ReadFile(filepath.Join(d.dataDir, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
