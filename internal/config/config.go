@@ -103,6 +103,9 @@ type Setting struct {
 	// who may call it, what it may spend). A misspelt name close to one of
 	// these fails start-up instead of being ignored with a warning.
 	Safety bool
+	// emptyOK: a variable set to the empty string applies it (a list:
+	// "empty for none"); for other settings an empty variable is as if unset.
+	emptyOK bool
 
 	set func(c *Config, v string) error
 	get func(c *Config) string
@@ -210,9 +213,14 @@ func Load(getenv func(string) string, environ []string, fs *flag.FlagSet, args [
 	}
 	// Environment.
 	known := map[string]bool{"ACU_CONFIG": true}
+	present := map[string]bool{} // set in the environment, possibly to ""
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		present[k] = true
+	}
 	for _, s := range settings {
 		known[s.Env] = true
-		if v := getenv(s.Env); v != "" {
+		if v := getenv(s.Env); v != "" || (s.emptyOK && present[s.Env]) {
 			if err := s.set(c, v); err != nil {
 				return nil, nil, nil, &Error{Env: s.Env, Value: maskIf(s, v), Accepted: s.Accepted, Source: "environment", Err: err}
 			}

@@ -267,7 +267,7 @@ func enum(env, flag, def string, values []string, help string, p func(*Config) *
 }
 
 func list(env, flag, def, help string, p func(*Config) *[]string) Setting {
-	return Setting{Env: env, Flag: flag, Default: def, Accepted: "a comma-separated list", Help: help,
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: "a comma-separated list (set but empty: none)", Help: help, emptyOK: true,
 		set: func(c *Config, v string) error {
 			var out []string
 			for _, part := range strings.Split(v, ",") {

@@ -153,6 +153,9 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
 	f.Limit = limit + 1
 	list, err := s.opts.Runs.List(r.Context(), f)
 	if err != nil {
+		if f.Before != "" && errors.Is(err, runs.ErrNotFound) {
+			return errInvalid("before", "before: no run %q: pass the last id of the previous page (its next)", f.Before)
+		}
 		return err
 	}
 	out := api.RunList{Runs: make([]api.Run, 0, len(list))}

@@ -128,6 +128,7 @@ func TestSecurity(t *testing.T) {
 		{"trailing data", "POST", "/v1/runs/x/cancel", `{"reason":"a"} {}`, nil, 400, api.CodeInvalid, "after the JSON"},
 		{"unknown route is JSON 404", "GET", "/v1/nope", "", nil, 404, api.CodeNotFound, "no route"},
 		{"unknown run", "GET", "/v1/runs/run_missing", "", nil, 404, api.CodeNotFound, "run_missing"},
+		{"page after an unknown run", "GET", "/v1/runs?before=run_missing", "", nil, 400, api.CodeInvalid, "run_missing"},
 		{"waits without engine", "GET", "/v1/waits", "", nil, 503, api.CodeUnavailable, "wait engine"},
 	}
 	for _, tt := range tests {
