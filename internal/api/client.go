@@ -166,8 +166,12 @@ func (c *Client) WaitRun(ctx context.Context, id string, timeout time.Duration) 
 type EventQuery struct {
 	RunID   string
 	Streams []string
-	After   int64
+	After   int64 // a cursor: the events after it
 	Limit   int
+	// FromStart makes Follow replay the stored events from the first one
+	// when After is 0; otherwise Follow starts at the daemon's current
+	// cursor (now). EventsAfter always starts after After.
+	FromStart bool
 }
 
 func (q EventQuery) values() url.Values {
@@ -192,12 +196,17 @@ func (c *Client) EventsAfter(ctx context.Context, q EventQuery) (EventList, erro
 }
 
 // Follow streams events over Server-Sent Events, calling fn for each until
-// ctx ends, fn returns an error, or the stream breaks. It resumes from
-// q.After (sent as Last-Event-ID).
+// ctx ends, fn returns an error, or the stream breaks. It resumes after
+// q.After (sent as Last-Event-ID); with q.After 0 it starts from the first
+// stored event when q.FromStart is set, else from now.
 func (c *Client) Follow(ctx context.Context, q EventQuery, fn func(Event) error) error {
 	after := q.After
 	q.After = 0
-	req, err := c.newRequest(ctx, http.MethodGet, "/v1/events"+query(q.values()), nil)
+	v := q.values()
+	if after == 0 && q.FromStart {
+		v.Set("from", "start")
+	}
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/events"+query(v), nil)
 	if err != nil {
 		return err
 	}

@@ -266,8 +266,9 @@ func TestEventsResumeWithLastEventID(t *testing.T) {
 	for i := range 3 {
 		f.reg.Emit(ctx, run.ID, "turn", map[string]int{"i": i})
 	}
-	// First connection reads the first 3 events (start + 2 turns) and drops.
-	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/v1/events?run="+run.ID, nil)
+	// First connection replays from the start (from=start), reads the first
+	// 3 events (start + 2 turns) and drops.
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/v1/events?from=start&run="+run.ID, nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
