@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,4 +77,50 @@ func (d *daemonProc) get(t *testing.T, path string) string {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// /health turns degraded, with the reason, when the OCR judge's Tesseract
+// disappears and when the database file is deleted under the daemon.
+func TestHealthDegraded(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	real, err := exec.LookPath("tesseract")
+	if err != nil {
+		t.Fatalf("tesseract: %v (install tesseract-ocr)", err)
+	}
+	bin := filepath.Join(t.TempDir(), "tesseract")
+	if err := os.Symlink(real, bin); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "ACU_TESSERACT="+bin)
+	d := startDaemon(t, env, dataDir, port)
+	health := func() api.Health {
+		t.Helper()
+		h, err := d.client.Health(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if h := health(); h.Status != "ok" || len(h.Problems) != 0 {
+		t.Fatalf("health at start = %+v, want ok", h)
+	}
+	if err := os.Remove(bin); err != nil {
+		t.Fatal(err)
+	}
+	if h := health(); h.Status != "degraded" || !strings.Contains(strings.Join(h.Problems, "\n"), "Tesseract") {
+		t.Errorf("health without tesseract = %+v, want degraded naming Tesseract", h)
+	}
+	if err := os.Symlink(real, bin); err != nil {
+		t.Fatal(err)
+	}
+	if h := health(); h.Status != "ok" {
+		t.Errorf("health with tesseract back = %+v, want ok", h)
+	}
+	if err := os.Remove(filepath.Join(dataDir, "acu.db")); err != nil {
+		t.Fatal(err)
+	}
+	if h := health(); h.Status != "degraded" || !strings.Contains(strings.Join(h.Problems, "\n"), "acu.db is gone") {
+		t.Errorf("health without the database file = %+v, want degraded saying it is gone", h)
+	}
 }

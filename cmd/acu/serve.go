@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -326,6 +327,16 @@ func (d *daemon) health(ctx context.Context) api.Health {
 	h := api.Health{Status: "ok", Version: Version, Epoch: d.runs.Epoch(), Started: d.started,
 		LiveRuns: len(d.runs.Live()),
 		Judge:    &api.JudgeInfo{Backend: d.choice.Backend, Model: d.choice.Model, Reason: d.choice.Reason}}
+	if err := d.db.Health(ctx); err != nil {
+		h.Status = "degraded"
+		h.Problems = append(h.Problems, "store: "+err.Error())
+	}
+	if d.choice.Backend == judge.OCR {
+		if _, err := exec.LookPath(d.cfg.TesseractBinary); err != nil {
+			h.Status = "degraded"
+			h.Problems = append(h.Problems, fmt.Sprintf("judge: the OCR judge's Tesseract (%s) is gone: %v; waits cannot be judged until it is back (apt-get install tesseract-ocr tesseract-ocr-eng, or set ACU_TESSERACT)", d.cfg.TesseractBinary, unwrapExec(err)))
+		}
+	}
 	if d.judgeClient != nil {
 		jh := d.judgeClient.Health()
 		h.Breakers = map[string]string{"judge": jh.State}
@@ -335,6 +346,14 @@ func (d *daemon) health(ctx context.Context) api.Health {
 		}
 	}
 	return h
+}
+
+// unwrapExec drops os/exec's repetition of the program name.
+func unwrapExec(err error) error {
+	if ee, ok := errors.AsType[*exec.Error](err); ok {
+		return ee.Err
+	}
+	return err
 }
 
 func (d *daemon) close() {
