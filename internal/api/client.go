@@ -283,10 +283,15 @@ func (c *Client) GetWait(ctx context.Context, id string) (Wait, error) {
 	return out, c.do(ctx, http.MethodGet, "/v1/waits/"+url.PathEscape(id), nil, &out)
 }
 
-// ListWaits lists wait jobs, optionally by state.
-func (c *Client) ListWaits(ctx context.Context, state string) (WaitList, error) {
+// ListWaits lists one page of wait jobs, newest first; follow Next while
+// Truncated for the rest.
+func (c *Client) ListWaits(ctx context.Context, q WaitQuery) (WaitList, error) {
 	v := url.Values{}
-	set(v, "state", state)
+	set(v, "state", q.State)
+	set(v, "before", q.Before)
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
 	var out WaitList
 	return out, c.do(ctx, http.MethodGet, "/v1/waits"+query(v), nil, &out)
 }

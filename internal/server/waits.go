@@ -19,7 +19,7 @@ import (
 type Waits interface {
 	Create(ctx context.Context, s smartwait.Spec) (smartwait.Job, error)
 	Get(ctx context.Context, id string) (smartwait.Job, error)
-	List(ctx context.Context, state string) ([]smartwait.Job, error)
+	List(ctx context.Context, o smartwait.ListOptions) (smartwait.Page, error)
 	Update(ctx context.Context, id string, u smartwait.Update) (smartwait.Job, error)
 	Cancel(ctx context.Context, id, reason string) (smartwait.Job, error)
 	Settle(ctx context.Context, s smartwait.SettleSpec) (smartwait.SettleResult, error)
@@ -161,12 +161,17 @@ func (s *Server) handleListWaits(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := eng.List(r.Context(), r.URL.Query().Get("state"))
+	q := r.URL.Query()
+	limit, err := intParam(q.Get("limit"), "limit", smartwait.DefaultListLimit, 1, smartwait.MaxListLimit)
+	if err != nil {
+		return err
+	}
+	page, err := eng.List(r.Context(), smartwait.ListOptions{State: q.Get("state"), Limit: limit, Before: q.Get("before")})
 	if err != nil {
 		return waitError("", err)
 	}
-	out := api.WaitList{Waits: make([]api.Wait, 0, len(jobs))}
-	for _, j := range jobs {
+	out := api.WaitList{Waits: make([]api.Wait, 0, len(page.Jobs)), Total: page.Total, Next: page.Next, Truncated: page.Next != ""}
+	for _, j := range page.Jobs {
 		out.Waits = append(out.Waits, ToAPIWait(j))
 	}
 	writeJSON(w, http.StatusOK, out)

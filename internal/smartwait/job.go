@@ -410,30 +410,77 @@ func jobFromRun(run runs.Run) (Job, error) {
 	return v, nil
 }
 
-// List returns wait jobs by state: "" (all), "live" or "watching" (live
-// jobs), or an end status (resolved, timeout, cancelled, error). Newest
-// first as the registry orders them.
-func (e *Engine) List(ctx context.Context, state string) ([]Job, error) {
+// ListOptions select a page of wait jobs.
+type ListOptions struct {
+	// State is "" (all), "live" or "watching" (live jobs), or an end status
+	// (resolved, timeout, cancelled, error).
+	State string
+	// Limit is the page size: DefaultListLimit when 0, at most MaxListLimit.
+	Limit int
+	// Before is a job id: the page after it (jobs are listed newest first).
+	Before string
+}
+
+// Page is one page of wait jobs, newest first.
+type Page struct {
+	Jobs []Job
+	// Total is how many jobs match the state, across all pages.
+	Total int
+	// Next is the id to pass as Before for the next page; "" on the last.
+	Next string
+}
+
+// Page sizes of List.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
+
+// List returns a page of wait jobs by state, newest first as the registry
+// orders them, with the total and the cursor of the next page, so no
+// listing is ever cut short silently. An unknown Before is a
+// *ValidationError for "before".
+func (e *Engine) List(ctx context.Context, o ListOptions) (Page, error) {
 	f := runs.ListFilter{Kind: KindWait}
-	switch state {
+	switch o.State {
 	case "", "all":
 	case "live", StatusWatching:
 		live := true
 		f.Live = &live
 	case StatusResolved, StatusTimeout, StatusCancelled, StatusError:
-		f.Status = state
+		f.Status = o.State
 	default:
-		return nil, &ValidationError{Field: "state", Message: "must be one of live, resolved, timeout, cancelled, error (or empty for all)"}
+		return Page{}, &ValidationError{Field: "state", Message: "must be one of live, resolved, timeout, cancelled, error (or empty for all)"}
 	}
+	limit := o.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultListLimit
+	case limit < 0 || limit > MaxListLimit:
+		return Page{}, &ValidationError{Field: "limit", Message: fmt.Sprintf("must be 1..%d", MaxListLimit)}
+	}
+	f.Limit, f.Before = limit+1, o.Before
 	rs, err := e.opts.Runs.List(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("list wait jobs: %w", err)
+		if o.Before != "" && errors.Is(err, runs.ErrNotFound) {
+			return Page{}, &ValidationError{Field: "before", Message: fmt.Sprintf("no wait job %q: pass the next of the previous page", o.Before), Err: err}
+		}
+		return Page{}, fmt.Errorf("list wait jobs: %w", err)
 	}
-	out := make([]Job, 0, len(rs))
+	var p Page
+	if len(rs) > limit {
+		rs = rs[:limit]
+		p.Next = rs[limit-1].ID
+	}
+	f.Limit, f.Before = 0, ""
+	if p.Total, err = e.opts.Runs.Count(ctx, f); err != nil {
+		return Page{}, fmt.Errorf("count wait jobs: %w", err)
+	}
+	p.Jobs = make([]Job, 0, len(rs))
 	for _, r := range rs {
 		if j := e.live(r.ID); j != nil {
 			j.mu.Lock()
-			out = append(out, j.view())
+			p.Jobs = append(p.Jobs, j.view())
 			j.mu.Unlock()
 			continue
 		}
@@ -442,9 +489,9 @@ func (e *Engine) List(ctx context.Context, state string) ([]Job, error) {
 			e.log.Warn("skip undecodable wait run", "run_id", r.ID, "error", err)
 			continue
 		}
-		out = append(out, v)
+		p.Jobs = append(p.Jobs, v)
 	}
-	return out, nil
+	return p, nil
 }
 
 // Update changes a live job's criteria and/or resets its clock; the change

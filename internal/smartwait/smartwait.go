@@ -76,6 +76,7 @@ type Registry interface {
 	End(ctx context.Context, runID, status, errMsg string, result any) (runs.Run, error)
 	Get(ctx context.Context, id string) (runs.Run, error)
 	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
+	Count(ctx context.Context, f runs.ListFilter) (int, error)
 	UpdateSpec(ctx context.Context, runID string, spec any) error
 }
 

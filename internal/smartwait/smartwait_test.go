@@ -301,17 +301,38 @@ func TestTimeoutCancelUpdate(t *testing.T) {
 		}
 	})
 	t.Run("list", func(t *testing.T) {
-		all, err := h.eng.List(t.Context(), "")
-		if err != nil || len(all) < 3 {
-			t.Fatalf("List() = %d jobs, %v; want >= 3", len(all), err)
+		all, err := h.eng.List(t.Context(), ListOptions{})
+		if err != nil || len(all.Jobs) < 3 || all.Total != len(all.Jobs) || all.Next != "" {
+			t.Fatalf("List() = %d jobs of %d (next %q), %v; want >= 3, all of them", len(all.Jobs), all.Total, all.Next, err)
 		}
-		to, err := h.eng.List(t.Context(), StatusTimeout)
-		if err != nil || len(to) != 2 {
-			t.Errorf("List(timeout) = %d jobs, %v; want 2", len(to), err)
+		to, err := h.eng.List(t.Context(), ListOptions{State: StatusTimeout})
+		if err != nil || len(to.Jobs) != 2 || to.Total != 2 {
+			t.Errorf("List(timeout) = %d jobs of %d, %v; want 2", len(to.Jobs), to.Total, err)
 		}
-		live, err := h.eng.List(t.Context(), "live")
-		if err != nil || len(live) != 0 {
+		live, err := h.eng.List(t.Context(), ListOptions{State: "live"})
+		if err != nil || len(live.Jobs) != 0 || live.Total != 0 {
 			t.Errorf("List(live) = %+v, %v; want none", live, err)
+		}
+		// Pages of 1: every job once, in order, the total on each page.
+		var ids []string
+		for before := ""; ; {
+			p, err := h.eng.List(t.Context(), ListOptions{Limit: 1, Before: before})
+			if err != nil || len(p.Jobs) != 1 || p.Total != all.Total {
+				t.Fatalf("List(limit 1, before %q) = %+v, %v", before, p, err)
+			}
+			ids = append(ids, p.Jobs[0].ID)
+			if p.Next == "" {
+				break
+			}
+			before = p.Next
+		}
+		for i, j := range all.Jobs {
+			if i >= len(ids) || ids[i] != j.ID {
+				t.Fatalf("paged ids = %v, want the order of List(): %d jobs", ids, len(all.Jobs))
+			}
+		}
+		if _, err := h.eng.List(t.Context(), ListOptions{Before: "wait_nope"}); !isValidation(err, "before") {
+			t.Errorf("List(before unknown) = %v, want a before validation error", err)
 		}
 	})
 }
@@ -348,9 +369,9 @@ func TestConcurrentJobsTwoDisplays(t *testing.T) {
 		ids[i] = j.ID
 	}
 	eventually(t, "three first judgements", func() bool {
-		live, _ := h.eng.List(t.Context(), "live")
+		live, _ := h.eng.List(t.Context(), ListOptions{State: "live"})
 		n := 0
-		for _, j := range live {
+		for _, j := range live.Jobs {
 			if j.Evaluations > 0 {
 				n++
 			}
