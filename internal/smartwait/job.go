@@ -588,6 +588,13 @@ func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
 	if reason == "" {
 		reason = "cancelled by request"
 	}
+	j.mu.Lock()
+	if j.ended != nil { // ended, its outcome perhaps still being written
+		ended := *j.ended
+		j.mu.Unlock()
+		return ended, fmt.Errorf("cancel wait job %q: it ended %s first: %w", id, ended.Status, ErrNotLive)
+	}
+	j.mu.Unlock()
 	select {
 	case j.cancelCh <- reason:
 	default: // a cancel is already pending

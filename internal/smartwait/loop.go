@@ -321,11 +321,13 @@ type resolution struct {
 }
 
 // finish ends a job: notification enqueued (idempotency key <id>:<outcome>),
-// screenshot saved (resolved), task log appended, then the run's end.
+// screenshot saved (resolved), task log appended, then the run's end. The
+// outcome is the job's in memory at once, so it never reads as watching
+// past its deadline; the two writes that carry it (the notification and
+// the run's end) are retried until they succeed (a full disk, a read-only
+// database), or until the engine stops, when the run stays live in the
+// store and the next start resumes it.
 func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res *resolution) {
-	fctx, cancel := finalCtx(ctx)
-	defer cancel()
-
 	j.mu.Lock()
 	sp := j.spec
 	r := result{
@@ -363,44 +365,59 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	msg = cleanMessage(msg)
 	r.Message = msg
 
+	// The job reads as ended from now on, in memory, whatever the writes
+	// below meet; a caller woken by the run's end never sees it live.
+	j.mu.Lock()
+	v := j.view()
+	v.Status = status
+	v.EndedAt = e.now().UTC()
+	v.Evidence, v.FrameHash, v.Message, v.Reason = r.Evidence, r.FrameHash, msg, reason
+	j.ended = &v
+	j.mu.Unlock()
+
 	// The notification goes first: it is what the agent waits for, and the
 	// message needs neither the screenshot nor the task log. The run ends
 	// last, so a crash before its end resumes the job, and a re-resolution
 	// enqueues nothing new (same key).
-	if err := e.notify(fctx, j.id, status, msg); err != nil {
-		// The run is ended anyway: its lifecycle end still wakes stream
-		// subscribers and blocked waiters.
-		e.log.Error("enqueue wait notification", "run_id", j.id, "status", status, "error", err)
+	if err := e.persist(ctx, j.id, "enqueue wait notification", func(c context.Context) error {
+		return e.notify(c, j.id, status, msg)
+	}); err != nil {
+		e.log.Error("wait notification not enqueued: the engine stopped first; the job resumes at the next start", "run_id", j.id, "status", status, "error", err)
+		return
 	}
+	fctx, cancel := finalCtx(ctx)
+	defer cancel()
 	if res != nil {
 		path, err := e.saveScreenshot(j.id, res.obs)
 		if err != nil {
 			e.log.Warn("save wait screenshot", "run_id", j.id, "error", err)
 		}
 		r.Screenshot = path
+		j.mu.Lock()
+		j.ended.Screenshot = path
+		j.mu.Unlock()
 	}
 	if sp.TaskID != "" && e.opts.Store != nil {
 		if err := e.opts.Store.AppendTaskProgress(fctx, sp.TaskID, j.id, msg); err != nil {
 			e.log.Warn("append wait outcome to task log", "run_id", j.id, "task_id", sp.TaskID, "error", err)
 		}
 	}
-	// The job reads as ended before the run's end wakes waiters, so a
-	// caller woken by the end never sees it live.
-	j.mu.Lock()
-	v := j.view()
-	v.Status = status
-	v.EndedAt = e.now().UTC()
-	v.Evidence, v.Screenshot, v.FrameHash, v.Message, v.Reason = r.Evidence, r.Screenshot, r.FrameHash, msg, reason
-	j.ended = &v
-	j.mu.Unlock()
 
 	errMsg := ""
 	if status == StatusCancelled || status == StatusError {
 		errMsg = reason
 	}
-	run, err := e.opts.Runs.End(fctx, j.id, status, errMsg, r)
-	if err != nil && !errors.Is(err, runs.ErrEnded) {
-		e.log.Error("end wait run", "run_id", j.id, "status", status, "error", err)
+	var run runs.Run
+	if err := e.persist(ctx, j.id, "end wait run", func(c context.Context) error {
+		var err error
+		run, err = e.opts.Runs.End(c, j.id, status, errMsg, r)
+		if errors.Is(err, runs.ErrEnded) {
+			return nil // an earlier attempt ended it after all
+		}
+		return err
+	}); err != nil {
+		e.log.Error("wait run not ended: the engine stopped first; the job resumes at the next start and is notified once", "run_id", j.id, "status", status, "error", err)
+		return
 	}
 	e.metrics.resolved(status)
 	if !run.EndedAt.IsZero() {
@@ -410,6 +427,47 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	}
 	e.forget(j.id)
 	e.log.Info("wait job ended", "run_id", j.id, "status", status, "evaluations", r.Evaluations, "judge_errors", r.JudgeErrors)
+}
+
+// Retry bounds of persist.
+const (
+	persistFirstRetry = 100 * time.Millisecond
+	persistMaxRetry   = 5 * time.Second
+)
+
+// persist runs one write of a job's outcome, retrying it with backoff
+// (100 ms doubling to 5 s) until it succeeds or ctx (Run's) ends; each
+// attempt has finalCtx's grace, so the last one survives a shutdown. It
+// returns the last error when it gives up. A run that no longer exists is
+// not retried.
+func (e *Engine) persist(ctx context.Context, id, what string, write func(context.Context) error) error {
+	delay := persistFirstRetry
+	for attempt := 1; ; attempt++ {
+		actx, cancel := finalCtx(ctx)
+		err := write(actx)
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				e.log.Info(what+": written after retries", "run_id", id, "attempts", attempt)
+			}
+			return nil
+		}
+		if errors.Is(err, runs.ErrNotFound) {
+			return err
+		}
+		e.metrics.persistRetries.Inc()
+		if attempt == 1 {
+			e.log.Error(what+" failed: retrying until it can be written", "run_id", id, "error", err)
+		} else {
+			e.log.Debug(what+" failed again", "run_id", id, "attempt", attempt, "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, persistMaxRetry)
+	}
 }
 
 // saveScreenshot writes the judged frame (PNG) or pane text (.txt) under
