@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +124,43 @@ func TestHealthDegraded(t *testing.T) {
 	}
 	if h := health(); h.Status != "degraded" || !strings.Contains(strings.Join(h.Problems, "\n"), "acu.db is gone") {
 		t.Errorf("health without the database file = %+v, want degraded saying it is gone", h)
+	}
+}
+
+// With no judge at all (no Tesseract, no key, no Ollama), acu serve starts:
+// runs, settle and screenshots work; a wait is refused with a 503 that says
+// what to install or set; /health says why it is degraded.
+func TestServeWithoutJudge(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "ACU_VISION_BACKEND=", "ACU_TESSERACT="+filepath.Join(t.TempDir(), "no-tesseract"),
+		"ACU_OLLAMA_URL=http://127.0.0.1:"+strconv.Itoa(freePort(t)),
+		"OPENROUTER_API_KEY=", "ANTHROPIC_API_KEY=", "GEMINI_API_KEY=", "OPENAI_API_KEY=")
+	d := startDaemon(t, env, dataDir, port)
+	ctx := t.Context()
+
+	h, err := d.client.Health(ctx)
+	if err != nil || h.Status != "degraded" || h.Judge == nil || h.Judge.Backend != "none" ||
+		!strings.Contains(strings.Join(h.Problems, "\n"), "tesseract-ocr") {
+		t.Errorf("health = %+v, %v; want degraded, judge none, advice to install tesseract-ocr", h, err)
+	}
+	_, err = d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Done" is visible`, Timeout: 5})
+	var ae *api.StatusError
+	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable || ae.Code != api.CodeUnavailable ||
+		!strings.Contains(ae.Message, "apt-get install tesseract-ocr") || !strings.Contains(ae.Message, "OPENROUTER_API_KEY") {
+		t.Errorf("CreateWait without a judge = %v, want 503 naming what to install or set", err)
+	}
+	_, errOut, code := acu(t, env, "wait", `"Done" is visible`, "--timeout", "5")
+	if code != 1 || !strings.Contains(errOut, "tesseract-ocr") {
+		t.Errorf("acu wait without a judge: exit %d, stderr %q", code, errOut)
+	}
+	if res, err := d.client.Settle(ctx, api.SettleRequest{Quiet: 0.3, Timeout: 10}); err != nil || !res.Settled {
+		t.Errorf("settle without a judge = %+v, %v; want settled", res, err)
+	}
+	if _, err := d.client.Runs(ctx, api.RunQuery{}); err != nil {
+		t.Errorf("runs without a judge: %v", err)
+	}
+	if shot, err := d.client.Screenshot(ctx, "", "screen", "png"); err != nil || len(shot.Data) == 0 {
+		t.Errorf("screenshot without a judge: %d bytes, %v", len(shot.Data), err)
 	}
 }

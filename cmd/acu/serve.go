@@ -183,11 +183,17 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		return cl, err
 	}
 	backend, choice, err := judge.Select(ctx, sel)
+	noJudge := ""
 	if err != nil {
-		return nil, fmt.Errorf("choose the judge: %w", err)
+		// Runs, tasks, the relay and actions work without a judge: start
+		// anyway, and let waits fail saying what to install or set.
+		noJudge = err.Error()
+		backend, choice = nil, judge.Choice{Backend: "none", Reason: "no judge: " + noJudge}
+		log.Error("no judge: waits are refused until one is available (install tesseract-ocr, or set a model key such as OPENROUTER_API_KEY, and restart)", "problem", noJudge)
+	} else {
+		log.Info("judge chosen", "backend", choice.Backend, "model", choice.Model, "reason", choice.Reason)
 	}
 	d.choice = choice
-	log.Info("judge chosen", "backend", choice.Backend, "model", choice.Model, "reason", choice.Reason)
 
 	notifiers, err := buildNotifiers(c, log)
 	if err != nil {
@@ -201,7 +207,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		return nil, err
 	}
 	d.engine = smartwait.New(smartwait.Options{
-		Runs: d.runs, Capture: d.hub, Judge: backend, Store: d.db, Notify: d.dispatch,
+		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 	})
@@ -327,6 +333,10 @@ func (d *daemon) health(ctx context.Context) api.Health {
 	h := api.Health{Status: "ok", Version: Version, Epoch: d.runs.Epoch(), Started: d.started,
 		LiveRuns: len(d.runs.Live()),
 		Judge:    &api.JudgeInfo{Backend: d.choice.Backend, Model: d.choice.Model, Reason: d.choice.Reason}}
+	if d.choice.Backend == "none" {
+		h.Status = "degraded"
+		h.Problems = append(h.Problems, "judge: "+d.choice.Reason+"; waits are refused until one is available (install tesseract-ocr, or set a model key such as OPENROUTER_API_KEY, and restart)")
+	}
 	if err := d.db.Health(ctx); err != nil {
 		h.Status = "degraded"
 		h.Problems = append(h.Problems, "store: "+err.Error())

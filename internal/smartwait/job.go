@@ -217,6 +217,9 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if err := checkText("criteria", criteria, maxCriteriaLen); err != nil {
 		return Job{}, err
 	}
+	if e.noJudge != nil {
+		return Job{}, e.noJudge
+	}
 	timeout := s.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
@@ -506,6 +509,9 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 		}
 		if err := checkText("criteria", crit, maxCriteriaLen); err != nil {
 			return Job{}, err
+		}
+		if e.noJudge != nil {
+			return Job{}, e.noJudge
 		}
 		if err := e.opts.Judge.Check(crit); err != nil {
 			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
