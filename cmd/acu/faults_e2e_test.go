@@ -164,3 +164,29 @@ func TestServeWithoutJudge(t *testing.T) {
 		t.Errorf("screenshot without a judge: %d bytes, %v", len(shot.Data), err)
 	}
 }
+
+// ACU_NOTIFY_EXEC_TIMEOUT bounds one exec attempt: a command that hangs is
+// killed after it, and the attempt's error says so.
+func TestNotifyExecTimeoutSetting(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "ACU_NOTIFY_COMMAND=sh -c 'sleep 600' sh {message}", "ACU_NOTIFY_EXEC_TIMEOUT=1s", "ACU_NOTIFY_MAX_ATTEMPTS=1")
+	d := startDaemon(t, env, dataDir, port)
+	if strings.Contains(d.log.String(), "ACU_NOTIFY_EXEC_TIMEOUT is ignored") {
+		t.Fatalf("the setting is unknown:\n%s", d.log)
+	}
+	out, _, code := acu(t, env, "wait", `"Never shown" is visible`, "--timeout", "1", "--json")
+	var w api.Wait
+	if err := json.Unmarshal([]byte(out), &w); err != nil || code != 2 {
+		t.Fatalf("acu wait: exit %d, %q (%v), want a timeout", code, out, err)
+	}
+	var dead []api.Event
+	eventually(t, 60*time.Second, "the dead-letter event", func() bool {
+		l, err := d.client.EventsAfter(t.Context(), api.EventQuery{RunID: w.ID, Streams: []string{"dead_letter"}})
+		dead = l.Events
+		return err == nil && len(dead) == 1
+	})
+	if !strings.Contains(string(dead[0].Data), "timed out after 1s and was killed") {
+		t.Errorf("dead-letter event = %s, want the attempt killed after 1s", dead[0].Data)
+	}
+}

@@ -402,7 +402,7 @@ func maxAttempts(c *config.Config) int {
 
 func buildNotifiers(c *config.Config, log *slog.Logger) ([]notify.Notifier, error) {
 	return notify.Build(c.Notifiers,
-		notify.ExecOptions{CLI: c.OpenClawCLI, Command: c.NotifyCommand, Logger: log.With("component", "notify")},
+		notify.ExecOptions{CLI: c.OpenClawCLI, Command: c.NotifyCommand, Timeout: c.NotifyExecTimeout, Logger: log.With("component", "notify")},
 		notify.WebhookOptions{URL: c.WebhookURL, Token: c.WebhookToken, Secret: c.WebhookSecret, BodyTemplate: c.WebhookBody,
 			Logger: log.With("component", "notify")})
 }

@@ -77,6 +77,7 @@ type Config struct {
 	NotifyCommand string
 	// NotifyMaxAttempts: 0 retries forever.
 	NotifyMaxAttempts int
+	NotifyExecTimeout time.Duration
 	WebhookURL        string
 	WebhookSecret     secret.String
 	WebhookToken      secret.String

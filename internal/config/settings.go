@@ -77,6 +77,8 @@ var settings = []Setting{
 		func(c *Config) *string { return &c.OpenClawCLI }),
 	str("ACU_NOTIFY_COMMAND", "", "", "a command line with a {message} placeholder (no shell)", "replaces the exec notifier's whole command line",
 		func(c *Config) *string { return &c.NotifyCommand }),
+	duration("ACU_NOTIFY_EXEC_TIMEOUT", "", "120s", time.Second, time.Hour, "how long one exec notifier attempt may run before its process group is killed and the attempt retried (a kill after the receiver accepted the message gives a duplicate wake: keep it well above the command's slowest run)",
+		func(c *Config) *time.Duration { return &c.NotifyExecTimeout }),
 	integer("ACU_NOTIFY_MAX_ATTEMPTS", "", "50", 0, 1000000, "failed delivery attempts after which a notification is dead-lettered (given up on, listed by `acu doctor`); 0 retries forever. 50 is about four hours of retries",
 		func(c *Config) *int { return &c.NotifyMaxAttempts }),
 	str("ACU_WEBHOOK_URL", "", "", "an http(s) URL", "webhook notifier target (e.g. OpenClaw's /hooks/wake)", func(c *Config) *string { return &c.WebhookURL }),

@@ -15,7 +15,11 @@ import (
 // Defaults of ExecOptions.
 const (
 	DefaultOpenClawCLI = "openclaw"
-	DefaultExecTimeout = 30 * time.Second
+	// DefaultExecTimeout bounds one exec attempt. The real OpenClaw CLI
+	// took 5-22 s per call on a loaded machine; a kill after the gateway
+	// accepted the event duplicates the wake on retry, so the bound is
+	// generous (ACU_NOTIFY_EXEC_TIMEOUT).
+	DefaultExecTimeout = 120 * time.Second
 	DefaultMaxOutput   = 4 << 10
 	// maxArgLen is Linux's MAX_ARG_STRLEN: execve refuses a longer argument.
 	maxArgLen = 128 << 10
@@ -45,7 +49,7 @@ type ExecOptions struct {
 	// and {key}. It must hold {message} in an argument after the program.
 	Command string
 	// Timeout bounds each attempt; the process group is killed after it.
-	// Default 30s.
+	// Default DefaultExecTimeout (120 s).
 	Timeout time.Duration
 	// MaxOutput is how many bytes of the command's combined output (the tail)
 	// are kept for the failure reason; default 4 KiB.
