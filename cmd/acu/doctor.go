@@ -76,10 +76,15 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		warn("notify", "ACU_NOTIFIERS is empty: agents learn of outcomes only from the API, events and MCP")
 	} else if ns, err := buildNotifiers(c, log); err != nil {
 		report(false, "notify", err.Error())
-	} else if err := notify.Check(ns); err != nil {
-		report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
 	} else {
-		report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
+		for _, w := range notifierWarnings(ns) {
+			warn("notify", w)
+		}
+		if err := notify.Check(ns); err != nil {
+			report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
+		} else {
+			report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
+		}
 	}
 
 	checkDeadLetters(ctx, e, c, report)

@@ -190,3 +190,19 @@ func TestNotifyExecTimeoutSetting(t *testing.T) {
 		t.Errorf("dead-letter event = %s, want the attempt killed after 1s", dead[0].Data)
 	}
 }
+
+// An ACU_NOTIFY_COMMAND whose shell script holds {message} is warned about
+// at start and by `acu doctor`.
+func TestShellCommandWarned(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "ACU_NOTIFY_COMMAND=sh -c 'echo {message} >> "+filepath.Join(dataDir, "wakes")+"'")
+	d := startDaemon(t, env, dataDir, port)
+	if !strings.Contains(d.log.String(), "runs as code") {
+		t.Errorf("start-up log lacks the warning:\n%s", d.log)
+	}
+	out, errOut, _ := acu(t, env, "doctor")
+	if !strings.Contains(out, "warn notify") || !strings.Contains(out, "runs as code") || !strings.Contains(out, "$ACU_MESSAGE") {
+		t.Errorf("doctor lacks the warning:\n%s\n%s", out, errOut)
+	}
+}

@@ -199,6 +199,9 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range notifierWarnings(notifiers) {
+		log.Warn(w)
+	}
 	if err := notify.Check(notifiers); err != nil {
 		log.Warn("a notifier cannot deliver yet; wake-ups are kept in the outbox and retried until it can", "problem", err)
 	}
@@ -389,6 +392,19 @@ func selectOptions(c *config.Config, log *slog.Logger) judge.SelectOptions {
 		OCR:    ocr.Options{Binary: c.TesseractBinary},
 		Logger: log.With("component", "judge"),
 	}
+}
+
+// notifierWarnings collects the risks notifiers see in their own
+// configuration (a shell running {message} as code), for start-up and
+// `acu doctor`.
+func notifierWarnings(ns []notify.Notifier) []string {
+	var out []string
+	for _, n := range ns {
+		if w, ok := n.(interface{ Warnings() []string }); ok {
+			out = append(out, w.Warnings()...)
+		}
+	}
+	return out
 }
 
 // maxAttempts maps ACU_NOTIFY_MAX_ATTEMPTS (0: forever) to the

@@ -75,7 +75,7 @@ var settings = []Setting{
 		func(c *Config) *[]string { return &c.Notifiers }),
 	str("ACU_OPENCLAW_CLI", "", "openclaw", "a program name or path", "OpenClaw CLI the default exec notifier runs as `<cli> system event --text <message> --mode now`",
 		func(c *Config) *string { return &c.OpenClawCLI }),
-	str("ACU_NOTIFY_COMMAND", "", "", "a command line with a {message} placeholder (no shell)", "replaces the exec notifier's whole command line",
+	str("ACU_NOTIFY_COMMAND", "", "", "a command line with a {message} placeholder, or naming $ACU_MESSAGE (no shell)", "replaces the exec notifier's whole command line; the message is also in $ACU_MESSAGE and on stdin. Never put {message} inside sh -c's script: it would run as shell code (warned at start)",
 		func(c *Config) *string { return &c.NotifyCommand }),
 	duration("ACU_NOTIFY_EXEC_TIMEOUT", "", "120s", time.Second, time.Hour, "how long one exec notifier attempt may run before its process group is killed and the attempt retried (a kill after the receiver accepted the message gives a duplicate wake: keep it well above the command's slowest run)",
 		func(c *Config) *time.Duration { return &c.NotifyExecTimeout }),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -62,7 +63,8 @@ type ExecOptions struct {
 }
 
 // Exec runs a command per delivery, never through a shell: the message is
-// one argument of its own. Success is exit status 0.
+// one argument of its own, and also in $ACU_MESSAGE and on standard input.
+// Success is exit status 0.
 type Exec struct {
 	name      string
 	argv      []string
@@ -100,8 +102,8 @@ func NewExec(opts ExecOptions) (*Exec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exec notifier %q: %w", e.name, err)
 	}
-	if !hasPlaceholder(argv[1:], PlaceholderMessage) {
-		return nil, fmt.Errorf("exec notifier %q: command template %q passes no %s argument: add one so the agent receives the message", e.name, opts.Command, PlaceholderMessage)
+	if !hasPlaceholder(argv[1:], PlaceholderMessage) && !hasPlaceholder(argv[1:], EnvMessage) {
+		return nil, fmt.Errorf("exec notifier %q: command template %q passes no %s argument and reads no $%s: add one so the agent receives the message", e.name, opts.Command, PlaceholderMessage, EnvMessage)
 	}
 	e.argv = argv
 	return e, nil
@@ -165,6 +167,9 @@ func (e *Exec) Notify(ctx context.Context, d Delivery) error {
 	defer cancel()
 
 	args := e.args(d)
+	if strings.IndexByte(d.Message, 0) >= 0 {
+		return &PermanentError{Err: fmt.Errorf("run %q: the message holds a NUL byte, which no program can receive: the message cannot be delivered by exec", e.argv[0])}
+	}
 	for _, a := range args {
 		if strings.IndexByte(a, 0) >= 0 {
 			return &PermanentError{Err: fmt.Errorf("run %q: an argument holds a NUL byte, which no program can receive: the message cannot be delivered by exec", e.argv[0])}
@@ -173,8 +178,14 @@ func (e *Exec) Notify(ctx context.Context, d Delivery) error {
 			return &PermanentError{Err: fmt.Errorf("run %q: an argument is %d bytes, over the kernel's %d-byte limit for one argument: the message cannot be delivered by exec", e.argv[0], len(a), maxArgLen)}
 		}
 	}
+	env := e.env
+	if env == nil {
+		env = os.Environ()
+	}
 	cmd := exec.CommandContext(ctx, e.argv[0], args...)
-	cmd.Env = e.env
+	cmd.Env = append(env[:len(env):len(env)],
+		EnvMessage+"="+d.Message, EnvRunID+"="+d.RunID, EnvEvent+"="+d.Event, EnvKey+"="+d.BaseKey)
+	cmd.Stdin = strings.NewReader(d.Message)
 	cmd.Dir = e.dir
 	out := &tailBuffer{max: e.maxOutput}
 	cmd.Stdout = out
