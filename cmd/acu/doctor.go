@@ -92,6 +92,10 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	// State and daemon.
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		report(false, "data dir", err.Error())
+	} else if err := checkDataDir(c.DataDir); err != nil {
+		report(false, "data dir", err.Error())
+	} else if err := checkPrivateFile(c.TokenPath(), "token file"); err != nil {
+		report(false, "data dir", err.Error())
 	} else if f, err := os.CreateTemp(c.DataDir, ".doctor-*"); err != nil {
 		report(false, "data dir", fmt.Sprintf("%s is not writable: %v", c.DataDir, err))
 	} else {

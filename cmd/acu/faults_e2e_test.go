@@ -206,3 +206,33 @@ func TestShellCommandWarned(t *testing.T) {
 		t.Errorf("doctor lacks the warning:\n%s\n%s", out, errOut)
 	}
 }
+
+// Like ssh, acu serve refuses a data directory others can write to and a
+// token file others can read, saying how to fix it; doctor reports it.
+func TestLoosePermissionsRefused(t *testing.T) {
+	dpy := startDisplay(t)
+	for _, tc := range []struct {
+		name  string
+		setup func(dataDir string)
+		want  string
+	}{
+		{"world-writable data dir", func(dir string) { os.Chmod(dir, 0o777) }, "chmod 700 "},
+		{"group-readable token", func(dir string) {
+			os.WriteFile(filepath.Join(dir, "token"), []byte("tok-0123456789\n"), 0o640)
+			os.Chmod(filepath.Join(dir, "token"), 0o640)
+		}, "chmod 600 "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, dataDir, _ := newEnv(t, dpy)
+			tc.setup(dataDir)
+			_, errOut, code := acu(t, env, "serve")
+			if code != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("serve: exit %d, stderr %q; want a refusal saying %q", code, errOut, tc.want)
+			}
+			out, _, code := acu(t, env, "doctor")
+			if code != 1 || !strings.Contains(out, "FAIL data dir") || !strings.Contains(out, tc.want) {
+				t.Errorf("doctor: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
