@@ -35,8 +35,12 @@ func newLogger(c *config.Config, w io.Writer) *slog.Logger {
 }
 
 // ensureToken returns the API token: ACU_TOKEN when set, else the token in
-// ACU_DATA_DIR/token, generated (0600) at first start.
+// ACU_DATA_DIR/token, generated (0600) at first start. It refuses a data
+// directory others can write to and a token file others can read.
 func ensureToken(c *config.Config) (secret.String, error) {
+	if err := checkDataDir(c.DataDir); err != nil {
+		return "", err
+	}
 	if c.Token.Set() {
 		return c.Token, nil
 	}
@@ -49,6 +53,9 @@ func ensureToken(c *config.Config) (secret.String, error) {
 // link, which fails when another process made it first, and then that
 // process's token is read.
 func ensureTokenFile(path string) (secret.String, error) {
+	if err := checkPrivateFile(path, "token file"); err != nil {
+		return "", err
+	}
 	b, err := os.ReadFile(path)
 	if err == nil {
 		if t := strings.TrimSpace(string(b)); t != "" {
@@ -99,6 +106,39 @@ func ensureTokenFile(path string) (secret.String, error) {
 		return "", fmt.Errorf("write token %s: %w", path, err)
 	}
 	return secret.String(tok), nil
+}
+
+// checkDataDir refuses, as ssh does, a data directory that users other
+// than its owner can write to: they could replace the database or the
+// token. A missing directory is fine (it is created 0700).
+func checkDataDir(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check data directory %s: %w", dir, err)
+	}
+	if m := st.Mode().Perm(); m&0o022 != 0 {
+		return fmt.Errorf("data directory %s is writable by group or others (mode %04o): anyone who can write there can replace acu's database or token; run chmod 700 %s (or set ACU_DATA_DIR to a private directory)", dir, m, dir)
+	}
+	return nil
+}
+
+// checkPrivateFile refuses, as ssh does, a secret file that group or
+// others can read or write. A missing file is fine.
+func checkPrivateFile(path, what string) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check %s %s: %w", what, path, err)
+	}
+	if m := st.Mode().Perm(); m&0o077 != 0 {
+		return fmt.Errorf("%s %s is accessible to group or others (mode %04o): anyone who can read it controls this desktop through acu; run chmod 600 %s", what, path, m, path)
+	}
+	return nil
 }
 
 // workParts are what every acu process that runs work opens: the store,

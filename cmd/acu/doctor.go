@@ -12,6 +12,7 @@ import (
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/notify"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // runDoctor checks the set-up and says what to fix. It exits 1 when
@@ -75,14 +76,25 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		warn("notify", "ACU_NOTIFIERS is empty: agents learn of outcomes only from the API, events and MCP")
 	} else if ns, err := buildNotifiers(c, log); err != nil {
 		report(false, "notify", err.Error())
-	} else if err := notify.Check(ns); err != nil {
-		report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
 	} else {
-		report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
+		for _, w := range notifierWarnings(ns) {
+			warn("notify", w)
+		}
+		if err := notify.Check(ns); err != nil {
+			report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
+		} else {
+			report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
+		}
 	}
+
+	checkDeadLetters(ctx, e, c, report)
 
 	// State and daemon.
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		report(false, "data dir", err.Error())
+	} else if err := checkDataDir(c.DataDir); err != nil {
+		report(false, "data dir", err.Error())
+	} else if err := checkPrivateFile(c.TokenPath(), "token file"); err != nil {
 		report(false, "data dir", err.Error())
 	} else if f, err := os.CreateTemp(c.DataDir, ".doctor-*"); err != nil {
 		report(false, "data dir", fmt.Sprintf("%s is not writable: %v", c.DataDir, err))
@@ -96,6 +108,35 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("doctor: %d problem(s)", bad)}
 	}
 	return nil
+}
+
+// checkDeadLetters lists the notifications given up on, read straight
+// from the database (it works with the daemon down). A database that does
+// not exist yet has none.
+func checkDeadLetters(ctx context.Context, e *env, c *config.Config, report func(bool, string, string)) {
+	if _, err := os.Stat(c.DB); err != nil {
+		return
+	}
+	db, err := store.Open(ctx, c.DB, store.Options{})
+	if err != nil {
+		report(false, "outbox", err.Error())
+		return
+	}
+	defer db.Close()
+	dead, total, err := db.DeadLetters(ctx, 10)
+	if err != nil {
+		report(false, "outbox", err.Error())
+		return
+	}
+	if total == 0 {
+		report(true, "outbox", "no dead letters")
+		return
+	}
+	report(false, "outbox", fmt.Sprintf("%d notification(s) dead-lettered (given up after ACU_NOTIFY_MAX_ATTEMPTS or an undeliverable message); newest:", total))
+	for _, it := range dead {
+		fmt.Fprintf(e.stdout, "     %-10s #%d %s run %s via %s after %d attempts: %s\n", "", it.ID, it.DeadAt.Local().Format(time.DateTime),
+			it.RunID, it.Notifier, it.Attempts, oneLine(it.LastError, 200))
+	}
 }
 
 func checkDaemon(ctx context.Context, e *env, c *config.Config, report func(bool, string, string), warn func(string, string)) {

@@ -53,7 +53,7 @@ func TestDETMClientFlow(t *testing.T) {
 		t.Errorf("wait_status by wait_id = %v", st)
 	}
 	_, all := callTool(t, s, "wait_status", map[string]any{})
-	if ws, _ := all["waits"].([]any); len(ws) != 1 {
+	if ws, _ := all["waits"].([]any); len(ws) != 1 || all["total"] != float64(1) || all["truncated"] == true {
 		t.Errorf("wait_status without an id = %v, want the one live job", all)
 	}
 	res, up := callTool(t, s, "wait_update", map[string]any{"wait_id": detm.WaitID, "wake_when": `"Export finished" is visible`,

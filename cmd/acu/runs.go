@@ -82,19 +82,30 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 }
 
 func runEvents(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "events", "[--run ID] [--stream lifecycle,verdict] [--after CURSOR] [--follow=false]")
+	fs := newFlags(e, "events", "[--run ID] [--stream lifecycle,verdict] [--after CURSOR | --from start|now] [--follow=false]")
 	run := fs.String("run", "", "only this run's events")
 	stream := fs.String("stream", "", "only these streams (comma-separated)")
-	after := fs.Int64("after", 0, "start after this cursor (0: from the beginning)")
-	follow := fs.Bool("follow", true, "keep following new events (false: print what is stored and exit)")
+	after := fs.Int64("after", 0, "start after this cursor")
+	from := fs.String("from", "", "without --after, where following starts: start (every stored event) or now (default with no --run; with --run: start)")
+	follow := fs.Bool("follow", true, "keep following new events (false: print what is stored, from the start or --after, and exit)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	fromStart := *run != ""
+	switch *from {
+	case "":
+	case "start":
+		fromStart = true
+	case "now":
+		fromStart = false
+	default:
+		return fmt.Errorf("events: --from must be start or now, got %q", *from)
 	}
 	cl, _, err := newClient(e)
 	if err != nil {
 		return err
 	}
-	q := api.EventQuery{RunID: *run, After: *after}
+	q := api.EventQuery{RunID: *run, After: *after, FromStart: fromStart}
 	if *stream != "" {
 		q.Streams = strings.Split(*stream, ",")
 	}

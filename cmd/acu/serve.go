@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -182,25 +183,34 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		return cl, err
 	}
 	backend, choice, err := judge.Select(ctx, sel)
+	noJudge := ""
 	if err != nil {
-		return nil, fmt.Errorf("choose the judge: %w", err)
+		// Runs, tasks, the relay and actions work without a judge: start
+		// anyway, and let waits fail saying what to install or set.
+		noJudge = err.Error()
+		backend, choice = nil, judge.Choice{Backend: "none", Reason: "no judge: " + noJudge}
+		log.Error("no judge: waits are refused until one is available (install tesseract-ocr, or set a model key such as OPENROUTER_API_KEY, and restart)", "problem", noJudge)
+	} else {
+		log.Info("judge chosen", "backend", choice.Backend, "model", choice.Model, "reason", choice.Reason)
 	}
 	d.choice = choice
-	log.Info("judge chosen", "backend", choice.Backend, "model", choice.Model, "reason", choice.Reason)
 
 	notifiers, err := buildNotifiers(c, log)
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range notifierWarnings(notifiers) {
+		log.Warn(w)
+	}
 	if err := notify.Check(notifiers); err != nil {
 		log.Warn("a notifier cannot deliver yet; wake-ups are kept in the outbox and retried until it can", "problem", err)
 	}
 	if d.dispatch, err = notify.NewDispatcher(d.db, notify.DispatcherOptions{Notifiers: notifiers,
-		Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
+		MaxAttempts: maxAttempts(c), Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
 		return nil, err
 	}
 	d.engine = smartwait.New(smartwait.Options{
-		Runs: d.runs, Capture: d.hub, Judge: backend, Store: d.db, Notify: d.dispatch,
+		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 	})
@@ -326,6 +336,20 @@ func (d *daemon) health(ctx context.Context) api.Health {
 	h := api.Health{Status: "ok", Version: Version, Epoch: d.runs.Epoch(), Started: d.started,
 		LiveRuns: len(d.runs.Live()),
 		Judge:    &api.JudgeInfo{Backend: d.choice.Backend, Model: d.choice.Model, Reason: d.choice.Reason}}
+	if d.choice.Backend == "none" {
+		h.Status = "degraded"
+		h.Problems = append(h.Problems, "judge: "+d.choice.Reason+"; waits are refused until one is available (install tesseract-ocr, or set a model key such as OPENROUTER_API_KEY, and restart)")
+	}
+	if err := d.db.Health(ctx); err != nil {
+		h.Status = "degraded"
+		h.Problems = append(h.Problems, "store: "+err.Error())
+	}
+	if d.choice.Backend == judge.OCR {
+		if _, err := exec.LookPath(d.cfg.TesseractBinary); err != nil {
+			h.Status = "degraded"
+			h.Problems = append(h.Problems, fmt.Sprintf("judge: the OCR judge's Tesseract (%s) is gone: %v; waits cannot be judged until it is back (apt-get install tesseract-ocr tesseract-ocr-eng, or set ACU_TESSERACT)", d.cfg.TesseractBinary, unwrapExec(err)))
+		}
+	}
 	if d.judgeClient != nil {
 		jh := d.judgeClient.Health()
 		h.Breakers = map[string]string{"judge": jh.State}
@@ -335,6 +359,14 @@ func (d *daemon) health(ctx context.Context) api.Health {
 		}
 	}
 	return h
+}
+
+// unwrapExec drops os/exec's repetition of the program name.
+func unwrapExec(err error) error {
+	if ee, ok := errors.AsType[*exec.Error](err); ok {
+		return ee.Err
+	}
+	return err
 }
 
 func (d *daemon) close() {
@@ -362,9 +394,31 @@ func selectOptions(c *config.Config, log *slog.Logger) judge.SelectOptions {
 	}
 }
 
+// notifierWarnings collects the risks notifiers see in their own
+// configuration (a shell running {message} as code), for start-up and
+// `acu doctor`.
+func notifierWarnings(ns []notify.Notifier) []string {
+	var out []string
+	for _, n := range ns {
+		if w, ok := n.(interface{ Warnings() []string }); ok {
+			out = append(out, w.Warnings()...)
+		}
+	}
+	return out
+}
+
+// maxAttempts maps ACU_NOTIFY_MAX_ATTEMPTS (0: forever) to the
+// dispatcher's option (negative: forever).
+func maxAttempts(c *config.Config) int {
+	if c.NotifyMaxAttempts == 0 {
+		return -1
+	}
+	return c.NotifyMaxAttempts
+}
+
 func buildNotifiers(c *config.Config, log *slog.Logger) ([]notify.Notifier, error) {
 	return notify.Build(c.Notifiers,
-		notify.ExecOptions{CLI: c.OpenClawCLI, Command: c.NotifyCommand, Logger: log.With("component", "notify")},
+		notify.ExecOptions{CLI: c.OpenClawCLI, Command: c.NotifyCommand, Timeout: c.NotifyExecTimeout, Logger: log.With("component", "notify")},
 		notify.WebhookOptions{URL: c.WebhookURL, Token: c.WebhookToken, Secret: c.WebhookSecret, BodyTemplate: c.WebhookBody,
 			Logger: log.With("component", "notify")})
 }

@@ -113,7 +113,7 @@ func followWait(ctx context.Context, cl *api.Client, job api.Wait, e *env, quiet
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_ = cl.Follow(fctx, api.EventQuery{RunID: job.ID, Streams: []string{"verdict", "lifecycle", "update"}}, func(ev api.Event) error {
+		_ = cl.Follow(fctx, api.EventQuery{RunID: job.ID, Streams: []string{"verdict", "lifecycle", "update"}, FromStart: true}, func(ev api.Event) error {
 			p.event(ev)
 			return nil
 		})

@@ -11,8 +11,10 @@ import (
 )
 
 func runWaits(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "waits", "[list [--state watching]] | show ID | update ID [--criteria TEXT] [--timeout S] | cancel ID [--reason TEXT]")
+	fs := newFlags(e, "waits", "[list [--state watching] [--limit N] [--before ID]] | show ID | update ID [--criteria TEXT] [--timeout S] | cancel ID [--reason TEXT]")
 	state := fs.String("state", "", "with list: only waits in this state (watching, resolved, timeout, cancelled, error)")
+	limit := fs.Int("limit", 0, "with list: waits per page (default 100, at most 1000)")
+	before := fs.String("before", "", "with list: the page after this wait id (the previous page's next)")
 	criteria := fs.String("criteria", "", "with update: the new condition")
 	timeoutS := fs.String("timeout", "", "with update: a new timeout, counted from now")
 	reason := fs.String("reason", "", "with cancel: why")
@@ -27,7 +29,7 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 	}
 	switch sub {
 	case "list":
-		l, err := cl.ListWaits(ctx, *state)
+		l, err := cl.ListWaits(ctx, api.WaitQuery{State: *state, Limit: *limit, Before: *before})
 		if err != nil {
 			return err
 		}
@@ -39,7 +41,13 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 		for _, w := range l.Waits {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", w.ID, w.State, w.Target, w.Evaluations, w.Deadline.Local().Format(time.TimeOnly), w.Criteria)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if l.Truncated {
+			fmt.Fprintf(e.stderr, "%d of %d waits shown; next page: acu waits list --before %s\n", len(l.Waits), l.Total, l.Next)
+		}
+		return nil
 	case "show":
 		return jsonOut{e.stdout}.print(cl.GetWait(ctx, id))
 	case "update":

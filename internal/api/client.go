@@ -166,8 +166,12 @@ func (c *Client) WaitRun(ctx context.Context, id string, timeout time.Duration) 
 type EventQuery struct {
 	RunID   string
 	Streams []string
-	After   int64
+	After   int64 // a cursor: the events after it
 	Limit   int
+	// FromStart makes Follow replay the stored events from the first one
+	// when After is 0; otherwise Follow starts at the daemon's current
+	// cursor (now). EventsAfter always starts after After.
+	FromStart bool
 }
 
 func (q EventQuery) values() url.Values {
@@ -192,12 +196,17 @@ func (c *Client) EventsAfter(ctx context.Context, q EventQuery) (EventList, erro
 }
 
 // Follow streams events over Server-Sent Events, calling fn for each until
-// ctx ends, fn returns an error, or the stream breaks. It resumes from
-// q.After (sent as Last-Event-ID).
+// ctx ends, fn returns an error, or the stream breaks. It resumes after
+// q.After (sent as Last-Event-ID); with q.After 0 it starts from the first
+// stored event when q.FromStart is set, else from now.
 func (c *Client) Follow(ctx context.Context, q EventQuery, fn func(Event) error) error {
 	after := q.After
 	q.After = 0
-	req, err := c.newRequest(ctx, http.MethodGet, "/v1/events"+query(q.values()), nil)
+	v := q.values()
+	if after == 0 && q.FromStart {
+		v.Set("from", "start")
+	}
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/events"+query(v), nil)
 	if err != nil {
 		return err
 	}
@@ -274,10 +283,15 @@ func (c *Client) GetWait(ctx context.Context, id string) (Wait, error) {
 	return out, c.do(ctx, http.MethodGet, "/v1/waits/"+url.PathEscape(id), nil, &out)
 }
 
-// ListWaits lists wait jobs, optionally by state.
-func (c *Client) ListWaits(ctx context.Context, state string) (WaitList, error) {
+// ListWaits lists one page of wait jobs, newest first; follow Next while
+// Truncated for the rest.
+func (c *Client) ListWaits(ctx context.Context, q WaitQuery) (WaitList, error) {
 	v := url.Values{}
-	set(v, "state", state)
+	set(v, "state", q.State)
+	set(v, "before", q.Before)
+	if q.Limit > 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
 	var out WaitList
 	return out, c.do(ctx, http.MethodGet, "/v1/waits"+query(v), nil, &out)
 }

@@ -200,6 +200,20 @@ type Wait struct {
 // WaitList is GET /v1/waits.
 type WaitList struct {
 	Waits []Wait `json:"waits"`
+	// Total is how many waits match the state filter, across all pages.
+	Total int `json:"total"`
+	// Truncated is true when more waits follow this page; Next is then the
+	// id to pass as before for the next page.
+	Truncated bool   `json:"truncated"`
+	Next      string `json:"next,omitempty"`
+}
+
+// WaitQuery selects a page of GET /v1/waits: newest first, Limit per page
+// (default 100, at most 1000), after the wait Before.
+type WaitQuery struct {
+	State  string
+	Limit  int
+	Before string
 }
 
 // SettleRequest is POST /v1/settle: wait until a target's frames stop

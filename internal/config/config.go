@@ -75,10 +75,13 @@ type Config struct {
 	Notifiers     []string
 	OpenClawCLI   string
 	NotifyCommand string
-	WebhookURL    string
-	WebhookSecret secret.String
-	WebhookToken  secret.String
-	WebhookBody   string
+	// NotifyMaxAttempts: 0 retries forever.
+	NotifyMaxAttempts int
+	NotifyExecTimeout time.Duration
+	WebhookURL        string
+	WebhookSecret     secret.String
+	WebhookToken      secret.String
+	WebhookBody       string
 
 	// Features with settings of their own, each in its own file of this
 	// package (relay.go, agent.go, task.go) that appends its settings to
@@ -101,6 +104,9 @@ type Setting struct {
 	// who may call it, what it may spend). A misspelt name close to one of
 	// these fails start-up instead of being ignored with a warning.
 	Safety bool
+	// emptyOK: a variable set to the empty string applies it (a list:
+	// "empty for none"); for other settings an empty variable is as if unset.
+	emptyOK bool
 
 	set func(c *Config, v string) error
 	get func(c *Config) string
@@ -208,9 +214,14 @@ func Load(getenv func(string) string, environ []string, fs *flag.FlagSet, args [
 	}
 	// Environment.
 	known := map[string]bool{"ACU_CONFIG": true}
+	present := map[string]bool{} // set in the environment, possibly to ""
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		present[k] = true
+	}
 	for _, s := range settings {
 		known[s.Env] = true
-		if v := getenv(s.Env); v != "" {
+		if v := getenv(s.Env); v != "" || (s.emptyOK && present[s.Env]) {
 			if err := s.set(c, v); err != nil {
 				return nil, nil, nil, &Error{Env: s.Env, Value: maskIf(s, v), Accepted: s.Accepted, Source: "environment", Err: err}
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +198,36 @@ func TestMemoryLimit(t *testing.T) {
 		if got := FormatByteSize(n); got != want {
 			t.Errorf("FormatByteSize(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// ACU_NOTIFIERS= (set but empty) means no notifier, as documented; unset
+// keeps the default. An empty non-list variable stays "as if unset".
+func TestEmptyListMeansNone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{"unset", map[string]string{"HOME": "/home/u"}, []string{"exec"}},
+		{"empty", map[string]string{"HOME": "/home/u", "ACU_NOTIFIERS": ""}, nil},
+		{"blank", map[string]string{"HOME": "/home/u", "ACU_NOTIFIERS": " "}, nil},
+		{"webhook", map[string]string{"HOME": "/home/u", "ACU_NOTIFIERS": "webhook", "ACU_WEBHOOK_URL": "http://127.0.0.1:1/h"}, []string{"webhook"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv, environ := env(tc.env)
+			c, _, _, err := Load(getenv, environ, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.Notifiers, tc.want) {
+				t.Errorf("Notifiers = %q, want %q", c.Notifiers, tc.want)
+			}
+		})
+	}
+	getenv, environ := env(map[string]string{"HOME": "/home/u", "ACU_DAEMON_PORT": ""})
+	c, _, _, err := Load(getenv, environ, nil, nil)
+	if err != nil || c.DaemonPort != 18790 {
+		t.Errorf("ACU_DAEMON_PORT= gives port %d, %v; want the default", c.DaemonPort, err)
 	}
 }

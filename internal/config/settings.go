@@ -75,8 +75,12 @@ var settings = []Setting{
 		func(c *Config) *[]string { return &c.Notifiers }),
 	str("ACU_OPENCLAW_CLI", "", "openclaw", "a program name or path", "OpenClaw CLI the default exec notifier runs as `<cli> system event --text <message> --mode now`",
 		func(c *Config) *string { return &c.OpenClawCLI }),
-	str("ACU_NOTIFY_COMMAND", "", "", "a command line with a {message} placeholder (no shell)", "replaces the exec notifier's whole command line",
+	str("ACU_NOTIFY_COMMAND", "", "", "a command line with a {message} placeholder, or naming $ACU_MESSAGE (no shell)", "replaces the exec notifier's whole command line; the message is also in $ACU_MESSAGE and on stdin. Never put {message} inside sh -c's script: it would run as shell code (warned at start)",
 		func(c *Config) *string { return &c.NotifyCommand }),
+	duration("ACU_NOTIFY_EXEC_TIMEOUT", "", "120s", time.Second, time.Hour, "how long one exec notifier attempt may run before its process group is killed and the attempt retried (a kill after the receiver accepted the message gives a duplicate wake: keep it well above the command's slowest run)",
+		func(c *Config) *time.Duration { return &c.NotifyExecTimeout }),
+	integer("ACU_NOTIFY_MAX_ATTEMPTS", "", "50", 0, 1000000, "failed delivery attempts after which a notification is dead-lettered (given up on, listed by `acu doctor`); 0 retries forever. 50 is about four hours of retries",
+		func(c *Config) *int { return &c.NotifyMaxAttempts }),
 	str("ACU_WEBHOOK_URL", "", "", "an http(s) URL", "webhook notifier target (e.g. OpenClaw's /hooks/wake)", func(c *Config) *string { return &c.WebhookURL }),
 	secretStr("ACU_WEBHOOK_SECRET", "", "HMAC-SHA256 key for the webhook signature header", func(c *Config) *secret.String { return &c.WebhookSecret }),
 	secretStr("ACU_WEBHOOK_TOKEN", "", "bearer token sent to the webhook", func(c *Config) *secret.String { return &c.WebhookToken }),
@@ -265,7 +269,7 @@ func enum(env, flag, def string, values []string, help string, p func(*Config) *
 }
 
 func list(env, flag, def, help string, p func(*Config) *[]string) Setting {
-	return Setting{Env: env, Flag: flag, Default: def, Accepted: "a comma-separated list", Help: help,
+	return Setting{Env: env, Flag: flag, Default: def, Accepted: "a comma-separated list (set but empty: none)", Help: help, emptyOK: true,
 		set: func(c *Config, v string) error {
 			var out []string
 			for _, part := range strings.Split(v, ",") {

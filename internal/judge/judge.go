@@ -36,7 +36,7 @@ type Verdict struct {
 	// no price), so CostUSD's 0 is not its cost. Always false for OCR.
 	CostUnknown bool
 	Usage       llm.Usage
-	Unparsed    bool // the reply was not a clean YES or NO: treated as not met
+	Unparsed    bool // the reply was not a clean YES or NO: not met, and not an answer to remember
 }
 
 // Backend decides conditions.
@@ -48,7 +48,9 @@ type Backend interface {
 	Check(condition string) error
 	// Judge answers one question. An error means no verdict (network,
 	// provider, OCR failure); a reply that cannot be parsed is a verdict
-	// with Met false and Unparsed true, not an error.
+	// with Met false and Unparsed true, not an error. Callers must not
+	// remember an Unparsed verdict as the answer for that (condition,
+	// frame): it is no answer, and asking again may give one.
 	Judge(ctx context.Context, q Question) (Verdict, error)
 }
 

@@ -21,20 +21,25 @@ import (
 
 // waitLister lists wait jobs (*api.Client), for wait_status without an id.
 type waitLister interface {
-	ListWaits(ctx context.Context, state string) (api.WaitList, error)
+	ListWaits(ctx context.Context, q api.WaitQuery) (api.WaitList, error)
 }
 
+// listWaits answers wait_status without an id: the newest page of live
+// jobs, saying how many there are in all and when the page leaves some out.
 func (t *tools) listWaits(ctx context.Context, l waitLister) (*mcp.CallToolResult, WaitStatus, error) {
-	wl, err := l.ListWaits(ctx, "live")
+	wl, err := l.ListWaits(ctx, api.WaitQuery{State: "live"})
 	if err != nil {
 		return nil, WaitStatus{}, err
 	}
-	out := WaitStatus{Waits: wl.Waits}
+	out := WaitStatus{Waits: wl.Waits, Total: wl.Total, Truncated: wl.Truncated}
 	if out.Waits == nil {
 		out.Waits = []api.Wait{}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d live wait job(s).", len(wl.Waits))
+	fmt.Fprintf(&b, "%d live wait job(s).", wl.Total)
+	if wl.Truncated {
+		fmt.Fprintf(&b, " The newest %d are listed; GET /v1/waits?state=live&before=%s (or acu waits list --state live --before %s) lists the next page.", len(wl.Waits), wl.Next, wl.Next)
+	}
 	for _, w := range wl.Waits {
 		fmt.Fprintf(&b, "\n%s: watching %s for %q, %d judgements, deadline %s", w.ID, w.Target, w.Criteria, w.Evaluations, w.Deadline.Format(time.TimeOnly))
 	}

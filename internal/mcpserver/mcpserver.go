@@ -200,6 +200,10 @@ func (t *tools) smartWait(ctx context.Context, req *mcp.CallToolRequest, in Wait
 type WaitStatus struct {
 	api.Wait
 	Waits []api.Wait `json:"waits,omitempty"`
+	// Total and Truncated come with Waits: how many live jobs there are in
+	// all, and whether Waits leaves some out.
+	Total     int  `json:"total,omitempty"`
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 func (t *tools) waitStatus(ctx context.Context, req *mcp.CallToolRequest, in StatusArgs) (*mcp.CallToolResult, WaitStatus, error) {

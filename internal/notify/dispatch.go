@@ -25,7 +25,14 @@ type Outbox interface {
 	Enqueue(ctx context.Context, it store.OutboxItem) (id int64, inserted bool, err error)
 	DueOutbox(ctx context.Context, now time.Time, limit int) ([]store.OutboxItem, error)
 	RecordAttempt(ctx context.Context, id int64, ok bool, errMsg string, next time.Time) error
+	// DeadLetter records a last failed attempt and sets the row aside.
+	DeadLetter(ctx context.Context, id int64, errMsg string) (store.OutboxItem, error)
 }
+
+// DefaultMaxAttempts is how many attempts a row gets before it is
+// dead-lettered: with the default backoff (1 s doubling to 5 min) about
+// four hours of retries.
+const DefaultMaxAttempts = 50
 
 // Enqueuer is the part of Outbox that Enqueue needs.
 type Enqueuer interface {
@@ -118,6 +125,11 @@ type DispatcherOptions struct {
 	// Batch is how many due rows one poll reads (default 256).
 	Batch   int
 	Backoff Backoff
+	// MaxAttempts is how many failed attempts a row gets before it is
+	// dead-lettered (DefaultMaxAttempts when 0; negative: retry forever). A
+	// PermanentError dead-letters at once; a row naming an unconfigured
+	// notifier is never dead-lettered (configuring it delivers the row).
+	MaxAttempts int
 	// Clock is the time used for due times; default time.Now.
 	Clock func() time.Time
 	// Logger gets delivered (Info) and failed (Warn) attempts.
@@ -137,6 +149,7 @@ type Dispatcher struct {
 	poll      time.Duration
 	per       int
 	batch     int
+	maxTries  int
 	backoff   Backoff
 	clock     func() time.Time
 	log       *slog.Logger
@@ -157,6 +170,7 @@ type Dispatcher struct {
 
 	attempts *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	dead     *prometheus.CounterVec
 }
 
 // NewDispatcher returns a dispatcher over ob; call Run to start it.
@@ -167,6 +181,7 @@ func NewDispatcher(ob Outbox, opts DispatcherOptions) (*Dispatcher, error) {
 		poll:      opts.PollInterval,
 		per:       opts.PerNotifier,
 		batch:     opts.Batch,
+		maxTries:  opts.MaxAttempts,
 		backoff:   opts.Backoff.withDefaults(),
 		clock:     opts.Clock,
 		log:       opts.Logger,
@@ -196,6 +211,9 @@ func NewDispatcher(ob Outbox, opts DispatcherOptions) (*Dispatcher, error) {
 	if d.clock == nil {
 		d.clock = time.Now
 	}
+	if d.maxTries == 0 {
+		d.maxTries = DefaultMaxAttempts
+	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -208,8 +226,12 @@ func NewDispatcher(ob Outbox, opts DispatcherOptions) (*Dispatcher, error) {
 		Help:    "Duration of notification delivery attempts by notifier.",
 		Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 	}, []string{"notifier"})
+	d.dead = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "acu_notify_dead_letters_total",
+		Help: "Notifications given up on (dead-lettered) by notifier: too many failed attempts, or a failure no retry can fix.",
+	}, []string{"notifier"})
 	if r := opts.Registerer; r != nil {
-		for _, c := range []prometheus.Collector{d.attempts, d.duration} {
+		for _, c := range []prometheus.Collector{d.attempts, d.duration, d.dead} {
 			if err := r.Register(c); err != nil {
 				return nil, fmt.Errorf("notify: register metrics: %w", err)
 			}
@@ -354,13 +376,25 @@ func (d *Dispatcher) deliver(ctx context.Context, wg *sync.WaitGroup, it store.O
 		d.attempts.WithLabelValues(it.Notifier, "delivered").Inc()
 	}
 
+	dead := !ok && ctx.Err() == nil && d.giveUp(dl.Attempt, err)
+
 	// Record even when shutting down: the attempt happened.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	rerr := d.ob.RecordAttempt(rctx, it.ID, ok, errMsg, next)
+	var rerr error
+	if dead {
+		_, rerr = d.ob.DeadLetter(rctx, it.ID, errMsg)
+	} else {
+		rerr = d.ob.RecordAttempt(rctx, it.ID, ok, errMsg, next)
+	}
 	cancel()
 
 	attrs := []any{"notifier", it.Notifier, "key", it.Key, "run_id", it.RunID, "attempt", dl.Attempt, "took", took}
 	switch {
+	case rerr != nil && dead:
+		d.log.Error("notify: could not dead-letter a notification; retrying", append(attrs, "err", rerr, "attempt_err", errMsg)...)
+	case dead:
+		d.dead.WithLabelValues(it.Notifier).Inc()
+		d.log.Error("notification dead-lettered: giving up; see `acu doctor`", append(attrs, "err", errMsg)...)
 	case rerr != nil && ok:
 		d.log.Error("notify: delivered but could not record it; it will be delivered again", append(attrs, "err", rerr)...)
 	case rerr != nil:
@@ -375,7 +409,7 @@ func (d *Dispatcher) deliver(ctx context.Context, wg *sync.WaitGroup, it store.O
 	delete(d.inflight, it.ID)
 	d.finishSeq++
 	d.finished[it.ID] = d.finishSeq
-	if !ok && (d.retryAt.IsZero() || next.Before(d.retryAt)) {
+	if !ok && !dead && (d.retryAt.IsZero() || next.Before(d.retryAt)) {
 		d.retryAt = next
 	}
 	d.mu.Unlock()
@@ -384,6 +418,19 @@ func (d *Dispatcher) deliver(ctx context.Context, wg *sync.WaitGroup, it store.O
 	case d.done <- struct{}{}:
 	default:
 	}
+}
+
+// giveUp reports whether a failed attempt number n should dead-letter its
+// row: a PermanentError, or the last allowed attempt. A row whose notifier
+// is not configured is kept: configuring it and restarting delivers it.
+func (d *Dispatcher) giveUp(n int, err error) bool {
+	if errors.Is(err, ErrNoNotifier) {
+		return false
+	}
+	if _, perm := errors.AsType[*PermanentError](err); perm {
+		return true
+	}
+	return d.maxTries > 0 && n >= d.maxTries
 }
 
 // attempt runs one delivery, turning a notifier's panic into an error.

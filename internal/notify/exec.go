@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -15,8 +16,14 @@ import (
 // Defaults of ExecOptions.
 const (
 	DefaultOpenClawCLI = "openclaw"
-	DefaultExecTimeout = 30 * time.Second
+	// DefaultExecTimeout bounds one exec attempt. The real OpenClaw CLI
+	// took 5-22 s per call on a loaded machine; a kill after the gateway
+	// accepted the event duplicates the wake on retry, so the bound is
+	// generous (ACU_NOTIFY_EXEC_TIMEOUT).
+	DefaultExecTimeout = 120 * time.Second
 	DefaultMaxOutput   = 4 << 10
+	// maxArgLen is Linux's MAX_ARG_STRLEN: execve refuses a longer argument.
+	maxArgLen = 128 << 10
 )
 
 // Placeholders substituted inside the arguments of an exec command template.
@@ -43,7 +50,7 @@ type ExecOptions struct {
 	// and {key}. It must hold {message} in an argument after the program.
 	Command string
 	// Timeout bounds each attempt; the process group is killed after it.
-	// Default 30s.
+	// Default DefaultExecTimeout (120 s).
 	Timeout time.Duration
 	// MaxOutput is how many bytes of the command's combined output (the tail)
 	// are kept for the failure reason; default 4 KiB.
@@ -56,7 +63,8 @@ type ExecOptions struct {
 }
 
 // Exec runs a command per delivery, never through a shell: the message is
-// one argument of its own. Success is exit status 0.
+// one argument of its own, and also in $ACU_MESSAGE and on standard input.
+// Success is exit status 0.
 type Exec struct {
 	name      string
 	argv      []string
@@ -94,8 +102,8 @@ func NewExec(opts ExecOptions) (*Exec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exec notifier %q: %w", e.name, err)
 	}
-	if !hasPlaceholder(argv[1:], PlaceholderMessage) {
-		return nil, fmt.Errorf("exec notifier %q: command template %q passes no %s argument: add one so the agent receives the message", e.name, opts.Command, PlaceholderMessage)
+	if !hasPlaceholder(argv[1:], PlaceholderMessage) && !hasPlaceholder(argv[1:], EnvMessage) {
+		return nil, fmt.Errorf("exec notifier %q: command template %q passes no %s argument and reads no $%s: add one so the agent receives the message", e.name, opts.Command, PlaceholderMessage, EnvMessage)
 	}
 	e.argv = argv
 	return e, nil
@@ -158,8 +166,26 @@ func (e *Exec) Notify(ctx context.Context, d Delivery) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, e.timeout, errAttemptTimeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(ctx, e.argv[0], e.args(d)...)
-	cmd.Env = e.env
+	args := e.args(d)
+	if strings.IndexByte(d.Message, 0) >= 0 {
+		return &PermanentError{Err: fmt.Errorf("run %q: the message holds a NUL byte, which no program can receive: the message cannot be delivered by exec", e.argv[0])}
+	}
+	for _, a := range args {
+		if strings.IndexByte(a, 0) >= 0 {
+			return &PermanentError{Err: fmt.Errorf("run %q: an argument holds a NUL byte, which no program can receive: the message cannot be delivered by exec", e.argv[0])}
+		}
+		if len(a) >= maxArgLen {
+			return &PermanentError{Err: fmt.Errorf("run %q: an argument is %d bytes, over the kernel's %d-byte limit for one argument: the message cannot be delivered by exec", e.argv[0], len(a), maxArgLen)}
+		}
+	}
+	env := e.env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.CommandContext(ctx, e.argv[0], args...)
+	cmd.Env = append(env[:len(env):len(env)],
+		EnvMessage+"="+d.Message, EnvRunID+"="+d.RunID, EnvEvent+"="+d.Event, EnvKey+"="+d.BaseKey)
+	cmd.Stdin = strings.NewReader(d.Message)
 	cmd.Dir = e.dir
 	out := &tailBuffer{max: e.maxOutput}
 	cmd.Stdout = out

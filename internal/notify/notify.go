@@ -63,6 +63,14 @@ type RetryAfterError struct {
 func (e *RetryAfterError) Error() string { return e.Err.Error() }
 func (e *RetryAfterError) Unwrap() error { return e.Err }
 
+// PermanentError is returned by a notifier for a delivery that no retry can
+// make work (a message exec cannot pass as an argument). The dispatcher
+// dead-letters the row at once instead of retrying it.
+type PermanentError struct{ Err error }
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
 // errAttemptTimeout is the cause of a context that hit a notifier's own
 // per-attempt timeout.
 var errAttemptTimeout = errors.New("attempt timed out")

@@ -93,7 +93,7 @@ func Create(opts Options) (*Dir, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if err := os.MkdirAll(opts.Base, 0o755); err != nil {
+	if err := os.MkdirAll(opts.Base, 0o700); err != nil {
 		return nil, fmt.Errorf("create runs directory %s: %w", opts.Base, err)
 	}
 	n, err := lastRun(opts.Base)
@@ -103,7 +103,7 @@ func Create(opts Options) (*Dir, error) {
 	var path string
 	for i := n + 1; ; i++ {
 		path = filepath.Join(opts.Base, fmt.Sprintf("run_%04d", i))
-		err := os.Mkdir(path, 0o755)
+		err := os.Mkdir(path, 0o700)
 		if err == nil {
 			break
 		}
@@ -112,12 +112,12 @@ func Create(opts Options) (*Dir, error) {
 		}
 	}
 	d := &Dir{path: path, layout: opts.Layout, now: opts.Now}
-	d.jsonl, err = os.OpenFile(filepath.Join(path, "turns.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	d.jsonl, err = os.OpenFile(filepath.Join(path, "turns.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open turns.jsonl in %s: %w", path, err)
 	}
 	if opts.LogToFile {
-		d.log, err = os.OpenFile(filepath.Join(path, "main.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		d.log, err = os.OpenFile(filepath.Join(path, "main.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			d.jsonl.Close()
 			return nil, fmt.Errorf("open main.log in %s: %w", path, err)
@@ -184,7 +184,7 @@ func (d *Dir) WriteRaw(rec RawRecord, png []byte) error {
 		rec.At = d.now().UTC()
 	}
 	if d.layout == TurnDirs {
-		if err := os.MkdirAll(filepath.Join(d.path, turnDir(rec.Turn)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(d.path, turnDir(rec.Turn)), 0o700); err != nil {
 			return fmt.Errorf("create turn directory: %w", err)
 		}
 		out := map[string]any{"turn": rec.Turn, "vlm_text": rec.VLMText, "observation": rec.Observation,
@@ -210,7 +210,7 @@ func (d *Dir) WriteRaw(rec RawRecord, png []byte) error {
 func (d *Dir) WriteAnnotated(turn int, png []byte) error {
 	rec := AnnotatedRecord{Turn: turn, Stage: "annotated", AnnotatedPNG: d.AnnotatedName(turn), At: d.now().UTC()}
 	if d.layout == TurnDirs {
-		if err := os.MkdirAll(filepath.Join(d.path, turnDir(turn)), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(d.path, turnDir(turn)), 0o700); err != nil {
 			return fmt.Errorf("create turn directory: %w", err)
 		}
 	}
@@ -221,7 +221,7 @@ func (d *Dir) WriteAnnotated(turn int, png []byte) error {
 }
 
 func writeFile(path string, b []byte) error {
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := os.WriteFile(path, b, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

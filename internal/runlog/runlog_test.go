@@ -180,3 +180,28 @@ func FuzzLoad(f *testing.F) {
 		_, _ = Load(dir)
 	})
 }
+
+// Run logs hold a screenshot of every turn: only their owner may read
+// them, whatever the umask allows.
+func TestPrivateModes(t *testing.T) {
+	for _, layout := range []Layout{Flat, TurnDirs} {
+		base := filepath.Join(t.TempDir(), "runs")
+		writeRun(t, base, layout)
+		err := filepath.Walk(base, func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			want := os.FileMode(0o600)
+			if fi.IsDir() {
+				want = 0o700
+			}
+			if got := fi.Mode().Perm(); got != want {
+				t.Errorf("%s (layout %v): mode %04o, want %04o", p, layout, got, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}

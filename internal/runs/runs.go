@@ -107,6 +107,7 @@ type Store interface {
 	UpdateRunSpec(ctx context.Context, id string, spec json.RawMessage) error
 	GetRun(ctx context.Context, id string) (store.Run, error)
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
+	CountRuns(ctx context.Context, f store.RunFilter) (int, error)
 	LiveRuns(ctx context.Context) ([]store.Run, error)
 	EventsAfter(ctx context.Context, cursor int64, f store.EventFilter) ([]store.Event, error)
 	LastCursor(ctx context.Context) (int64, error)
@@ -615,6 +616,12 @@ func (r *Registry) List(ctx context.Context, f ListFilter) ([]Run, error) {
 		out[i] = Run(sr)
 	}
 	return out, nil
+}
+
+// Count returns how many runs match f's kind, status, task and live
+// filters (Limit and Before are ignored).
+func (r *Registry) Count(ctx context.Context, f ListFilter) (int, error) {
+	return r.st.CountRuns(ctx, store.RunFilter(f))
 }
 
 // UpdateSpec replaces a live run's spec (for example a wait job's new

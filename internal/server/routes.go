@@ -14,6 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/smartwait"
 )
 
 // Runs is what the server needs from the run registry (*runs.Registry).
@@ -153,6 +154,9 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
 	f.Limit = limit + 1
 	list, err := s.opts.Runs.List(r.Context(), f)
 	if err != nil {
+		if f.Before != "" && errors.Is(err, runs.ErrNotFound) {
+			return errInvalid("before", "before: no run %q: pass the last id of the previous page (its next)", f.Before)
+		}
 		return err
 	}
 	out := api.RunList{Runs: make([]api.Run, 0, len(list))}
@@ -184,6 +188,9 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 		if err := decodeJSON(r, &req); err != nil {
 			return err
 		}
+	}
+	if err := smartwait.CheckReason(req.Reason); err != nil {
+		return waitError(id, err)
 	}
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {

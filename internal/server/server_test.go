@@ -31,17 +31,28 @@ type fixture struct {
 
 func newFixture(t *testing.T, adjust ...func(*Options)) *fixture {
 	t.Helper()
+	return newFixtureWith(t, func(o *Options, _ *runs.Registry) {
+		for _, a := range adjust {
+			a(o)
+		}
+	})
+}
+
+// newFixtureWith is newFixture with the server's options adjusted by modify
+// (given the registry) before the server starts.
+func newFixtureWith(t *testing.T, modify func(*Options, *runs.Registry)) *fixture {
+	t.Helper()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	reg := runs.New(db, runs.Options{Epoch: "epoch-1"})
-	opts := Options{Token: testToken, TokenHint: "/tmp/token", MaxBody: 4096, Version: "test", Epoch: "epoch-1", Runs: reg}
-	for _, a := range adjust {
-		a(&opts)
+	o := Options{Token: testToken, TokenHint: "/tmp/token", MaxBody: 4096, Version: "test", Epoch: "epoch-1", Runs: reg}
+	if modify != nil {
+		modify(&o, reg)
 	}
-	s := New(opts)
+	s := New(o)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return &fixture{t: t, reg: reg, srv: srv, host: strings.TrimPrefix(srv.URL, "http://")}
@@ -117,6 +128,7 @@ func TestSecurity(t *testing.T) {
 		{"trailing data", "POST", "/v1/runs/x/cancel", `{"reason":"a"} {}`, nil, 400, api.CodeInvalid, "after the JSON"},
 		{"unknown route is JSON 404", "GET", "/v1/nope", "", nil, 404, api.CodeNotFound, "no route"},
 		{"unknown run", "GET", "/v1/runs/run_missing", "", nil, 404, api.CodeNotFound, "run_missing"},
+		{"page after an unknown run", "GET", "/v1/runs?before=run_missing", "", nil, 400, api.CodeInvalid, "run_missing"},
 		{"waits without engine", "GET", "/v1/waits", "", nil, 503, api.CodeUnavailable, "wait engine"},
 	}
 	for _, tt := range tests {
@@ -254,8 +266,9 @@ func TestEventsResumeWithLastEventID(t *testing.T) {
 	for i := range 3 {
 		f.reg.Emit(ctx, run.ID, "turn", map[string]int{"i": i})
 	}
-	// First connection reads the first 3 events (start + 2 turns) and drops.
-	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/v1/events?run="+run.ID, nil)
+	// First connection replays from the start (from=start), reads the first
+	// 3 events (start + 2 turns) and drops.
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/v1/events?from=start&run="+run.ID, nil)
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)

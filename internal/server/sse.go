@@ -16,25 +16,40 @@ const heartbeat = 15 * time.Second
 
 // handleEvents serves GET /v1/events. With Accept: text/event-stream it is a
 // Server-Sent Events stream: a "hello" event with the daemon's epoch and
-// current cursor, then every matching event (id = global cursor) from the
-// cursor given by Last-Event-ID or ?after=, with heartbeats. Otherwise it is
-// the JSON catch-up path: the events after ?after=, the epoch and the cursor.
+// current cursor, then every matching event (id = global cursor) after the
+// cursor given by Last-Event-ID or ?after=, or from the first stored event
+// with ?from=start, else from now (no replay: a subscriber without a cursor
+// must not make the daemon read its whole history), with heartbeats.
+// Otherwise it is the JSON catch-up path: the events after ?after= (0 when
+// absent), the epoch and the cursor.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	f := eventFilter(r)
-	after := int64(0)
-	if v := r.URL.Query().Get("after"); v != "" {
+	q := r.URL.Query()
+	after, cursorGiven := int64(0), false
+	if v := q.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return errInvalid("after", "after must be a cursor (a whole number from 0), got %q", v)
 		}
-		after = n
+		after, cursorGiven = n, true
 	}
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			return errInvalid("Last-Event-ID", "Last-Event-ID must be a cursor, got %q", v)
 		}
-		after = n
+		after, cursorGiven = n, true
+	}
+	fromStart := false
+	switch v := q.Get("from"); v {
+	case "", "now":
+	case "start":
+		fromStart = true
+	default:
+		return errInvalid("from", "from must be start or now, got %q", v)
+	}
+	if fromStart && cursorGiven {
+		return errInvalid("from", "give a cursor (after, Last-Event-ID) or from=start, not both")
 	}
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1000, 1, 10000)
@@ -60,6 +75,9 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
 	cur, err := s.opts.Runs.LastCursor(r.Context())
 	if err != nil {
 		return err
+	}
+	if !cursorGiven && !fromStart {
+		after = cur // from now: what happens after the hello
 	}
 	sub, err := s.opts.Runs.Subscribe(r.Context(), f, after)
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 type Waits interface {
 	Create(ctx context.Context, s smartwait.Spec) (smartwait.Job, error)
 	Get(ctx context.Context, id string) (smartwait.Job, error)
-	List(ctx context.Context, state string) ([]smartwait.Job, error)
+	List(ctx context.Context, o smartwait.ListOptions) (smartwait.Page, error)
 	Update(ctx context.Context, id string, u smartwait.Update) (smartwait.Job, error)
 	Cancel(ctx context.Context, id, reason string) (smartwait.Job, error)
 	Settle(ctx context.Context, s smartwait.SettleSpec) (smartwait.SettleResult, error)
@@ -90,6 +90,8 @@ func waitError(id string, err error) error {
 		return errNotFound("no wait job %q: list them with GET /v1/waits", id)
 	case errors.Is(err, smartwait.ErrNotLive):
 		return errConflict("wait job %q has already ended", id)
+	case errors.Is(err, smartwait.ErrNoJudge):
+		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "%s", err.Error())
 	case errors.Is(err, smartwait.ErrStopped):
 		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the wait engine is shutting down: retry after the daemon restarts")
 	}
@@ -132,6 +134,9 @@ func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error 
 	job, err := eng.Create(r.Context(), smartwait.Spec{Criteria: crit, Timeout: timeout, Target: req.Target,
 		Display: req.Display, TaskID: req.TaskID, PollInterval: poll})
 	if err != nil {
+		if ve, ok := errors.AsType[*smartwait.ValidationError](err); ok && ve.Field == "criteria" && strings.TrimSpace(req.Criteria) == "" {
+			ve.Field = "wake_when" // name the field the client sent
+		}
 		return waitError("", err)
 	}
 	w.Header().Set("Location", "/v1/waits/"+job.ID)
@@ -158,12 +163,17 @@ func (s *Server) handleListWaits(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	jobs, err := eng.List(r.Context(), r.URL.Query().Get("state"))
+	q := r.URL.Query()
+	limit, err := intParam(q.Get("limit"), "limit", smartwait.DefaultListLimit, 1, smartwait.MaxListLimit)
+	if err != nil {
+		return err
+	}
+	page, err := eng.List(r.Context(), smartwait.ListOptions{State: q.Get("state"), Limit: limit, Before: q.Get("before")})
 	if err != nil {
 		return waitError("", err)
 	}
-	out := api.WaitList{Waits: make([]api.Wait, 0, len(jobs))}
-	for _, j := range jobs {
+	out := api.WaitList{Waits: make([]api.Wait, 0, len(page.Jobs)), Total: page.Total, Next: page.Next, Truncated: page.Next != ""}
+	for _, j := range page.Jobs {
 		out.Waits = append(out.Waits, ToAPIWait(j))
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -213,6 +223,9 @@ func (s *Server) handleCancelWait(w http.ResponseWriter, r *http.Request) error 
 	}
 	id := r.PathValue("id")
 	reason := r.URL.Query().Get("reason")
+	if err := smartwait.CheckReason(reason); err != nil {
+		return waitError(id, err)
+	}
 	if reason == "" {
 		reason = "cancelled by a client"
 	}

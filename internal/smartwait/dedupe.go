@@ -13,8 +13,9 @@ import (
 
 // verdictCache remembers verdicts by (criteria, content hash) and joins
 // concurrent judgements of the same key: the same condition on the same
-// pixels (or text) is judged once across jobs. Errors are shared with the
-// callers in flight but never cached.
+// pixels (or text) is judged once across jobs. Errors and unparsed replies
+// (empty, refusal, garbage) are shared with the callers in flight but never
+// cached: only a real YES or NO is an answer worth remembering.
 type verdictCache struct {
 	mu       sync.Mutex
 	size     int
@@ -72,7 +73,7 @@ func (c *verdictCache) complete(key string, cl *call) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.inflight, key)
-	if cl.err == nil {
+	if cl.err == nil && !cl.v.Unparsed {
 		if el, ok := c.entries[key]; ok {
 			el.Value.(*cacheEntry).v = cl.v
 			c.order.MoveToFront(el)

@@ -145,6 +145,7 @@ type job struct {
 	captureErrs int
 	skipped     int
 	judgedOK    int
+	failStreak  int // judgements in a row that gave no YES/NO (error or unparsed reply): backs off the poll
 	lastVerdict *Verdict
 	lastErr     string
 	lastJudge   string // last judge error
@@ -213,8 +214,11 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if criteria == "" {
 		return Job{}, &ValidationError{Field: "criteria", Message: "must not be empty: describe what should be visible, e.g. '\"Download complete\" is visible'"}
 	}
-	if len(criteria) > maxCriteriaLen {
-		return Job{}, &ValidationError{Field: "criteria", Message: fmt.Sprintf("must be at most %d bytes", maxCriteriaLen)}
+	if err := checkText("criteria", criteria, maxCriteriaLen); err != nil {
+		return Job{}, err
+	}
+	if e.noJudge != nil {
+		return Job{}, e.noJudge
 	}
 	timeout := s.Timeout
 	if timeout == 0 {
@@ -409,30 +413,77 @@ func jobFromRun(run runs.Run) (Job, error) {
 	return v, nil
 }
 
-// List returns wait jobs by state: "" (all), "live" or "watching" (live
-// jobs), or an end status (resolved, timeout, cancelled, error). Newest
-// first as the registry orders them.
-func (e *Engine) List(ctx context.Context, state string) ([]Job, error) {
+// ListOptions select a page of wait jobs.
+type ListOptions struct {
+	// State is "" (all), "live" or "watching" (live jobs), or an end status
+	// (resolved, timeout, cancelled, error).
+	State string
+	// Limit is the page size: DefaultListLimit when 0, at most MaxListLimit.
+	Limit int
+	// Before is a job id: the page after it (jobs are listed newest first).
+	Before string
+}
+
+// Page is one page of wait jobs, newest first.
+type Page struct {
+	Jobs []Job
+	// Total is how many jobs match the state, across all pages.
+	Total int
+	// Next is the id to pass as Before for the next page; "" on the last.
+	Next string
+}
+
+// Page sizes of List.
+const (
+	DefaultListLimit = 100
+	MaxListLimit     = 1000
+)
+
+// List returns a page of wait jobs by state, newest first as the registry
+// orders them, with the total and the cursor of the next page, so no
+// listing is ever cut short silently. An unknown Before is a
+// *ValidationError for "before".
+func (e *Engine) List(ctx context.Context, o ListOptions) (Page, error) {
 	f := runs.ListFilter{Kind: KindWait}
-	switch state {
+	switch o.State {
 	case "", "all":
 	case "live", StatusWatching:
 		live := true
 		f.Live = &live
 	case StatusResolved, StatusTimeout, StatusCancelled, StatusError:
-		f.Status = state
+		f.Status = o.State
 	default:
-		return nil, &ValidationError{Field: "state", Message: "must be one of live, resolved, timeout, cancelled, error (or empty for all)"}
+		return Page{}, &ValidationError{Field: "state", Message: "must be one of live, resolved, timeout, cancelled, error (or empty for all)"}
 	}
+	limit := o.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultListLimit
+	case limit < 0 || limit > MaxListLimit:
+		return Page{}, &ValidationError{Field: "limit", Message: fmt.Sprintf("must be 1..%d", MaxListLimit)}
+	}
+	f.Limit, f.Before = limit+1, o.Before
 	rs, err := e.opts.Runs.List(ctx, f)
 	if err != nil {
-		return nil, fmt.Errorf("list wait jobs: %w", err)
+		if o.Before != "" && errors.Is(err, runs.ErrNotFound) {
+			return Page{}, &ValidationError{Field: "before", Message: fmt.Sprintf("no wait job %q: pass the next of the previous page", o.Before), Err: err}
+		}
+		return Page{}, fmt.Errorf("list wait jobs: %w", err)
 	}
-	out := make([]Job, 0, len(rs))
+	var p Page
+	if len(rs) > limit {
+		rs = rs[:limit]
+		p.Next = rs[limit-1].ID
+	}
+	f.Limit, f.Before = 0, ""
+	if p.Total, err = e.opts.Runs.Count(ctx, f); err != nil {
+		return Page{}, fmt.Errorf("count wait jobs: %w", err)
+	}
+	p.Jobs = make([]Job, 0, len(rs))
 	for _, r := range rs {
 		if j := e.live(r.ID); j != nil {
 			j.mu.Lock()
-			out = append(out, j.view())
+			p.Jobs = append(p.Jobs, j.view())
 			j.mu.Unlock()
 			continue
 		}
@@ -441,30 +492,26 @@ func (e *Engine) List(ctx context.Context, state string) ([]Job, error) {
 			e.log.Warn("skip undecodable wait run", "run_id", r.ID, "error", err)
 			continue
 		}
-		out = append(out, v)
+		p.Jobs = append(p.Jobs, v)
 	}
-	return out, nil
+	return p, nil
 }
 
 // Update changes a live job's criteria and/or resets its clock; the change
 // is kept in the job's history, persisted to the run spec (so a restart
 // resumes the new state) and emitted as an "update" progress event.
 func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
-	j := e.live(id)
-	if j == nil {
-		if _, err := e.Get(ctx, id); err != nil {
-			return Job{}, err
-		}
-		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
-	}
 	var crit string
 	if u.Criteria != nil {
 		crit = strings.TrimSpace(*u.Criteria)
 		if crit == "" {
 			return Job{}, &ValidationError{Field: "criteria", Message: "must not be empty"}
 		}
-		if len(crit) > maxCriteriaLen {
-			return Job{}, &ValidationError{Field: "criteria", Message: fmt.Sprintf("must be at most %d bytes", maxCriteriaLen)}
+		if err := checkText("criteria", crit, maxCriteriaLen); err != nil {
+			return Job{}, err
+		}
+		if e.noJudge != nil {
+			return Job{}, e.noJudge
 		}
 		if err := e.opts.Judge.Check(crit); err != nil {
 			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
@@ -477,6 +524,13 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 	}
 	if u.Criteria == nil && u.Timeout == nil {
 		return Job{}, &ValidationError{Field: "update", Message: "give criteria and/or timeout"}
+	}
+	j := e.live(id)
+	if j == nil {
+		if _, err := e.Get(ctx, id); err != nil {
+			return Job{}, err
+		}
+		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
 	}
 
 	j.mu.Lock()
@@ -526,6 +580,10 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 // like for the other outcomes (a wake must never be lost: the canceller may
 // not be the agent that waits). It returns the ended job.
 func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
+	reason = strings.TrimSpace(reason)
+	if err := checkText("reason", reason, maxReasonLen); err != nil {
+		return Job{}, err
+	}
 	j := e.live(id)
 	if j == nil {
 		if _, err := e.Get(ctx, id); err != nil {
@@ -533,10 +591,16 @@ func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
 		}
 		return Job{}, fmt.Errorf("cancel wait job %q: %w", id, ErrNotLive)
 	}
-	reason = strings.TrimSpace(reason)
 	if reason == "" {
 		reason = "cancelled by request"
 	}
+	j.mu.Lock()
+	if j.ended != nil { // ended, its outcome perhaps still being written
+		ended := *j.ended
+		j.mu.Unlock()
+		return ended, fmt.Errorf("cancel wait job %q: it ended %s first: %w", id, ended.Status, ErrNotLive)
+	}
+	j.mu.Unlock()
 	select {
 	case j.cancelCh <- reason:
 	default: // a cancel is already pending

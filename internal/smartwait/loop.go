@@ -126,6 +126,10 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 		if sp.Source == sourceTmux {
 			interval = min(interval, e.opts.PtyPoll)
 		}
+		j.mu.Lock()
+		streak := j.failStreak
+		j.mu.Unlock()
+		interval = judgeBackoff(interval, streak)
 		if !poll.Stop() {
 			select {
 			case <-poll.C:
@@ -134,6 +138,29 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 		}
 		poll.Reset(interval)
 	}
+}
+
+// maxJudgeBackoff caps the wait between retries of a judge that gave no
+// verdict (error, empty or unparseable reply).
+const maxJudgeBackoff = 30 * time.Second
+
+// judgeBackoff is the poll interval after streak judgements in a row that
+// gave no YES/NO: the interval doubled per failure, up to maxJudgeBackoff
+// (or the interval itself when it is longer). A change on screen is judged
+// at once regardless: the backoff only spaces retries on the same content.
+func judgeBackoff(interval time.Duration, streak int) time.Duration {
+	if streak <= 0 {
+		return interval
+	}
+	limit := max(interval, maxJudgeBackoff)
+	d := interval
+	for range min(streak, 16) {
+		d *= 2
+		if d >= limit {
+			return limit
+		}
+	}
+	return d
 }
 
 // evaluate observes the job's target once and judges it unless its content
@@ -207,6 +234,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	j.evaluations++
 	if err != nil {
 		j.judgeErrors++
+		j.failStreak++
 		j.lastJudge = err.Error()
 		j.lastErr = "judge: " + err.Error()
 		rec.Error = err.Error()
@@ -224,9 +252,21 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		j.mu.Unlock()
 		return obs, judge.Verdict{}, false
 	}
-	j.judgedOK++
-	j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
-	j.lastErr = ""
+	if v.Unparsed {
+		// Not an answer: the same content is asked again after a backoff,
+		// never remembered as judged (a static screen would never be asked
+		// again, and the wait would time out while the model says YES).
+		j.judgeErrors++
+		j.failStreak++
+		j.lastJudge = "unparsed judge reply: " + v.Evidence
+		j.lastErr = "judge: " + j.lastJudge
+		e.metrics.unparsed.Inc()
+	} else {
+		j.judgedOK++
+		j.failStreak = 0
+		j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
+		j.lastErr = ""
+	}
 	rec.Met, rec.Evidence, rec.Model = v.Met, v.Evidence, v.Model
 	if !deduped {
 		rec.CostUSD, rec.CostUnknown = v.CostUSD, v.CostUnknown
@@ -281,11 +321,13 @@ type resolution struct {
 }
 
 // finish ends a job: notification enqueued (idempotency key <id>:<outcome>),
-// screenshot saved (resolved), task log appended, then the run's end.
+// screenshot saved (resolved), task log appended, then the run's end. The
+// outcome is the job's in memory at once, so it never reads as watching
+// past its deadline; the two writes that carry it (the notification and
+// the run's end) are retried until they succeed (a full disk, a read-only
+// database), or until the engine stops, when the run stays live in the
+// store and the next start resumes it.
 func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res *resolution) {
-	fctx, cancel := finalCtx(ctx)
-	defer cancel()
-
 	j.mu.Lock()
 	sp := j.spec
 	r := result{
@@ -320,46 +362,62 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	default:
 		msg = fmt.Sprintf("[smart_wait error] Job %s: %s — %s.", j.id, sp.Criteria, trimDot(reason))
 	}
+	msg = cleanMessage(msg)
 	r.Message = msg
+
+	// The job reads as ended from now on, in memory, whatever the writes
+	// below meet; a caller woken by the run's end never sees it live.
+	j.mu.Lock()
+	v := j.view()
+	v.Status = status
+	v.EndedAt = e.now().UTC()
+	v.Evidence, v.FrameHash, v.Message, v.Reason = r.Evidence, r.FrameHash, msg, reason
+	j.ended = &v
+	j.mu.Unlock()
 
 	// The notification goes first: it is what the agent waits for, and the
 	// message needs neither the screenshot nor the task log. The run ends
 	// last, so a crash before its end resumes the job, and a re-resolution
 	// enqueues nothing new (same key).
-	if err := e.notify(fctx, j.id, status, msg); err != nil {
-		// The run is ended anyway: its lifecycle end still wakes stream
-		// subscribers and blocked waiters.
-		e.log.Error("enqueue wait notification", "run_id", j.id, "status", status, "error", err)
+	if err := e.persist(ctx, j.id, "enqueue wait notification", func(c context.Context) error {
+		return e.notify(c, j.id, status, msg)
+	}); err != nil {
+		e.log.Error("wait notification not enqueued: the engine stopped first; the job resumes at the next start", "run_id", j.id, "status", status, "error", err)
+		return
 	}
+	fctx, cancel := finalCtx(ctx)
+	defer cancel()
 	if res != nil {
 		path, err := e.saveScreenshot(j.id, res.obs)
 		if err != nil {
 			e.log.Warn("save wait screenshot", "run_id", j.id, "error", err)
 		}
 		r.Screenshot = path
+		j.mu.Lock()
+		j.ended.Screenshot = path
+		j.mu.Unlock()
 	}
 	if sp.TaskID != "" && e.opts.Store != nil {
 		if err := e.opts.Store.AppendTaskProgress(fctx, sp.TaskID, j.id, msg); err != nil {
 			e.log.Warn("append wait outcome to task log", "run_id", j.id, "task_id", sp.TaskID, "error", err)
 		}
 	}
-	// The job reads as ended before the run's end wakes waiters, so a
-	// caller woken by the end never sees it live.
-	j.mu.Lock()
-	v := j.view()
-	v.Status = status
-	v.EndedAt = e.now().UTC()
-	v.Evidence, v.Screenshot, v.FrameHash, v.Message, v.Reason = r.Evidence, r.Screenshot, r.FrameHash, msg, reason
-	j.ended = &v
-	j.mu.Unlock()
 
 	errMsg := ""
 	if status == StatusCancelled || status == StatusError {
 		errMsg = reason
 	}
-	run, err := e.opts.Runs.End(fctx, j.id, status, errMsg, r)
-	if err != nil && !errors.Is(err, runs.ErrEnded) {
-		e.log.Error("end wait run", "run_id", j.id, "status", status, "error", err)
+	var run runs.Run
+	if err := e.persist(ctx, j.id, "end wait run", func(c context.Context) error {
+		var err error
+		run, err = e.opts.Runs.End(c, j.id, status, errMsg, r)
+		if errors.Is(err, runs.ErrEnded) {
+			return nil // an earlier attempt ended it after all
+		}
+		return err
+	}); err != nil {
+		e.log.Error("wait run not ended: the engine stopped first; the job resumes at the next start and is notified once", "run_id", j.id, "status", status, "error", err)
+		return
 	}
 	e.metrics.resolved(status)
 	if !run.EndedAt.IsZero() {
@@ -369,6 +427,47 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	}
 	e.forget(j.id)
 	e.log.Info("wait job ended", "run_id", j.id, "status", status, "evaluations", r.Evaluations, "judge_errors", r.JudgeErrors)
+}
+
+// Retry bounds of persist.
+const (
+	persistFirstRetry = 100 * time.Millisecond
+	persistMaxRetry   = 5 * time.Second
+)
+
+// persist runs one write of a job's outcome, retrying it with backoff
+// (100 ms doubling to 5 s) until it succeeds or ctx (Run's) ends; each
+// attempt has finalCtx's grace, so the last one survives a shutdown. It
+// returns the last error when it gives up. A run that no longer exists is
+// not retried.
+func (e *Engine) persist(ctx context.Context, id, what string, write func(context.Context) error) error {
+	delay := persistFirstRetry
+	for attempt := 1; ; attempt++ {
+		actx, cancel := finalCtx(ctx)
+		err := write(actx)
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				e.log.Info(what+": written after retries", "run_id", id, "attempts", attempt)
+			}
+			return nil
+		}
+		if errors.Is(err, runs.ErrNotFound) {
+			return err
+		}
+		e.metrics.persistRetries.Inc()
+		if attempt == 1 {
+			e.log.Error(what+" failed: retrying until it can be written", "run_id", id, "error", err)
+		} else {
+			e.log.Debug(what+" failed again", "run_id", id, "attempt", attempt, "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, persistMaxRetry)
+	}
 }
 
 // saveScreenshot writes the judged frame (PNG) or pane text (.txt) under

@@ -19,12 +19,16 @@ var outcomes = []string{StatusResolved, StatusTimeout, StatusCancelled, StatusEr
 type metrics struct {
 	judgeCalls    counter
 	judgeErrors   counter
+	unparsed      counter
 	skipped       counter
 	deduped       counter
 	captureErrors counter
-	resolutions   map[string]*counter
-	liveJobs      atomic.Int64
-	detection     prometheus.Histogram
+	// persistRetries counts failed writes of an outcome (notification,
+	// run end) that are being retried.
+	persistRetries counter
+	resolutions    map[string]*counter
+	liveJobs       atomic.Int64
+	detection      prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -48,8 +52,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	cs := []prometheus.Collector{
 		cf("acu_smartwait_judge_calls_total", "Judge backend calls made by wait jobs.", &m.judgeCalls),
 		cf("acu_smartwait_judge_errors_total", "Judge backend calls that failed.", &m.judgeErrors),
+		cf("acu_smartwait_judge_unparsed_total", "Judge replies that were not a clean YES or NO (empty, refusal, garbage): retried, never cached.", &m.unparsed),
 		cf("acu_smartwait_skipped_by_hash_total", "Evaluations skipped: content hash and criteria equal the job's last judgement.", &m.skipped),
 		cf("acu_smartwait_deduped_total", "Verdicts reused from a judgement of the same (criteria, content hash).", &m.deduped),
+		cf("acu_smartwait_outcome_write_retries_total", "Failed writes of a wait's outcome (notification, run end), each retried until it succeeds.", &m.persistRetries),
 		cf("acu_smartwait_capture_errors_total", "Failed captures of a wait job's target.", &m.captureErrors),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "acu_smartwait_live_jobs", Help: "Wait jobs being watched."},
 			func() float64 { return float64(m.liveJobs.Load()) }),
@@ -82,6 +88,7 @@ func (m *metrics) snapshot() Stats {
 	s := Stats{
 		JudgeCalls:    m.judgeCalls.Load(),
 		JudgeErrors:   m.judgeErrors.Load(),
+		Unparsed:      m.unparsed.Load(),
 		SkippedByHash: m.skipped.Load(),
 		Deduped:       m.deduped.Load(),
 		Resolutions:   map[string]uint64{},

@@ -45,7 +45,6 @@ const (
 	DefaultSettleQuiet  = time.Second
 	DefaultSettleLimit  = 30 * time.Second
 	minTimeout          = time.Second
-	maxCriteriaLen      = 4000
 	verdictCacheSize    = 1024
 )
 
@@ -56,6 +55,9 @@ var (
 	ErrNotLive = errors.New("wait job has already ended")
 	// ErrStopped: the engine's Run has returned; start a new engine.
 	ErrStopped = errors.New("wait engine stopped")
+	// ErrNoJudge: the daemon runs without a judge (Options.Judge nil);
+	// the error says what to install or set.
+	ErrNoJudge = errors.New("no judge is available")
 )
 
 // ValidationError is a bad field in a Create, Update or Settle request.
@@ -77,6 +79,7 @@ type Registry interface {
 	End(ctx context.Context, runID, status, errMsg string, result any) (runs.Run, error)
 	Get(ctx context.Context, id string) (runs.Run, error)
 	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
+	Count(ctx context.Context, f runs.ListFilter) (int, error)
 	UpdateSpec(ctx context.Context, runID string, spec any) error
 }
 
@@ -96,12 +99,18 @@ type Store interface {
 // Clock returns the current time; nil means time.Now.
 type Clock func() time.Time
 
-// Options configure an Engine. Runs, Capture and Judge are required; Store
-// is needed for jobs linked to a task.
+// Options configure an Engine. Runs and Capture are required; Store is
+// needed for jobs linked to a task.
 type Options struct {
 	Runs    Registry
 	Capture Capturer
-	Judge   judge.Backend
+	// Judge decides conditions. Nil runs the engine without one: Create
+	// and Update fail with ErrNoJudge and NoJudge's advice, resumed jobs
+	// record every evaluation as a judge error (and time out saying so),
+	// settle works.
+	Judge judge.Backend
+	// NoJudge says why there is no judge and what to do, when Judge is nil.
+	NoJudge string
 	Store   Store
 	// Notify enqueues wake-up notifications (*notify.Dispatcher); nil
 	// sends none (run events still wake stream subscribers and waiters).
@@ -135,6 +144,7 @@ type Engine struct {
 	now     Clock
 	metrics *metrics
 	cache   *verdictCache
+	noJudge error // set when the engine runs without a judge
 
 	mu      sync.Mutex
 	jobs    map[string]*job // live jobs
@@ -176,6 +186,15 @@ func New(opts Options) *Engine {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	var noJudgeErr error
+	if opts.Judge == nil {
+		why := opts.NoJudge
+		if why == "" {
+			why = "the daemon was started without one"
+		}
+		noJudgeErr = fmt.Errorf("%w: %s; install Tesseract for the built-in OCR judge (apt-get install tesseract-ocr tesseract-ocr-eng) or set a model key such as OPENROUTER_API_KEY, then restart acu serve", ErrNoJudge, why)
+		opts.Judge = noJudge{err: noJudgeErr}
+	}
 	now := opts.Clock
 	if now == nil {
 		now = time.Now
@@ -188,7 +207,17 @@ func New(opts Options) *Engine {
 		cache:   newVerdictCache(verdictCacheSize),
 		jobs:    make(map[string]*job),
 		kick:    make(chan struct{}, 1),
+		noJudge: noJudgeErr,
 	}
+}
+
+// noJudge stands in for a missing judge: every question fails with err.
+type noJudge struct{ err error }
+
+func (noJudge) Name() string         { return "none" }
+func (n noJudge) Check(string) error { return n.err }
+func (n noJudge) Judge(context.Context, judge.Question) (judge.Verdict, error) {
+	return judge.Verdict{}, n.err
 }
 
 // Run starts and supervises job goroutines until ctx ends, then waits for
@@ -265,6 +294,7 @@ func (e *Engine) live(id string) *job {
 type Stats struct {
 	JudgeCalls    uint64 // judge backend calls made
 	JudgeErrors   uint64
+	Unparsed      uint64 // replies that were not a clean YES or NO: retried with backoff, never cached
 	SkippedByHash uint64 // evaluations skipped: same frame hash and criteria as the job's last judgement
 	Deduped       uint64 // verdicts taken from another job's judgement of the same (criteria, hash)
 	Resolutions   map[string]uint64

@@ -301,17 +301,38 @@ func TestTimeoutCancelUpdate(t *testing.T) {
 		}
 	})
 	t.Run("list", func(t *testing.T) {
-		all, err := h.eng.List(t.Context(), "")
-		if err != nil || len(all) < 3 {
-			t.Fatalf("List() = %d jobs, %v; want >= 3", len(all), err)
+		all, err := h.eng.List(t.Context(), ListOptions{})
+		if err != nil || len(all.Jobs) < 3 || all.Total != len(all.Jobs) || all.Next != "" {
+			t.Fatalf("List() = %d jobs of %d (next %q), %v; want >= 3, all of them", len(all.Jobs), all.Total, all.Next, err)
 		}
-		to, err := h.eng.List(t.Context(), StatusTimeout)
-		if err != nil || len(to) != 2 {
-			t.Errorf("List(timeout) = %d jobs, %v; want 2", len(to), err)
+		to, err := h.eng.List(t.Context(), ListOptions{State: StatusTimeout})
+		if err != nil || len(to.Jobs) != 2 || to.Total != 2 {
+			t.Errorf("List(timeout) = %d jobs of %d, %v; want 2", len(to.Jobs), to.Total, err)
 		}
-		live, err := h.eng.List(t.Context(), "live")
-		if err != nil || len(live) != 0 {
+		live, err := h.eng.List(t.Context(), ListOptions{State: "live"})
+		if err != nil || len(live.Jobs) != 0 || live.Total != 0 {
 			t.Errorf("List(live) = %+v, %v; want none", live, err)
+		}
+		// Pages of 1: every job once, in order, the total on each page.
+		var ids []string
+		for before := ""; ; {
+			p, err := h.eng.List(t.Context(), ListOptions{Limit: 1, Before: before})
+			if err != nil || len(p.Jobs) != 1 || p.Total != all.Total {
+				t.Fatalf("List(limit 1, before %q) = %+v, %v", before, p, err)
+			}
+			ids = append(ids, p.Jobs[0].ID)
+			if p.Next == "" {
+				break
+			}
+			before = p.Next
+		}
+		for i, j := range all.Jobs {
+			if i >= len(ids) || ids[i] != j.ID {
+				t.Fatalf("paged ids = %v, want the order of List(): %d jobs", ids, len(all.Jobs))
+			}
+		}
+		if _, err := h.eng.List(t.Context(), ListOptions{Before: "wait_nope"}); !isValidation(err, "before") {
+			t.Errorf("List(before unknown) = %v, want a before validation error", err)
 		}
 	})
 }
@@ -348,9 +369,9 @@ func TestConcurrentJobsTwoDisplays(t *testing.T) {
 		ids[i] = j.ID
 	}
 	eventually(t, "three first judgements", func() bool {
-		live, _ := h.eng.List(t.Context(), "live")
+		live, _ := h.eng.List(t.Context(), ListOptions{State: "live"})
 		n := 0
-		for _, j := range live {
+		for _, j := range live.Jobs {
 			if j.Evaluations > 0 {
 				n++
 			}
@@ -603,6 +624,67 @@ func TestDedupeAcrossJobs(t *testing.T) {
 	for _, id := range ids {
 		if _, err := h.eng.Cancel(t.Context(), id, "test over"); err != nil {
 			t.Errorf("Cancel(%s): %v", id, err)
+		}
+	}
+}
+
+// A judge whose first reply is garbage and then YES, on a static screen:
+// the garbage is no verdict, so the same frame is asked again (after a
+// backoff) and the wait resolves instead of skipping every frame until it
+// times out.
+func TestUnparsedReplyIsRetried(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 240})
+	testx.NewWindow(t, dpy, testx.Spec{Title: "static", W: 100, H: 100, Fill: grey})
+	for _, tc := range []struct {
+		name  string
+		first string
+	}{
+		{"garbage", "I am not sure what you mean."},
+		{"empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := llmtest.NewOpenAI(t, llmtest.Script(tc.first, "YES: the window is visible."))
+			h := newHarness(t, harnessOpts{judge: visionJudge(t, srv), display: dpy})
+			job, err := h.eng.Create(t.Context(), Spec{Criteria: "a grey window is visible", Timeout: 60 * time.Second, PollInterval: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			got := h.waitEnd(job.ID, 90*time.Second)
+			if got.Status != StatusResolved {
+				t.Fatalf("job ended %s after %d judge calls and %d skipped frames, want resolved", got.Status, srv.Calls(), got.Skipped)
+			}
+			if n := srv.Calls(); n != 2 {
+				t.Errorf("judge calls = %d, want 2 (the unparsed reply, then YES)", n)
+			}
+			if got.JudgeErrors != 1 {
+				t.Errorf("JudgeErrors = %d, want 1 (the unparsed reply)", got.JudgeErrors)
+			}
+			if s := h.eng.Stats(); s.Unparsed != 1 {
+				t.Errorf("Stats.Unparsed = %d, want 1", s.Unparsed)
+			}
+			evs := h.verdicts(job.ID)
+			if len(evs) < 2 || !strings.Contains(string(evs[0].Data), `"unparsed":true`) {
+				t.Errorf("verdict events = %d, first %s; want the unparsed reply recorded first", len(evs), evs[0].Data)
+			}
+		})
+	}
+}
+
+func TestJudgeBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		interval time.Duration
+		streak   int
+		want     time.Duration
+	}{
+		{time.Second, 0, time.Second},
+		{time.Second, 1, 2 * time.Second},
+		{time.Second, 3, 8 * time.Second},
+		{time.Second, 5, 30 * time.Second},
+		{time.Second, 1000, 30 * time.Second},
+		{time.Minute, 2, time.Minute},
+	} {
+		if got := judgeBackoff(tc.interval, tc.streak); got != tc.want {
+			t.Errorf("judgeBackoff(%s, %d) = %s, want %s", tc.interval, tc.streak, got, tc.want)
 		}
 	}
 }

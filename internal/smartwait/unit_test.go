@@ -2,6 +2,8 @@ package smartwait
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,4 +70,16 @@ func spec2(b []byte) spec {
 	var sp spec
 	_ = json.Unmarshal(b, &sp)
 	return sp
+}
+
+// An engine without a judge refuses waits with ErrNoJudge and advice.
+func TestNoJudge(t *testing.T) {
+	e := New(Options{NoJudge: "ocr judge: tesseract not found"})
+	_, err := e.Create(t.Context(), Spec{Criteria: `"Done" is visible`})
+	if !errors.Is(err, ErrNoJudge) || !strings.Contains(err.Error(), "tesseract not found") || !strings.Contains(err.Error(), "apt-get install tesseract-ocr") {
+		t.Errorf("Create without a judge = %v, want ErrNoJudge with the reason and advice", err)
+	}
+	if e.opts.Judge.Name() != "none" {
+		t.Errorf("judge name = %q, want none", e.opts.Judge.Name())
+	}
 }

@@ -23,7 +23,15 @@ type OutboxItem struct {
 	Attempts    int
 	DeliveredAt time.Time // zero until delivered
 	LastError   string
+	DeadAt      time.Time // zero unless dead-lettered: given up on, no longer due
 }
+
+// Dead reports whether the item has been dead-lettered.
+func (o OutboxItem) Dead() bool { return !o.DeadAt.IsZero() }
+
+// StreamDeadLetter is the run event written when one of its notifications
+// is dead-lettered.
+const StreamDeadLetter = "dead_letter"
 
 // Delivered reports whether the item has been delivered.
 func (o OutboxItem) Delivered() bool { return !o.DeliveredAt.IsZero() }
@@ -36,17 +44,17 @@ type OutboxAttempt struct {
 	Error    string
 }
 
-const outboxCols = `id, key, notifier, run_id, message, payload, created_at, next_at, attempts, delivered_at, last_error`
+const outboxCols = `id, key, notifier, run_id, message, payload, created_at, next_at, attempts, delivered_at, last_error, dead_at`
 
 func scanOutbox(s scanner) (OutboxItem, error) {
 	var o OutboxItem
 	var payload sql.NullString
-	var created, next, delivered sql.NullInt64
-	if err := s.Scan(&o.ID, &o.Key, &o.Notifier, &o.RunID, &o.Message, &payload, &created, &next, &o.Attempts, &delivered, &o.LastError); err != nil {
+	var created, next, delivered, dead sql.NullInt64
+	if err := s.Scan(&o.ID, &o.Key, &o.Notifier, &o.RunID, &o.Message, &payload, &created, &next, &o.Attempts, &delivered, &o.LastError, &dead); err != nil {
 		return OutboxItem{}, err
 	}
 	o.Payload = fromJSON(payload)
-	o.CreatedAt, o.NextAt, o.DeliveredAt = fromMS(created), fromMS(next), fromMS(delivered)
+	o.CreatedAt, o.NextAt, o.DeliveredAt, o.DeadAt = fromMS(created), fromMS(next), fromMS(delivered), fromMS(dead)
 	return o, nil
 }
 
@@ -87,11 +95,11 @@ func (db *DB) Enqueue(ctx context.Context, it OutboxItem) (id int64, inserted bo
 	return id, inserted, nil
 }
 
-// DueOutbox returns up to limit undelivered items whose NextAt is not after
+// DueOutbox returns up to limit undelivered, not dead-lettered items whose NextAt is not after
 // now, earliest due first (then oldest first).
 func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxItem, error) {
 	return db.queryOutbox(ctx, `SELECT `+outboxCols+` FROM outbox
-		WHERE delivered_at IS NULL AND next_at <= ? ORDER BY next_at, id LIMIT ?`,
+		WHERE delivered_at IS NULL AND dead_at IS NULL AND next_at <= ? ORDER BY next_at, id LIMIT ?`,
 		now.UnixMilli(), clampLimit(limit, 100, 10000))
 }
 
@@ -99,7 +107,7 @@ func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]Outbox
 // nothing is pending. A dispatcher sleeps until then.
 func (db *DB) NextDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM outbox WHERE delivered_at IS NULL`).Scan(&next); err != nil {
+	if err := db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("read next due notification: %w", err)
 	}
 	return fromMS(next), next.Valid, nil
@@ -135,6 +143,74 @@ func (db *DB) RecordAttempt(ctx context.Context, id int64, ok bool, errMsg strin
 		return fmt.Errorf("record delivery attempt of notification %d: %w", id, err)
 	}
 	return nil
+}
+
+// DeadLetter records a last, failed attempt of item id and sets the item
+// aside: it is never due again. When the item belongs to a run, a
+// StreamDeadLetter event is appended to that run in the same transaction,
+// even if the run has ended (a wait's run ends as soon as its notification
+// is enqueued, long before delivery gives up): the one exception to "no
+// events after the end". It returns the dead item.
+func (db *DB) DeadLetter(ctx context.Context, id int64, errMsg string) (OutboxItem, error) {
+	var it OutboxItem
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now().UnixMilli()
+		var err error
+		it, err = scanOutbox(tx.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		} else if err != nil {
+			return err
+		}
+		if it.Delivered() || it.Dead() {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_attempts (outbox_id, at, ok, error) VALUES (?, ?, 0, ?)`,
+			id, now, errMsg); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = ?, dead_at = ? WHERE id = ?`,
+			errMsg, now, id); err != nil {
+			return err
+		}
+		it.Attempts++
+		it.LastError = errMsg
+		it.DeadAt = time.UnixMilli(now).UTC()
+		if it.RunID == "" {
+			return nil
+		}
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM runs WHERE id = ?`, it.RunID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		data, err := json.Marshal(map[string]any{"outboxId": it.ID, "key": it.Key, "notifier": it.Notifier,
+			"attempts": it.Attempts, "error": errMsg})
+		if err != nil {
+			return err
+		}
+		ev := Event{RunID: it.RunID, Stream: StreamDeadLetter, Data: data}
+		return db.insertValid(ctx, tx, &ev)
+	})
+	if err != nil {
+		return OutboxItem{}, fmt.Errorf("dead-letter notification %d: %w", id, err)
+	}
+	return it, nil
+}
+
+// DeadLetters returns up to limit dead-lettered items, newest first, and
+// how many there are in all.
+func (db *DB) DeadLetters(ctx context.Context, limit int) (items []OutboxItem, total int, err error) {
+	if err := db.r.QueryRowContext(ctx, `SELECT count(*) FROM outbox WHERE dead_at IS NOT NULL`).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count dead letters: %w", err)
+	}
+	items, err = db.queryOutbox(ctx, `SELECT `+outboxCols+` FROM outbox WHERE dead_at IS NOT NULL
+		ORDER BY dead_at DESC, id DESC LIMIT ?`, clampLimit(limit, 100, 10000))
+	if err != nil {
+		return nil, 0, err
+	}
+	return items, total, nil
 }
 
 // GetOutbox returns one outbox item, or ErrNotFound.

@@ -139,24 +139,7 @@ func (db *DB) GetRun(ctx context.Context, id string) (Run, error) {
 
 // ListRuns returns runs matching f, newest first.
 func (db *DB) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	var where []string
-	var args []any
-	if f.Kind != "" {
-		where, args = append(where, "kind = ?"), append(args, f.Kind)
-	}
-	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, f.Status)
-	}
-	if f.TaskID != "" {
-		where, args = append(where, "task_id = ?"), append(args, f.TaskID)
-	}
-	if f.Live != nil {
-		if *f.Live {
-			where = append(where, "ended_at IS NULL")
-		} else {
-			where = append(where, "ended_at IS NOT NULL")
-		}
-	}
+	where, args := runWhere(f)
 	if f.Before != "" {
 		var started int64
 		err := db.r.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = ?`, f.Before).Scan(&started)
@@ -176,6 +159,42 @@ func (db *DB) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 	q += " ORDER BY started_at DESC, id DESC LIMIT ?"
 	args = append(args, clampLimit(f.Limit, 100, 1000))
 	return db.queryRuns(ctx, q, args...)
+}
+
+// runWhere is the WHERE clause of f's kind, status, task and live filters.
+func runWhere(f RunFilter) (where []string, args []any) {
+	if f.Kind != "" {
+		where, args = append(where, "kind = ?"), append(args, f.Kind)
+	}
+	if f.Status != "" {
+		where, args = append(where, "status = ?"), append(args, f.Status)
+	}
+	if f.TaskID != "" {
+		where, args = append(where, "task_id = ?"), append(args, f.TaskID)
+	}
+	if f.Live != nil {
+		if *f.Live {
+			where = append(where, "ended_at IS NULL")
+		} else {
+			where = append(where, "ended_at IS NOT NULL")
+		}
+	}
+	return where, args
+}
+
+// CountRuns returns how many runs match f's kind, status, task and live
+// filters (Limit and Before are ignored): the total behind a page.
+func (db *DB) CountRuns(ctx context.Context, f RunFilter) (int, error) {
+	where, args := runWhere(f)
+	q := `SELECT count(*) FROM runs`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	var n int
+	if err := db.r.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count runs: %w", err)
+	}
+	return n, nil
 }
 
 // LiveRuns returns every run that has not ended, oldest first.

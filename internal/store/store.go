@@ -56,6 +56,9 @@ type DB struct {
 	// Statements of the per-event path, prepared once on the writer
 	// connection: parsing them is most of an append's CPU.
 	stLive, stInsertEvent *sql.Stmt
+
+	opened os.FileInfo // the file as opened, to notice it deleted or replaced
+	writes writeHealth // the last storage failure of a write, until one succeeds
 }
 
 //go:embed migrations/*.sql
@@ -76,8 +79,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	opened, err := f.Stat()
 	f.Close()
-	db := &DB{path: path, clock: opts.Clock, log: opts.Logger}
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	db := &DB{path: path, clock: opts.Clock, log: opts.Logger, opened: opened}
 	if db.clock == nil {
 		db.clock = time.Now
 	}
@@ -186,7 +193,20 @@ func (db *DB) Close() error {
 
 // tx runs fn in one immediate write transaction, committing when fn returns
 // nil and rolling back otherwise.
+// A failure for a storage reason is remembered for Health until a write
+// succeeds.
 func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	err := db.runTx(ctx, fn)
+	switch {
+	case err == nil:
+		db.writes.record(nil, time.Time{})
+	case isStorageErr(err):
+		db.writes.record(err, db.clock())
+	}
+	return err
+}
+
+func (db *DB) runTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
