@@ -26,6 +26,7 @@ import (
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
 	"github.com/acu-dev/acu/internal/notify"
@@ -238,6 +239,8 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	if err != nil {
 		return err
 	}
+	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
+		Takeover: live.TakeoverOptions{Runs: d.runs, Input: input.Options{ClickDelay: -1}, Logger: log.With("component", "live")}})
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
@@ -247,6 +250,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Health:     d.health,
 		Tasks:      tasks,
 		Actions:    acts,
+		Live:       lv,
 		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})
@@ -254,6 +258,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	g.Go(func() error { return d.engine.Run(gctx) })
 	g.Go(func() error { return d.dispatch.Run(gctx) })
 	g.Go(func() error { return acts.Run(gctx) })
+	g.Go(func() error { return lv.Run(gctx) })
 	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
 	if c.EventRetention > 0 {
 		g.Go(func() error { d.pruneEvents(gctx, log); return nil })

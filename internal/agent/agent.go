@@ -111,6 +111,11 @@ type Options struct {
 
 	// Runs records each session as a run of kind "agent"; nil records none.
 	Runs *runs.Registry
+	// Hold reports a human's take-over of the display (the live view's
+	// hand-over, input.HoldWatch); while held the loop pauses before its
+	// next turn and records the pause as an intervention event. nil
+	// watches the display's hold on the input connection.
+	Hold Holder
 	// Token protects the HTTP endpoints (bearer header, or the X-Acu-Session
 	// header of a page logged in with a one-time link); empty leaves them
 	// open to loopback clients that pass Guard (tests only).
@@ -129,6 +134,25 @@ type Options struct {
 	Now    func() time.Time
 }
 
+// Holder reports whether a human holds the display (*input.HoldWatch).
+type Holder interface {
+	Held(ctx context.Context) (bool, string, error)
+}
+
+// StreamIntervention is the stream a session's pauses for a human's
+// take-over are emitted on (as the orchestrator's tasks do).
+const StreamIntervention = "intervention"
+
+// InterventionEvent is an event on StreamIntervention: the session paused
+// for a human ("paused", with who holds the display) or resumed after the
+// hand-back ("resumed").
+type InterventionEvent struct {
+	Turn     int    `json:"turn"`
+	Phase    string `json:"phase"`
+	Detail   string `json:"detail,omitempty"`
+	PausedMs int64  `json:"paused_ms,omitempty"`
+}
+
 // Agent is the desktop agent loop and its HTTP surface.
 type Agent struct {
 	opts Options
@@ -145,6 +169,7 @@ type Agent struct {
 	trail [][]Action // newest first
 
 	dev      *input.Device
+	hold     Holder
 	area     input.Area
 	rawBuf   []byte
 	annBuf   []byte
@@ -310,6 +335,10 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 		return nil, fmt.Errorf("agent: input on %s: %w", a.opts.Display, err)
 	}
 	a.dev = dev
+	a.hold = a.opts.Hold
+	if a.hold == nil {
+		a.hold = input.NewHoldWatch(conn)
+	}
 	return func() { dev.Close(); closeConn() }, nil
 }
 
@@ -334,6 +363,13 @@ func (a *Agent) session(ctx context.Context, text string) (err error) {
 	defer func() { a.endSession(status, msg) }()
 	for {
 		if err := a.gate(ctx); err != nil {
+			status = runs.StatusCancelled
+			if errors.Is(err, errStop) {
+				msg = "stopped by POST /control"
+			}
+			return nil
+		}
+		if err := a.waitHold(ctx); err != nil {
 			status = runs.StatusCancelled
 			if errors.Is(err, errStop) {
 				msg = "stopped by POST /control"
@@ -479,6 +515,49 @@ func (a *Agent) gate(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// holdPoll is how often a paused session looks at the hold again.
+const holdPoll = 200 * time.Millisecond
+
+// waitHold pauses while a human holds the display (Options.Hold), recording
+// the pause and the resume on the session's run. A stop ends the wait.
+func (a *Agent) waitHold(ctx context.Context) error {
+	held, detail, err := a.hold.Held(ctx)
+	if err != nil || !held {
+		return nil // a hold that cannot be read holds nothing; the turn says why the display failed
+	}
+	start := time.Now()
+	a.mu.Lock()
+	turn := a.st.Turn
+	a.st.Paused, a.st.Phase = true, PhasePaused
+	a.st.MsgID++
+	a.mu.Unlock()
+	a.emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "paused", Detail: detail})
+	a.logInfo("agent paused: the display is taken over", "run_id", a.runID, "detail", detail)
+	t := time.NewTicker(holdPoll)
+	defer t.Stop()
+	for held {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case c := <-a.control:
+			if a.applyControl(c) {
+				return errStop
+			}
+		case <-t.C:
+			if held, _, err = a.hold.Held(ctx); err != nil {
+				held = false
+			}
+		}
+	}
+	a.mu.Lock()
+	a.st.Paused, a.st.Phase = a.paused, PhaseExecuting
+	a.st.MsgID++
+	a.mu.Unlock()
+	a.emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "resumed", PausedMs: time.Since(start).Milliseconds()})
+	a.logInfo("agent resumed: the display was handed back", "run_id", a.runID)
+	return nil
 }
 
 // applyControl applies pause/resume/step and reports a stop.

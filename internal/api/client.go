@@ -481,3 +481,34 @@ func (c *Client) TaskLogs(ctx context.Context, status string, limit int) (TaskLo
 	var out TaskLogList
 	return out, c.do(ctx, http.MethodGet, "/v1/tasklogs"+query(v), nil, &out)
 }
+
+// Takeover returns display's take-over state (GET /v1/live/takeover);
+// display "" is the daemon's default.
+func (c *Client) Takeover(ctx context.Context, display string) (Takeover, error) {
+	v := url.Values{}
+	set(v, "display", display)
+	var out Takeover
+	return out, c.do(ctx, http.MethodGet, "/v1/live/takeover"+query(v), nil, &out)
+}
+
+// TakeOver gives display to the caller (POST /v1/live/takeover): acu's
+// agents, tasks and action clients on it pause until HandBack. Call it
+// again every few seconds to keep it.
+func (c *Client) TakeOver(ctx context.Context, display string) (Takeover, error) {
+	var out Takeover
+	return out, c.do(ctx, http.MethodPost, "/v1/live/takeover", TakeoverRequest{Display: display}, &out)
+}
+
+// HandBack ends a take-over (DELETE /v1/live/takeover).
+func (c *Client) HandBack(ctx context.Context, display string) (Takeover, error) {
+	v := url.Values{}
+	set(v, "display", display)
+	var out Takeover
+	return out, c.do(ctx, http.MethodDelete, "/v1/live/takeover"+query(v), nil, &out)
+}
+
+// LiveInput sends input to a display the caller took over (POST
+// /v1/live/input).
+func (c *Client) LiveInput(ctx context.Context, req LiveInputRequest) error {
+	return c.do(ctx, http.MethodPost, "/v1/live/input", req, nil)
+}

@@ -77,6 +77,19 @@ func (s *Server) routes() http.Handler {
 	act("POST /v1/actions", s.handleActions)
 	auth("GET /v1/elements", s.handleElements)
 
+	// The live view and the run timeline: pages under /ui/, the frame
+	// stream (read), take-over and input (act).
+	open("GET /ui/{$}", uiPage("live.html"))
+	open("GET /ui/runs", uiPage("runs.html"))
+	mux.Handle("GET /ui/live.js", uiFiles())
+	mux.Handle("GET /ui/runs.js", uiFiles())
+	mux.Handle("GET /ui/ui.css", uiFiles())
+	auth("GET /v1/live/frames", s.handleLiveFrames)
+	auth("GET /v1/live/takeover", s.handleTakeoverState)
+	act("POST /v1/live/takeover", s.handleTakeover)
+	act("DELETE /v1/live/takeover", s.handleHandBack)
+	act("POST /v1/live/input", s.handleLiveInput)
+
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))
 	}
