@@ -194,8 +194,12 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
 		return nil, err
 	}
+	var frames smartwait.FrameStore
+	if c.KeepJudgedFrames {
+		frames = d.db
+	}
 	d.engine = smartwait.New(smartwait.Options{
-		Runs: d.runs, Capture: d.hub, Judge: backend, Store: d.db, Notify: d.dispatch,
+		Runs: d.runs, Capture: d.hub, Judge: backend, Store: d.db, Notify: d.dispatch, Frames: frames,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 	})
@@ -251,6 +255,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Tasks:      tasks,
 		Actions:    acts,
 		Live:       lv,
+		Frames:     d.db,
 		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})

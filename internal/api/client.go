@@ -123,6 +123,7 @@ type RunQuery struct {
 	Live                 *bool
 	Limit                int
 	Before               string // paging cursor from RunList.Next
+	Display              string // runs on this display
 }
 
 // Runs lists runs, newest first.
@@ -132,6 +133,7 @@ func (c *Client) Runs(ctx context.Context, q RunQuery) (RunList, error) {
 	set(v, "status", q.Status)
 	set(v, "task_id", q.TaskID)
 	set(v, "before", q.Before)
+	set(v, "display", q.Display)
 	if q.Live != nil {
 		v.Set("live", strconv.FormatBool(*q.Live))
 	}
@@ -511,4 +513,11 @@ func (c *Client) HandBack(ctx context.Context, display string) (Takeover, error)
 // /v1/live/input).
 func (c *Client) LiveInput(ctx context.Context, req LiveInputRequest) error {
 	return c.do(ctx, http.MethodPost, "/v1/live/input", req, nil)
+}
+
+// RunFrames lists the frames a run's judgements saw (GET
+// /v1/runs/{id}/frames).
+func (c *Client) RunFrames(ctx context.Context, runID string) (RunFrameList, error) {
+	var out RunFrameList
+	return out, c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(runID)+"/frames", nil, &out)
 }

@@ -568,3 +568,17 @@ type LiveFrame struct {
 	Hash    string    `json:"hash"`
 	JPEG    string    `json:"jpeg"` // base64
 }
+
+// RunFrame is a frame a run's judgement saw (GET /v1/runs/{id}/frames):
+// its content hash (the frameHash of the verdict events) and when the run
+// first saw it; GET /v1/frames/{hash} is the JPEG.
+type RunFrame struct {
+	Hash string    `json:"hash"`
+	At   time.Time `json:"at"`
+	URL  string    `json:"url"`
+}
+
+// RunFrameList is GET /v1/runs/{id}/frames.
+type RunFrameList struct {
+	Frames []RunFrame `json:"frames"`
+}

@@ -70,6 +70,8 @@ type Config struct {
 	MaxTimeout     time.Duration
 	TmuxSocket     string
 	EventRetention time.Duration
+	// KeepJudgedFrames stores the frame each wait judgement saw.
+	KeepJudgedFrames bool
 
 	// Notifiers.
 	Notifiers     []string

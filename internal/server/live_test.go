@@ -20,10 +20,12 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/guard/guardtest"
+	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
+	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
@@ -261,4 +263,68 @@ func TestLiveTakeoverClickAndKeys(t *testing.T) {
 	if len(list) != 2 || !strings.Contains(phases[0], `"taken"`) || !strings.Contains(phases[1], `"handed_back"`) {
 		t.Errorf("take-over events = %v, want taken then handed_back", phases)
 	}
+}
+
+// TestRunTimelineShowsJudgedFrames: a wait judged by Tesseract on a real
+// xterm keeps one frame per distinct screen (the static screen before the
+// change: one), and the run timeline in Chromium shows each verdict with
+// the frame it judged, the last one met.
+func TestRunTimelineShowsJudgedFrames(t *testing.T) {
+	f := newLiveFixture(t, 1024, 640, nil)
+	oe, err := ocr.New(ocr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jd, err := judge.NewOCR(judge.OCROptions{Engine: oe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := smartwait.New(smartwait.Options{Runs: f.reg, Capture: f.hub, Judge: jd, Store: f.db, Frames: f.db, DefaultDisplay: f.dpy})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = eng.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: f.reg, Waits: eng, Frames: f.db}))
+	t.Cleanup(srv.Close)
+	f.url, f.c = srv.URL, api.NewClient(srv.URL, liveToken)
+
+	flag := filepath.Join(t.TempDir(), "go")
+	testx.StartXterm(t, f.dpy, testx.XtermSpec{Geometry: "50x6+0+0", Args: []string{"-fa", "Monospace", "-fs", "18", "-bg", "white", "-fg", "black"},
+		Command: []string{"sh", "-c", fmt.Sprintf("echo Building; while [ ! -e %s ]; do sleep 0.05; done; echo Build DONE; exec sleep 600", flag)}})
+	time.Sleep(500 * time.Millisecond) // the xterm draws its first line
+	w, err := f.c.CreateWait(t.Context(), api.CreateWait{Criteria: `"Build DONE" is visible`, Timeout: 60, PollInterval: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		if got, _ := f.c.GetWait(t.Context(), w.ID); got.Evaluations > 0 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // a static screen: no second frame
+	if fr, err := f.c.RunFrames(t.Context(), w.ID); err != nil || len(fr.Frames) != 1 {
+		t.Fatalf("frames of a wait on a static screen = %+v, %v; want one", fr, err)
+	}
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.reg.Wait(t.Context(), w.ID, 60*time.Second)
+	if err != nil || res.Status != smartwait.StatusResolved {
+		t.Fatalf("wait = %+v, %v; want resolved", res, err)
+	}
+	fr, err := f.c.RunFrames(t.Context(), w.ID)
+	if err != nil || len(fr.Frames) < 2 {
+		t.Fatalf("frames of the finished wait = %+v, %v; want the static one and the changed one", fr, err)
+	}
+
+	bctx := f.open(t, "/ui/runs?run="+w.ID, 1200, 900)
+	guardtest.Poll(t, bctx, "the timeline", `document.body.dataset.timeline === "`+w.ID+`"`)
+	guardtest.Poll(t, bctx, "verdicts with their frames", `(() => {
+		const v = [...document.querySelectorAll('#timeline .ev[data-stream="verdict"]')];
+		const imgs = [...document.querySelectorAll('#timeline img.judged')];
+		return v.length >= 2 && v[0].dataset.met === "false" && v[v.length - 1].dataset.met === "true" &&
+			imgs.length === `+fmt.Sprint(len(fr.Frames))+` && imgs.every((i) => i.dataset.loaded === "1" && i.naturalWidth > 0);
+	})()`)
+	guardtest.Poll(t, bctx, "the run in the list", `document.querySelector('#runs tr.sel')?.dataset.id === "`+w.ID+`"`)
 }

@@ -54,6 +54,8 @@ func (s *Server) routes() http.Handler {
 	auth("POST /v1/runs/{id}/wait", s.handleWaitRun)
 	auth("GET /v1/runs/{id}/wait", s.handleWaitRun)
 	auth("GET /v1/events", s.handleEvents)
+	auth("GET /v1/runs/{id}/frames", s.handleRunFrames)
+	auth("GET /v1/frames/{hash}", s.handleFrame)
 
 	auth("POST /v1/waits", s.handleCreateWait)
 	auth("GET /v1/waits", s.handleListWaits)
@@ -142,7 +144,7 @@ func runError(id string, err error) error {
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before")}
+	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before"), Display: q.Get("display")}
 	if v := q.Get("live"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/store"
+)
+
+// Frames is what the run timeline needs from the store of judged frames
+// (*store.DB).
+type Frames interface {
+	GetFrame(ctx context.Context, hash string) (store.Frame, error)
+	RunFrames(ctx context.Context, runID string) ([]store.RunFrame, error)
+}
+
+func (s *Server) frames() (Frames, error) {
+	if s.opts.Frames == nil {
+		return nil, newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "judged frames are not kept by this daemon")
+	}
+	return s.opts.Frames, nil
+}
+
+// handleRunFrames: GET /v1/runs/{id}/frames lists the frames the run's
+// judgements saw (one per distinct screen), oldest first.
+func (s *Server) handleRunFrames(w http.ResponseWriter, r *http.Request) error {
+	fs, err := s.frames()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
+		return runError(id, err)
+	}
+	list, err := fs.RunFrames(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	out := api.RunFrameList{Frames: make([]api.RunFrame, 0, len(list))}
+	for _, f := range list {
+		out.Frames = append(out.Frames, api.RunFrame{Hash: f.Hash, At: f.At, URL: "/v1/frames/" + f.Hash})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleFrame: GET /v1/frames/{hash} is a judged frame's JPEG. Frames are
+// named by their content, so they never change: cached for good.
+func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) error {
+	fs, err := s.frames()
+	if err != nil {
+		return err
+	}
+	hash := r.PathValue("hash")
+	f, err := fs.GetFrame(r.Context(), hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNotFound("no frame %q: it was never judged or retention removed it", hash)
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Content-Length", strconv.Itoa(len(f.JPEG)))
+	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
+	_, _ = w.Write(f.JPEG)
+	return nil
+}
