@@ -32,6 +32,7 @@ import (
 	"github.com/acu-dev/acu/internal/notify"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
+	"github.com/acu-dev/acu/internal/record"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/server"
@@ -245,6 +246,17 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	}
 	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
 		Takeover: live.TakeoverOptions{Runs: d.runs, Input: input.Options{ClickDelay: -1}, Logger: log.With("component", "live")}})
+	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
+		DefaultDisplay: c.Display, Format: c.RecordFormat, Auto: c.RecordRuns, Logger: log.With("component", "record")})
+	if err != nil {
+		return err
+	}
+	if len(c.RecordRuns) > 0 {
+		if err := recorder.Check(); err != nil {
+			return &config.Error{Env: "ACU_RECORD_RUNS", Value: strings.Join(c.RecordRuns, ","), Source: "configuration",
+				Accepted: "empty, or install ffmpeg (or set ACU_FFMPEG)", Err: err}
+		}
+	}
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
@@ -256,6 +268,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Actions:    acts,
 		Live:       lv,
 		Frames:     d.db,
+		Recordings: recorder,
 		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})
@@ -264,6 +277,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	g.Go(func() error { return d.dispatch.Run(gctx) })
 	g.Go(func() error { return acts.Run(gctx) })
 	g.Go(func() error { return lv.Run(gctx) })
+	g.Go(func() error { return recorder.Run(gctx) })
 	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
 	if c.EventRetention > 0 {
 		g.Go(func() error { d.pruneEvents(gctx, log); return nil })

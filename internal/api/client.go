@@ -521,3 +521,45 @@ func (c *Client) RunFrames(ctx context.Context, runID string) (RunFrameList, err
 	var out RunFrameList
 	return out, c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(runID)+"/frames", nil, &out)
 }
+
+// StartRecording starts recording a display (POST /v1/recordings).
+func (c *Client) StartRecording(ctx context.Context, req StartRecording) (Recording, error) {
+	var out Recording
+	return out, c.do(ctx, http.MethodPost, "/v1/recordings", req, &out)
+}
+
+// StopRecording stops a recording and returns it with its file's figures
+// (POST /v1/recordings/{id}/stop).
+func (c *Client) StopRecording(ctx context.Context, id string) (Recording, error) {
+	var out Recording
+	return out, c.do(ctx, http.MethodPost, "/v1/recordings/"+url.PathEscape(id)+"/stop", nil, &out)
+}
+
+// Recordings lists recordings, newest first; runID keeps one run's.
+func (c *Client) Recordings(ctx context.Context, runID string, limit int) (RecordingList, error) {
+	v := url.Values{}
+	set(v, "run", runID)
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	var out RecordingList
+	return out, c.do(ctx, http.MethodGet, "/v1/recordings"+query(v), nil, &out)
+}
+
+// DownloadRecording writes a finished recording's file to w (GET
+// /v1/recordings/{id}).
+func (c *Client) DownloadRecording(ctx context.Context, id string, w io.Writer) (int64, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/recordings/"+url.PathEscape(id), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("GET recording %s: %w (is `acu serve` running?)", id, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return 0, decodeError(resp)
+	}
+	return io.Copy(w, resp.Body)
+}

@@ -582,3 +582,38 @@ type RunFrame struct {
 type RunFrameList struct {
 	Frames []RunFrame `json:"frames"`
 }
+
+// Recording is a recording of a display (POST/GET /v1/recordings): a run
+// of kind "recording" and its video file (GET /v1/recordings/{id}).
+type Recording struct {
+	ID         string     `json:"id"`
+	Display    string     `json:"display"`
+	Format     string     `json:"format"` // mp4 or webm
+	RunID      string     `json:"run_id,omitempty"`
+	Status     string     `json:"status"`
+	StartedAt  time.Time  `json:"started_at"`
+	EndedAt    *time.Time `json:"ended_at,omitempty"`
+	Path       string     `json:"path"`
+	URL        string     `json:"url"`
+	Bytes      int64      `json:"bytes,omitempty"`
+	Frames     int        `json:"frames,omitempty"`
+	DurationMs int64      `json:"duration_ms,omitempty"`
+	Width      int        `json:"width,omitempty"`
+	Height     int        `json:"height,omitempty"`
+	// VideoStart is when the file's first frame was shown: an event at t
+	// plays at t - VideoStart.
+	VideoStart *time.Time `json:"video_start,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}
+
+// StartRecording is the body of POST /v1/recordings.
+type StartRecording struct {
+	Display string `json:"display,omitempty"`
+	Format  string `json:"format,omitempty"`
+	RunID   string `json:"run_id,omitempty"`
+}
+
+// RecordingList is GET /v1/recordings.
+type RecordingList struct {
+	Recordings []Recording `json:"recordings"`
+}

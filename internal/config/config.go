@@ -73,6 +73,11 @@ type Config struct {
 	// KeepJudgedFrames stores the frame each wait judgement saw.
 	KeepJudgedFrames bool
 
+	// Recordings.
+	RecordRuns   []string
+	RecordFormat string
+	FFmpeg       string
+
 	// Notifiers.
 	Notifiers     []string
 	OpenClawCLI   string
@@ -425,6 +430,9 @@ func (c *Config) TokenPath() string { return filepath.Join(c.DataDir, "token") }
 
 // ScreenshotDir is where saved screenshots go.
 func (c *Config) ScreenshotDir() string { return filepath.Join(c.DataDir, "screenshots") }
+
+// RecordingDir is where recordings are written.
+func (c *Config) RecordingDir() string { return filepath.Join(c.DataDir, "recordings") }
 
 // Addr is the daemon's listen address.
 func (c *Config) Addr() string {

@@ -70,6 +70,12 @@ var settings = []Setting{
 		func(c *Config) *time.Duration { return &c.EventRetention }),
 	boolean("ACU_KEEP_JUDGED_FRAMES", "", "true", "store the frame each wait judgement saw, for the run timeline (one copy per distinct screen: a static wait stores one; deleted with the run's events after ACU_EVENT_RETENTION)",
 		func(c *Config) *bool { return &c.KeepJudgedFrames }),
+
+	// Recordings.
+	list("ACU_RECORD_RUNS", "", "", "run kinds recorded automatically from start to end, the file linked to the run: agent, task, session (comma-separated; empty records none)",
+		func(c *Config) *[]string { return &c.RecordRuns }),
+	enum("ACU_RECORD_FORMAT", "", "mp4", []string{"mp4", "webm"}, "format of recordings: mp4 (H.264) or webm (VP8)", func(c *Config) *string { return &c.RecordFormat }),
+	str("ACU_FFMPEG", "", "ffmpeg", "a program name or path", "ffmpeg binary for recordings", func(c *Config) *string { return &c.FFmpeg }),
 	str("ACU_TMUX_SOCKET", "", "", "a tmux socket name (-L)", "tmux server for pty:<session> targets (empty: the default server)", func(c *Config) *string { return &c.TmuxSocket }),
 
 	// Notifiers.

@@ -23,6 +23,7 @@ import (
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/record"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
@@ -327,4 +328,66 @@ func TestRunTimelineShowsJudgedFrames(t *testing.T) {
 			imgs.length === `+fmt.Sprint(len(fr.Frames))+` && imgs.every((i) => i.dataset.loaded === "1" && i.naturalWidth > 0);
 	})()`)
 	guardtest.Poll(t, bctx, "the run in the list", `document.querySelector('#runs tr.sel')?.dataset.id === "`+w.ID+`"`)
+}
+
+// TestRecordingsAPIAndTimeline: a recording started over the API for a
+// run, stopped, listed and downloaded; the run's timeline in Chromium
+// plays it and an event seeks to its moment.
+func TestRecordingsAPIAndTimeline(t *testing.T) {
+	f := newLiveFixture(t, 1024, 640, nil)
+	rec, err := record.New(record.Options{Capture: f.hub, Runs: f.reg, Dir: t.TempDir(), DefaultDisplay: f.dpy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = rec.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: f.reg, Recordings: rec}))
+	t.Cleanup(srv.Close)
+	f.url, f.c = srv.URL, api.NewClient(srv.URL, liveToken)
+
+	task, err := f.reg.Start(t.Context(), runs.StartOptions{Kind: "task", Spec: map[string]string{"display": f.dpy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.StartRecording(t.Context(), api.StartRecording{Format: "avi"}); err == nil {
+		t.Error("a recording in format avi started")
+	}
+	r, err := f.c.StartRecording(t.Context(), api.StartRecording{Format: "webm", RunID: task.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := testx.NewWindow(t, f.dpy, testx.Spec{X: 50, Y: 50, W: 200, H: 100, Fill: color.RGBA{R: 255, A: 255}})
+	time.Sleep(500 * time.Millisecond)
+	if _, err := f.reg.Emit(t.Context(), task.ID, "iteration", map[string]any{"iteration": 1, "thought": "a red window"}); err != nil {
+		t.Fatal(err)
+	}
+	win.Fill(color.RGBA{G: 255, A: 255})
+	time.Sleep(1500 * time.Millisecond)
+	r, err = f.c.StopRecording(t.Context(), r.ID)
+	if err != nil || r.Status != runs.StatusCompleted || r.Frames < 2 {
+		t.Fatalf("StopRecording = %+v, %v", r, err)
+	}
+	if _, err := f.reg.End(t.Context(), task.ID, runs.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	l, err := f.c.Recordings(t.Context(), task.ID, 0)
+	if err != nil || len(l.Recordings) != 1 || l.Recordings[0].ID != r.ID {
+		t.Fatalf("Recordings(run) = %+v, %v", l, err)
+	}
+	var buf bytes.Buffer
+	if n, err := f.c.DownloadRecording(t.Context(), r.ID, &buf); err != nil || n != r.Bytes || !bytes.HasPrefix(buf.Bytes(), []byte{0x1a, 0x45, 0xdf, 0xa3}) {
+		t.Fatalf("DownloadRecording = %d bytes (%v), want %d bytes of WebM", n, err, r.Bytes)
+	}
+
+	bctx := f.open(t, "/ui/runs?run="+task.ID, 1200, 900)
+	guardtest.Poll(t, bctx, "the recording playing in the timeline", `(() => {
+		const v = document.querySelector("#timeline video.recording");
+		return v && v.dataset.loaded === "1" && v.readyState >= 1 && v.duration > 1;
+	})()`)
+	if err := chromedp.Do(bctx, chromedp.Click(`#timeline .ev[data-stream="iteration"]`)); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, bctx, "a seek to the event", `(() => { const v = document.querySelector("#timeline video.recording"); return v.currentTime > 0.2 && v.currentTime < 1.5; })()`)
 }

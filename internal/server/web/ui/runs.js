@@ -91,6 +91,22 @@
       head.append(el("h2", "", run.kind + " " + run.id), el("div", "status-" + run.status, run.status +
         (run.error ? ": " + run.error : "")), el("pre", "", JSON.stringify(run.spec || {}, null, 1)));
       tl.append(head);
+      // The run's recording (or the run itself, when it is one): played
+      // here, and every event seeks to its moment.
+      let video = null, videoStart = 0;
+      try {
+        const recs = run.kind === "recording" ? (await json("/v1/recordings?limit=1000")).recordings.filter((r) => r.id === id) :
+          (await json("/v1/recordings?run=" + encodeURIComponent(id))).recordings;
+        const rec = (recs || []).find((r) => r && r.status !== "running" && r.video_start);
+        if (rec) {
+          video = el("video", "recording");
+          video.controls = true;
+          video.dataset.id = rec.id;
+          videoStart = new Date(rec.video_start).getTime();
+          api(rec.url).then(async (r) => { if (r.ok) { video.src = URL.createObjectURL(await r.blob()); video.dataset.loaded = "1"; } });
+          tl.append(video);
+        }
+      } catch (e) { /* no recordings here */ }
       const evs = await json("/v1/events?run=" + encodeURIComponent(id) + "&limit=10000");
       let lastHash = "";
       for (const ev of evs.events || []) {
@@ -99,6 +115,11 @@
         box.dataset.stream = ev.stream;
         if (ev.stream === "verdict" && !d.error) { box.classList.add(d.met ? "verdict-yes" : "verdict-no"); box.dataset.met = String(!!d.met); }
         box.append(el("div", "when", new Date(ev.at).toLocaleTimeString() + " · " + ev.stream), el("div", "what", describe(ev)));
+        if (video) {
+          const t = Math.max(0, (new Date(ev.at).getTime() - videoStart) / 1000);
+          box.title = "play from here (" + t.toFixed(1) + " s)";
+          box.addEventListener("click", () => { video.currentTime = t; video.play().catch(() => {}); });
+        }
         if (ev.stream === "verdict" && d.frameHash) {
           box.dataset.hash = d.frameHash;
           if (d.frameHash === lastHash) box.append(el("div", "when", "same frame as above"));
