@@ -247,7 +247,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
 		Takeover: live.TakeoverOptions{Runs: d.runs, Input: input.Options{ClickDelay: -1}, Logger: log.With("component", "live")}})
 	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
-		DefaultDisplay: c.Display, Format: c.RecordFormat, Auto: c.RecordRuns, Logger: log.With("component", "record")})
+		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns, Logger: log.With("component", "record")})
 	if err != nil {
 		return err
 	}

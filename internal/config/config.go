@@ -76,6 +76,7 @@ type Config struct {
 	// Recordings.
 	RecordRuns   []string
 	RecordFormat string
+	RecordMaxFPS int
 	FFmpeg       string
 
 	// Notifiers.

@@ -75,6 +75,8 @@ var settings = []Setting{
 	list("ACU_RECORD_RUNS", "", "", "run kinds recorded automatically from start to end, the file linked to the run: agent, task, session (comma-separated; empty records none)",
 		func(c *Config) *[]string { return &c.RecordRuns }),
 	enum("ACU_RECORD_FORMAT", "", "mp4", []string{"mp4", "webm"}, "format of recordings: mp4 (H.264) or webm (VP8)", func(c *Config) *string { return &c.RecordFormat }),
+	integer("ACU_RECORD_MAX_FPS", "", "10", 1, 60, "most frames a second a recording writes while the screen keeps changing (an idle screen writes none)",
+		func(c *Config) *int { return &c.RecordMaxFPS }),
 	str("ACU_FFMPEG", "", "ffmpeg", "a program name or path", "ffmpeg binary for recordings", func(c *Config) *string { return &c.FFmpeg }),
 	str("ACU_TMUX_SOCKET", "", "", "a tmux socket name (-L)", "tmux server for pty:<session> targets (empty: the default server)", func(c *Config) *string { return &c.TmuxSocket }),
 

@@ -52,6 +52,9 @@ const (
 	WebM = "webm" // VP8 in WebM
 )
 
+// DefaultMaxFPS is Options.MaxFPS's default.
+const DefaultMaxFPS = 10
+
 // Errors callers branch on.
 var (
 	ErrNotFound   = errors.New("no such recording")
@@ -68,6 +71,10 @@ type Options struct {
 	DefaultDisplay string
 	// Format is the default format, MP4 unless set.
 	Format string
+	// MaxFPS caps the frames written per second while the screen keeps
+	// changing (changes in between coalesce into the next frame); default
+	// DefaultMaxFPS.
+	MaxFPS int
 	// Auto lists run kinds recorded automatically from their start to
 	// their end (ACU_RECORD_RUNS); empty records none by itself.
 	Auto   []string
@@ -101,6 +108,9 @@ func New(o Options) (*Recorder, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxFPS <= 0 {
+		o.MaxFPS = DefaultMaxFPS
 	}
 	return &Recorder{opts: o, log: o.Logger, live: make(map[string]*recording), auto: make(map[string]string)}, nil
 }
@@ -376,6 +386,7 @@ func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (
 	// when ffmpeg has read it, which is when ffmpeg stamped it: the file's
 	// time 0. (ffmpeg takes a moment to start; the run began before.)
 	start := time.Now()
+	lastAt := start
 	res.VideoStart = start.UTC()
 	res.Frames++
 	var loopErr error
@@ -387,6 +398,16 @@ loop:
 		case _, ok := <-changes:
 			if !ok {
 				break loop
+			}
+			// At most MaxFPS frames a second: changes until then coalesce.
+			if wait := time.Until(lastAt.Add(time.Second / time.Duration(r.opts.MaxFPS))); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					break loop
+				case <-t.C:
+				}
 			}
 			nf, err := r.opts.Capture.Capture(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
 			if err != nil {
@@ -403,7 +424,7 @@ loop:
 				loopErr = ffmpegError(err, &stderr)
 				break loop
 			}
-			last = nf
+			last, lastAt = nf, time.Now()
 			res.Frames++
 		}
 	}
@@ -440,7 +461,10 @@ func ffmpegArgs(format string, w, h int, out string) []string {
 	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y",
 		"-f", "rawvideo", "-pix_fmt", "bgr0", "-video_size", strconv.Itoa(w) + "x" + strconv.Itoa(h),
 		"-framerate", "1000", "-use_wallclock_as_timestamps", "1", "-i", "pipe:0",
-		"-an", "-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2", "-fps_mode", "vfr"}
+		"-an", "-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2", "-fps_mode", "vfr",
+		// A 1 ms time base: without it ffmpeg guesses a frame rate from the
+		// first intervals and gives the file's last frame that long.
+		"-r", "1000"}
 	switch format {
 	case WebM:
 		args = append(args, "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "2M", "-pix_fmt", "yuv420p", "-f", "webm")

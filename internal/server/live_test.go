@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"flag"
 	"fmt"
 	"image"
 	"image/color"
@@ -33,6 +34,23 @@ import (
 )
 
 const liveToken = "live-token-0123456789"
+
+var uiPNG = flag.String("ui-png", "", "also write the pages' screenshots to this directory (docs/img)")
+
+// screenshot writes the page's screenshot as name into -ui-png's directory.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if *uiPNG == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(*uiPNG, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // liveFixture is a real Xvfb, the capture hub, the live view's engine and
 // the HTTP server in front, and headless Chromium on the live page.
@@ -94,7 +112,7 @@ func (f *liveFixture) open(t *testing.T, path string, w, h int) context.Context 
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("evaluate %s: %v", expr, err)
 	}
@@ -162,6 +180,7 @@ func TestLivePageShowsXtermLine(t *testing.T) {
 				t.Fatal(err)
 			}
 			if text = res.Text(); strings.Contains(text, "LIVE LINE 4711") {
+				screenshot(t, ctx, "live.png")
 				return
 			}
 		}
@@ -200,6 +219,7 @@ func TestLiveTakeoverClickAndKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	guardtest.Poll(t, ctx, "the take-over", `document.body.dataset.takeover === "on"`)
+	guardtest.Poll(t, ctx, "the take-over in the actions list", `document.querySelector("#actions li.intervention")?.textContent.includes("taken")`)
 	st, err := f.c.Takeover(t.Context(), "")
 	if err != nil || !st.Active || st.RunID == "" {
 		t.Fatalf("takeover state = %+v, %v; want active with a run", st, err)
@@ -245,6 +265,7 @@ func TestLiveTakeoverClickAndKeys(t *testing.T) {
 		t.Errorf("the xterm read %q, want %q", got, "hi there")
 	}
 
+	screenshot(t, ctx, "live-takeover.png")
 	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
 		t.Fatal(err)
 	}
@@ -328,6 +349,7 @@ func TestRunTimelineShowsJudgedFrames(t *testing.T) {
 			imgs.length === `+fmt.Sprint(len(fr.Frames))+` && imgs.every((i) => i.dataset.loaded === "1" && i.naturalWidth > 0);
 	})()`)
 	guardtest.Poll(t, bctx, "the run in the list", `document.querySelector('#runs tr.sel')?.dataset.id === "`+w.ID+`"`)
+	screenshot(t, bctx, "runs.png")
 }
 
 // TestRecordingsAPIAndTimeline: a recording started over the API for a
@@ -390,4 +412,5 @@ func TestRecordingsAPIAndTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	guardtest.Poll(t, bctx, "a seek to the event", `(() => { const v = document.querySelector("#timeline video.recording"); return v.currentTime > 0.2 && v.currentTime < 1.5; })()`)
+	screenshot(t, bctx, "runs-recording.png")
 }

@@ -288,14 +288,14 @@
       if (!d.ok && d.code) logAction(d.client + ": refused (" + d.code + ")", "refused");
       return;
     }
-    const rd = await displayOf(ev.run_id);
+    const rd = await displayOf(ev.runId);
     if (dpy && rd && rd !== dpy) return;
     if (ev.stream === "turn") {
       logAction("agent turn " + d.turn + ": " + (d.actions || []).map((a) => a.type || a.action || JSON.stringify(a)).join(", "), "turn");
     } else if (ev.stream === "iteration") {
       logAction("task step " + d.iteration + ": " + (d.steps || []).map((s) => s.action || s.kind || JSON.stringify(s)).join(", "), "turn");
     } else if (ev.stream === "intervention") {
-      logAction(ev.run_id.split("_")[0] + " " + d.phase + (d.detail ? ": " + d.detail : "") + (d.reason ? ": " + d.reason : ""), "intervention");
+      logAction(ev.runId.split("_")[0] + " " + d.phase + (d.detail ? ": " + d.detail : "") + (d.reason ? ": " + d.reason : ""), "intervention");
     }
   }
   async function events() {

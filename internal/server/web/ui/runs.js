@@ -51,7 +51,7 @@
         tr.dataset.kind = run.kind;
         if (run.id === selected) tr.classList.add("sel");
         tr.append(el("td", "", run.kind), el("td", "status-" + run.status, run.status),
-          el("td", "", new Date(run.started_at).toLocaleString()), el("td", "", summary(run)));
+          el("td", "", new Date(run.startedAt).toLocaleString()), el("td", "", summary(run)));
         tr.addEventListener("click", () => open(run.id));
         tb.append(tr);
       }
@@ -88,8 +88,10 @@
     try {
       const run = await json("/v1/runs/" + encodeURIComponent(id));
       const head = el("div", "run-head");
+      const spec = el("details");
+      spec.append(el("summary", "", "spec"), el("pre", "", JSON.stringify(run.spec || {}, null, 1)));
       head.append(el("h2", "", run.kind + " " + run.id), el("div", "status-" + run.status, run.status +
-        (run.error ? ": " + run.error : "")), el("pre", "", JSON.stringify(run.spec || {}, null, 1)));
+        (run.error ? ": " + run.error : "") + (summary(run) ? " · " + summary(run) : "")), spec);
       tl.append(head);
       // The run's recording (or the run itself, when it is one): played
       // here, and every event seeks to its moment.
