@@ -1,10 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"image"
+	"image/color/palette"
+	"image/draw"
+	"image/gif"
+	"image/jpeg"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/store"
@@ -66,5 +74,59 @@ func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Length", strconv.Itoa(len(f.JPEG)))
 	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
 	_, _ = w.Write(f.JPEG)
+	return nil
+}
+
+// maxGIFFrames bounds an exported animation.
+const maxGIFFrames = 300
+
+// handleRunFramesGIF: GET /v1/runs/{id}/frames.gif is the run's judged
+// frames as an animated GIF, for sharing in an issue or a chat: each frame
+// shown for the time until the next one (0.5 s to 5 s), the last for 3 s.
+func (s *Server) handleRunFramesGIF(w http.ResponseWriter, r *http.Request) error {
+	fs, err := s.frames()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
+		return runError(id, err)
+	}
+	list, err := fs.RunFrames(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		return errNotFound("run %q has no judged frames", id)
+	}
+	if len(list) > maxGIFFrames {
+		list = list[len(list)-maxGIFFrames:]
+	}
+	anim := &gif.GIF{}
+	for i, rf := range list {
+		f, err := fs.GetFrame(r.Context(), rf.Hash)
+		if err != nil {
+			continue // removed by retention meanwhile
+		}
+		img, err := jpeg.Decode(bytes.NewReader(f.JPEG))
+		if err != nil {
+			return fmt.Errorf("decode judged frame %s: %w", rf.Hash, err)
+		}
+		p := image.NewPaletted(img.Bounds(), palette.Plan9)
+		draw.FloydSteinberg.Draw(p, img.Bounds(), img, image.Point{})
+		delay := 300 // 1/100 s
+		if i+1 < len(list) {
+			delay = int(min(max(list[i+1].At.Sub(rf.At), 500*time.Millisecond), 5*time.Second) / (10 * time.Millisecond))
+		}
+		anim.Image = append(anim.Image, p)
+		anim.Delay = append(anim.Delay, delay)
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, anim); err != nil {
+		return fmt.Errorf("encode the frames of run %s as GIF: %w", id, err)
+	}
+	w.Header().Set("Content-Type", "image/gif")
+	w.Header().Set("Content-Disposition", "attachment; filename=\""+id+".gif\"")
+	_, _ = w.Write(buf.Bytes())
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/gif"
 	"image/jpeg"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -338,6 +340,27 @@ func TestRunTimelineShowsJudgedFrames(t *testing.T) {
 	fr, err := f.c.RunFrames(t.Context(), w.ID)
 	if err != nil || len(fr.Frames) < 2 {
 		t.Fatalf("frames of the finished wait = %+v, %v; want the static one and the changed one", fr, err)
+	}
+
+	// The judged frames as an animated GIF, one image per kept frame.
+	resp, err := http.Get(f.url + "/v1/runs/" + w.ID + "/frames.gif")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Errorf("GIF without a token: %d, want 401", resp.StatusCode)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", f.url+"/v1/runs/"+w.ID+"/frames.gif", nil)
+	req.Header.Set("Authorization", "Bearer "+liveToken)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anim, err := gif.DecodeAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || len(anim.Image) != len(fr.Frames) {
+		t.Errorf("frames.gif: %v, %d images; want %d", err, len(anim.Image), len(fr.Frames))
 	}
 
 	bctx := f.open(t, "/ui/runs?run="+w.ID, 1200, 900)
