@@ -98,6 +98,16 @@ func TestTakeoverPausesAgent(t *testing.T) {
 		p := interventions(t, d.client, run)
 		return len(p) == 2 && p[1] == "resumed" && srv.Calls() > calls
 	})
+	// Each turn's annotated frame is kept for the timeline, named by the
+	// turn event.
+	fr, err := d.client.RunFrames(t.Context(), run)
+	if err != nil || len(fr.Frames) == 0 {
+		t.Errorf("the agent run's frames = %+v, %v; want its turns' annotated frames", fr, err)
+	}
+	turns, err := d.client.EventsAfter(t.Context(), api.EventQuery{RunID: run, Streams: []string{"turn"}})
+	if err != nil || len(turns.Events) == 0 || !strings.Contains(string(turns.Events[0].Data), `"frameHash":"png-`) {
+		t.Errorf("turn events = %v, %v; want a frameHash", turns, err)
+	}
 	if p := interventions(t, d.client, st.RunID); strings.Join(p, ",") != "taken,handed_back" {
 		t.Errorf("the take-over run's events = %v, want taken, handed_back", p)
 	}

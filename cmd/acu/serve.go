@@ -103,7 +103,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	var as *agentService
 	if c.Agent().Enabled {
-		if as, err = newAgentService(c, d.hub, d.runs, d.ledger, d.token, log); err != nil {
+		if as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log); err != nil {
 			l.Close()
 			return err
 		}

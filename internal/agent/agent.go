@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -23,6 +26,7 @@ import (
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // Phases reported in /state.
@@ -111,6 +115,9 @@ type Options struct {
 
 	// Runs records each session as a run of kind "agent"; nil records none.
 	Runs *runs.Registry
+	// Frames keeps each turn's annotated frame (PNG, once per content) for
+	// the run timeline; nil keeps none.
+	Frames FrameStore
 	// Hold reports a human's take-over of the display (the live view's
 	// hand-over, input.HoldWatch); while held the loop pauses before its
 	// next turn and records the pause as an intervention event. nil
@@ -132,6 +139,29 @@ type Options struct {
 
 	Logger *slog.Logger
 	Now    func() time.Time
+}
+
+// FrameStore keeps the frames a run saw, once per content hash
+// (*store.DB).
+type FrameStore interface {
+	PutRunFrame(ctx context.Context, runID string, f store.Frame, at time.Time) error
+}
+
+// keepFrame stores a turn's annotated PNG (Options.Frames) and returns its
+// hash, "" when none is kept.
+func (a *Agent) keepFrame(ctx context.Context, png []byte) string {
+	if a.opts.Frames == nil || a.runID == "" || len(png) < 24 {
+		return ""
+	}
+	sum := sha256.Sum256(png)
+	h := "png-" + hex.EncodeToString(sum[:12])
+	w := int(binary.BigEndian.Uint32(png[16:20])) // the IHDR's width and height
+	ht := int(binary.BigEndian.Uint32(png[20:24]))
+	if err := a.opts.Frames.PutRunFrame(context.WithoutCancel(ctx), a.runID, store.Frame{Hash: h, JPEG: png, Width: w, Height: ht}, a.opts.Now()); err != nil {
+		a.log.Warn("keep a turn's frame", "run_id", a.runID, "err", err)
+		return ""
+	}
+	return h
 }
 
 // Holder reports whether a human holds the display (*input.HoldWatch).
@@ -709,7 +739,7 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 			a.saveRaw(n, out, text, rawPNG)
 			a.saveAnnotated(n, annPNG)
 		}()
-		a.emitTurn(ctx, n, out, execErrs)
+		a.emitTurn(ctx, n, out, execErrs, annPNG)
 		return n, out, s, annPNG, nil
 	}
 	var rawPNG []byte
@@ -730,7 +760,7 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 		}
 	}
 	a.saveAnnotated(n, annPNG)
-	a.emitTurn(ctx, n, out, execErrs)
+	a.emitTurn(ctx, n, out, execErrs, annPNG)
 
 	return n, out, s, annPNG, nil
 }
@@ -935,14 +965,18 @@ type TurnEvent struct {
 	Parse        string     `json:"parse"`
 	RawPNG       string     `json:"rawPng,omitempty"`
 	AnnotatedPNG string     `json:"annotatedPng,omitempty"`
-	CostUSD      float64    `json:"costUsd"`
+	// FrameHash names the annotated frame the model saw in the frame
+	// store (Options.Frames; GET /v1/frames/{hash}), for the run timeline.
+	FrameHash string  `json:"frameHash,omitempty"`
+	CostUSD   float64 `json:"costUsd"`
 	// CostUnknown: some call of the session had no cost (CostUSD is the
 	// known part).
 	CostUnknown bool `json:"costUnknown,omitempty"`
 }
 
-func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string) {
+func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string, annPNG []byte) {
 	ev := TurnEvent{Turn: n, Observation: out.Observation, Actions: out.Actions, BBoxes: out.BBoxes, Rejected: out.Rejected, Parse: out.Mode}
+	ev.FrameHash = a.keepFrame(ctx, annPNG)
 	for _, e := range execErrs {
 		if e != "" {
 			ev.ActionErrors = execErrs

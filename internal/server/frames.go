@@ -9,7 +9,8 @@ import (
 	"image/color/palette"
 	"image/draw"
 	"image/gif"
-	"image/jpeg"
+	_ "image/jpeg" // judged frames
+	_ "image/png"  // agent turns' annotated frames
 	"net/http"
 	"strconv"
 	"time"
@@ -55,7 +56,8 @@ func (s *Server) handleRunFrames(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// handleFrame: GET /v1/frames/{hash} is a judged frame's JPEG. Frames are
+// handleFrame: GET /v1/frames/{hash} is a kept frame: a judged frame's
+// JPEG or an agent turn's annotated PNG. Frames are
 // named by their content, so they never change: cached for good.
 func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) error {
 	fs, err := s.frames()
@@ -70,7 +72,7 @@ func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "image/jpeg")
+	w.Header().Set("Content-Type", http.DetectContentType(f.JPEG)) // JPEG, or PNG for agent turns
 	w.Header().Set("Content-Length", strconv.Itoa(len(f.JPEG)))
 	w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
 	_, _ = w.Write(f.JPEG)
@@ -108,7 +110,7 @@ func (s *Server) handleRunFramesGIF(w http.ResponseWriter, r *http.Request) erro
 		if err != nil {
 			continue // removed by retention meanwhile
 		}
-		img, err := jpeg.Decode(bytes.NewReader(f.JPEG))
+		img, _, err := image.Decode(bytes.NewReader(f.JPEG))
 		if err != nil {
 			return fmt.Errorf("decode judged frame %s: %w", rf.Hash, err)
 		}

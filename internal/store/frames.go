@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// Frame is a stored frame a judgement saw: a JPEG kept once per content
-// hash.
+// Frame is a stored frame a run saw: a judgement's JPEG (or an agent
+// turn's annotated PNG) kept once per content hash.
 type Frame struct {
 	Hash          string
-	JPEG          []byte
+	JPEG          []byte // the encoded image: JPEG, or PNG
 	Width, Height int
 	CreatedAt     time.Time
 }
