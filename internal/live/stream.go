@@ -26,7 +26,14 @@ type StreamOptions struct {
 	MaxW, MaxH int
 	// Quality is the JPEG quality, 1..100; 0 means DefaultQuality.
 	Quality int
+	// MaxFPS caps the frames a second while the screen keeps changing
+	// (changes in between coalesce); 0 means DefaultMaxFPS. The first
+	// change after a still spell is sent at once.
+	MaxFPS int
 }
+
+// DefaultMaxFPS is StreamOptions.MaxFPS's default.
+const DefaultMaxFPS = 30
 
 // DefaultQuality is the JPEG quality of live frames.
 const DefaultQuality = 70
@@ -63,8 +70,13 @@ func Stream(ctx context.Context, c Capturer, o StreamOptions, send func(Frame) e
 	if err != nil {
 		return fmt.Errorf("live stream of %s: %w", o.Display, err)
 	}
+	if o.MaxFPS <= 0 {
+		o.MaxFPS = DefaultMaxFPS
+	}
+	gap := time.Second / time.Duration(o.MaxFPS)
 	var seq uint64
 	var last uint64
+	var sentAt time.Time
 	sent := false
 	for {
 		f, err := c.Capture(ctx, o.Display, capture.Target{Kind: capture.Screen})
@@ -88,7 +100,7 @@ func Stream(ctx context.Context, c Capturer, o StreamOptions, send func(Frame) e
 			if err := send(Frame{Seq: seq, At: f.At, W: w, H: h, ScreenW: f.W, ScreenH: f.H, Hash: f.Hash, JPEG: jpg, Base64: b64}); err != nil {
 				return err
 			}
-			sent, last = true, f.Hash
+			sent, last, sentAt = true, f.Hash, time.Now()
 		}
 		select {
 		case <-ctx.Done():
@@ -99,6 +111,15 @@ func Stream(ctx context.Context, c Capturer, o StreamOptions, send func(Frame) e
 					return nil
 				}
 				return errors.New("live stream of " + o.Display + ": the capture hub closed")
+			}
+		}
+		if wait := time.Until(sentAt.Add(gap)); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C:
 			}
 		}
 	}

@@ -45,7 +45,7 @@ func liveError(dpy string, err error) error {
 	return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "display %s: %v", dpy, err)
 }
 
-// handleLiveFrames: GET /v1/live/frames?display=&max_width=&max_height=&quality=
+// handleLiveFrames: GET /v1/live/frames?display=&max_width=&max_height=&quality=&max_fps=
 // is a Server-Sent Events stream of "frame" events (api.LiveFrame, id =
 // its seq), one at the start and one after each change of the screen;
 // nothing while it stays the same but a heartbeat comment. A slow reader
@@ -64,6 +64,9 @@ func (s *Server) handleLiveFrames(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if o.Quality, err = intParam(q.Get("quality"), "quality", live.DefaultQuality, 1, 100); err != nil {
+		return err
+	}
+	if o.MaxFPS, err = intParam(q.Get("max_fps"), "max_fps", live.DefaultMaxFPS, 1, 60); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(r.Context())
