@@ -2,8 +2,9 @@
 # Installs what acu needs on Debian 12, as root: X (Xvfb and small X
 # programs), Tesseract for the built-in OCR judge, libjpeg-turbo for the
 # frame encoder, tmux for pty targets, and the Python pieces of the
-# reference benchmark. Go itself must already be installed (1.26 or newer,
-# at /usr/local/go or on PATH): Debian 12's golang-go is too old.
+# reference benchmark, and ffmpeg for recordings. Go itself must already
+# be installed (1.26 or newer, at /usr/local/go or on PATH): Debian 12's
+# golang-go is too old.
 set -euo pipefail
 
 packages=(
@@ -16,6 +17,7 @@ packages=(
   dbus-x11 at-spi2-core zenity
   xdotool
   openbox xclip
+  ffmpeg
   python3 python3-xlib python3-numpy python3-pil python3-tk
 )
 

@@ -21,6 +21,7 @@ import (
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 func init() {
@@ -40,7 +41,7 @@ type agentService struct {
 // captures, reg records each session as a run (nil: none), ledger accounts
 // model cost (nil: its own), token protects the endpoints. `acu serve` calls
 // it when ACU_AGENT_ENABLED=true and runs its run method in its errgroup.
-func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, ledger *llm.Ledger, token secret.String, log *slog.Logger) (*agentService, error) {
+func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, frames agent.FrameStore, ledger *llm.Ledger, token secret.String, log *slog.Logger) (*agentService, error) {
 	ac := c.Agent()
 	log = log.With("component", "agent")
 	if !c.AllowRemote && !loopbackHost(ac.Host) {
@@ -82,7 +83,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 		CaptureScalePercent: ac.CaptureScalePercent, CaptureDelay: ac.CaptureDelay, Physical: ac.PhysicalExecution,
 		ActionDelay: ac.ActionDelay, ClickHold: clickHold(ac.ClickHold), DragSteps: ac.DragSteps, DragStepDelay: ac.DragStepDelay, UI: ac.UI, Annotator: ac.Annotator,
 		RunsDir: c.AgentRunsDir(), LogLayout: layout, LogToFile: ac.LogToFile, Boot: ac.BootEnabled, BootText: ac.BootVLMOutput,
-		MaxTurns: ac.MaxTurns, MaxCostUSD: ac.MaxCostUSD, Runs: reg, Token: token, PanelFile: ac.PanelFile,
+		MaxTurns: ac.MaxTurns, MaxCostUSD: ac.MaxCostUSD, Runs: reg, Frames: frames, Token: token, PanelFile: ac.PanelFile,
 		Guard: guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: ac.Host}, Logger: log,
 	})
 	if err != nil {
@@ -93,6 +94,15 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, led
 		return nil, fmt.Errorf("listen on %s: %w (another acu agent running? set ACU_AGENT_PORT)", c.AgentAddr(), err)
 	}
 	return &agentService{a: a, l: l, log: log}, nil
+}
+
+// keptFrames is the store of judged and turn frames, nil when
+// ACU_KEEP_JUDGED_FRAMES is off.
+func keptFrames(c *config.Config, db *store.DB) agent.FrameStore {
+	if !c.KeepJudgedFrames || db == nil {
+		return nil
+	}
+	return db
 }
 
 func loopbackHost(h string) bool {
@@ -155,7 +165,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer parts.Close()
-	s, err := newAgentService(c, parts.hub, parts.runs, nil, token, log)
+	s, err := newAgentService(c, parts.hub, parts.runs, keptFrames(c, parts.db), nil, token, log)
 	if err != nil {
 		return err
 	}

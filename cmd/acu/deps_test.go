@@ -24,10 +24,11 @@ var layers = map[string]int{
 	// Features.
 	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3, "internal/actions": 3,
 	"internal/desktop": 3,
+	"internal/live":    3, "internal/record": 3,
 	// Surfaces.
 	"internal/server": 4, "internal/mcpserver": 4,
 	// The binary and the benchmarks.
-	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5,
+	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5, "bench/live": 5,
 }
 
 const module = "github.com/acu-dev/acu/"

@@ -29,11 +29,13 @@ import (
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/launch"
+	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
 	"github.com/acu-dev/acu/internal/notify"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
+	"github.com/acu-dev/acu/internal/record"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/server"
@@ -107,7 +109,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	var as *agentService
 	if c.Agent().Enabled {
-		if as, err = newAgentService(c, d.hub, d.runs, d.ledger, d.token, log); err != nil {
+		if as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log); err != nil {
 			l.Close()
 			return err
 		}
@@ -209,8 +211,12 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		MaxAttempts: maxAttempts(c), Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
 		return nil, err
 	}
+	var frames smartwait.FrameStore
+	if c.KeepJudgedFrames {
+		frames = d.db
+	}
 	d.engine = smartwait.New(smartwait.Options{
-		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch,
+		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 	})
@@ -258,6 +264,19 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	if err != nil {
 		return err
 	}
+	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
+		Takeover: live.TakeoverOptions{Runs: d.runs, Input: input.Options{ClickDelay: -1}, Logger: log.With("component", "live")}})
+	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
+		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns, Logger: log.With("component", "record")})
+	if err != nil {
+		return err
+	}
+	if len(c.RecordRuns) > 0 {
+		if err := recorder.Check(); err != nil {
+			return &config.Error{Env: "ACU_RECORD_RUNS", Value: strings.Join(c.RecordRuns, ","), Source: "configuration",
+				Accepted: "empty, or install ffmpeg (or set ACU_FFMPEG)", Err: err}
+		}
+	}
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
@@ -268,6 +287,9 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Tasks:      tasks,
 		Actions:    acts,
 		Desktop:    dt,
+		Live:       lv,
+		Frames:     d.db,
+		Recordings: recorder,
 		Cancellers: cancellers,
 		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
 	})
@@ -275,6 +297,8 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	g.Go(func() error { return d.engine.Run(gctx) })
 	g.Go(func() error { return d.dispatch.Run(gctx) })
 	g.Go(func() error { return acts.Run(gctx) })
+	g.Go(func() error { return lv.Run(gctx) })
+	g.Go(func() error { return recorder.Run(gctx) })
 	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
 	if c.EventRetention > 0 {
 		g.Go(func() error { d.pruneEvents(gctx, log); return nil })

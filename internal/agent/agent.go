@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
@@ -23,6 +26,7 @@ import (
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // Phases reported in /state.
@@ -111,6 +115,14 @@ type Options struct {
 
 	// Runs records each session as a run of kind "agent"; nil records none.
 	Runs *runs.Registry
+	// Frames keeps each turn's annotated frame (PNG, once per content) for
+	// the run timeline; nil keeps none.
+	Frames FrameStore
+	// Hold reports a human's take-over of the display (the live view's
+	// hand-over, input.HoldWatch); while held the loop pauses before its
+	// next turn and records the pause as an intervention event. nil
+	// watches the display's hold on the input connection.
+	Hold Holder
 	// Token protects the HTTP endpoints (bearer header, or the X-Acu-Session
 	// header of a page logged in with a one-time link); empty leaves them
 	// open to loopback clients that pass Guard (tests only).
@@ -129,6 +141,48 @@ type Options struct {
 	Now    func() time.Time
 }
 
+// FrameStore keeps the frames a run saw, once per content hash
+// (*store.DB).
+type FrameStore interface {
+	PutRunFrame(ctx context.Context, runID string, f store.Frame, at time.Time) error
+}
+
+// keepFrame stores a turn's annotated PNG (Options.Frames) and returns its
+// hash, "" when none is kept.
+func (a *Agent) keepFrame(ctx context.Context, png []byte) string {
+	if a.opts.Frames == nil || a.runID == "" || len(png) < 24 {
+		return ""
+	}
+	sum := sha256.Sum256(png)
+	h := "png-" + hex.EncodeToString(sum[:12])
+	w := int(binary.BigEndian.Uint32(png[16:20])) // the IHDR's width and height
+	ht := int(binary.BigEndian.Uint32(png[20:24]))
+	if err := a.opts.Frames.PutRunFrame(context.WithoutCancel(ctx), a.runID, store.Frame{Hash: h, JPEG: png, Width: w, Height: ht}, a.opts.Now()); err != nil {
+		a.log.Warn("keep a turn's frame", "run_id", a.runID, "err", err)
+		return ""
+	}
+	return h
+}
+
+// Holder reports whether a human holds the display (*input.HoldWatch).
+type Holder interface {
+	Held(ctx context.Context) (bool, string, error)
+}
+
+// StreamIntervention is the stream a session's pauses for a human's
+// take-over are emitted on (as the orchestrator's tasks do).
+const StreamIntervention = "intervention"
+
+// InterventionEvent is an event on StreamIntervention: the session paused
+// for a human ("paused", with who holds the display) or resumed after the
+// hand-back ("resumed").
+type InterventionEvent struct {
+	Turn     int    `json:"turn"`
+	Phase    string `json:"phase"`
+	Detail   string `json:"detail,omitempty"`
+	PausedMs int64  `json:"paused_ms,omitempty"`
+}
+
 // Agent is the desktop agent loop and its HTTP surface.
 type Agent struct {
 	opts Options
@@ -145,6 +199,7 @@ type Agent struct {
 	trail [][]Action // newest first
 
 	dev      *input.Device
+	hold     Holder
 	area     input.Area
 	rawBuf   []byte
 	annBuf   []byte
@@ -310,6 +365,10 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 		return nil, fmt.Errorf("agent: input on %s: %w", a.opts.Display, err)
 	}
 	a.dev = dev
+	a.hold = a.opts.Hold
+	if a.hold == nil {
+		a.hold = input.NewHoldWatch(conn)
+	}
 	return func() { dev.Close(); closeConn() }, nil
 }
 
@@ -334,6 +393,13 @@ func (a *Agent) session(ctx context.Context, text string) (err error) {
 	defer func() { a.endSession(status, msg) }()
 	for {
 		if err := a.gate(ctx); err != nil {
+			status = runs.StatusCancelled
+			if errors.Is(err, errStop) {
+				msg = "stopped by POST /control"
+			}
+			return nil
+		}
+		if err := a.waitHold(ctx); err != nil {
 			status = runs.StatusCancelled
 			if errors.Is(err, errStop) {
 				msg = "stopped by POST /control"
@@ -479,6 +545,49 @@ func (a *Agent) gate(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// holdPoll is how often a paused session looks at the hold again.
+const holdPoll = 200 * time.Millisecond
+
+// waitHold pauses while a human holds the display (Options.Hold), recording
+// the pause and the resume on the session's run. A stop ends the wait.
+func (a *Agent) waitHold(ctx context.Context) error {
+	held, detail, err := a.hold.Held(ctx)
+	if err != nil || !held {
+		return nil // a hold that cannot be read holds nothing; the turn says why the display failed
+	}
+	start := time.Now()
+	a.mu.Lock()
+	turn := a.st.Turn
+	a.st.Paused, a.st.Phase = true, PhasePaused
+	a.st.MsgID++
+	a.mu.Unlock()
+	a.emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "paused", Detail: detail})
+	a.logInfo("agent paused: the display is taken over", "run_id", a.runID, "detail", detail)
+	t := time.NewTicker(holdPoll)
+	defer t.Stop()
+	for held {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case c := <-a.control:
+			if a.applyControl(c) {
+				return errStop
+			}
+		case <-t.C:
+			if held, _, err = a.hold.Held(ctx); err != nil {
+				held = false
+			}
+		}
+	}
+	a.mu.Lock()
+	a.st.Paused, a.st.Phase = a.paused, PhaseExecuting
+	a.st.MsgID++
+	a.mu.Unlock()
+	a.emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "resumed", PausedMs: time.Since(start).Milliseconds()})
+	a.logInfo("agent resumed: the display was handed back", "run_id", a.runID)
+	return nil
 }
 
 // applyControl applies pause/resume/step and reports a stop.
@@ -630,7 +739,7 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 			a.saveRaw(n, out, text, rawPNG)
 			a.saveAnnotated(n, annPNG)
 		}()
-		a.emitTurn(ctx, n, out, execErrs)
+		a.emitTurn(ctx, n, out, execErrs, annPNG)
 		return n, out, s, annPNG, nil
 	}
 	var rawPNG []byte
@@ -651,7 +760,7 @@ func (a *Agent) act(ctx context.Context, text string) (n int, out Output, s shot
 		}
 	}
 	a.saveAnnotated(n, annPNG)
-	a.emitTurn(ctx, n, out, execErrs)
+	a.emitTurn(ctx, n, out, execErrs, annPNG)
 
 	return n, out, s, annPNG, nil
 }
@@ -856,14 +965,18 @@ type TurnEvent struct {
 	Parse        string     `json:"parse"`
 	RawPNG       string     `json:"rawPng,omitempty"`
 	AnnotatedPNG string     `json:"annotatedPng,omitempty"`
-	CostUSD      float64    `json:"costUsd"`
+	// FrameHash names the annotated frame the model saw in the frame
+	// store (Options.Frames; GET /v1/frames/{hash}), for the run timeline.
+	FrameHash string  `json:"frameHash,omitempty"`
+	CostUSD   float64 `json:"costUsd"`
 	// CostUnknown: some call of the session had no cost (CostUSD is the
 	// known part).
 	CostUnknown bool `json:"costUnknown,omitempty"`
 }
 
-func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string) {
+func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string, annPNG []byte) {
 	ev := TurnEvent{Turn: n, Observation: out.Observation, Actions: out.Actions, BBoxes: out.BBoxes, Rejected: out.Rejected, Parse: out.Mode}
+	ev.FrameHash = a.keepFrame(ctx, annPNG)
 	for _, e := range execErrs {
 		if e != "" {
 			ev.ActionErrors = execErrs

@@ -186,7 +186,7 @@ func BenchmarkStage(b *testing.B) {
 			n++
 			a.saveRaw(n, out, benchTurn, rawPNG)
 			a.saveAnnotated(n, annPNG)
-			a.emitTurn(ctx, n, out, nil)
+			a.emitTurn(ctx, n, out, nil, nil)
 		}
 	})
 }

@@ -123,6 +123,7 @@ type RunQuery struct {
 	Live                 *bool
 	Limit                int
 	Before               string // paging cursor from RunList.Next
+	Display              string // runs on this display
 }
 
 // Runs lists runs, newest first.
@@ -132,6 +133,7 @@ func (c *Client) Runs(ctx context.Context, q RunQuery) (RunList, error) {
 	set(v, "status", q.Status)
 	set(v, "task_id", q.TaskID)
 	set(v, "before", q.Before)
+	set(v, "display", q.Display)
 	if q.Live != nil {
 		v.Set("live", strconv.FormatBool(*q.Live))
 	}
@@ -494,4 +496,84 @@ func (c *Client) TaskLogs(ctx context.Context, status string, limit int) (TaskLo
 	}
 	var out TaskLogList
 	return out, c.do(ctx, http.MethodGet, "/v1/tasklogs"+query(v), nil, &out)
+}
+
+// Takeover returns display's take-over state (GET /v1/live/takeover);
+// display "" is the daemon's default.
+func (c *Client) Takeover(ctx context.Context, display string) (Takeover, error) {
+	v := url.Values{}
+	set(v, "display", display)
+	var out Takeover
+	return out, c.do(ctx, http.MethodGet, "/v1/live/takeover"+query(v), nil, &out)
+}
+
+// TakeOver gives display to the caller (POST /v1/live/takeover): acu's
+// agents, tasks and action clients on it pause until HandBack. Call it
+// again every few seconds to keep it.
+func (c *Client) TakeOver(ctx context.Context, display string) (Takeover, error) {
+	var out Takeover
+	return out, c.do(ctx, http.MethodPost, "/v1/live/takeover", TakeoverRequest{Display: display}, &out)
+}
+
+// HandBack ends a take-over (DELETE /v1/live/takeover).
+func (c *Client) HandBack(ctx context.Context, display string) (Takeover, error) {
+	v := url.Values{}
+	set(v, "display", display)
+	var out Takeover
+	return out, c.do(ctx, http.MethodDelete, "/v1/live/takeover"+query(v), nil, &out)
+}
+
+// LiveInput sends input to a display the caller took over (POST
+// /v1/live/input).
+func (c *Client) LiveInput(ctx context.Context, req LiveInputRequest) error {
+	return c.do(ctx, http.MethodPost, "/v1/live/input", req, nil)
+}
+
+// RunFrames lists the frames a run's judgements saw (GET
+// /v1/runs/{id}/frames).
+func (c *Client) RunFrames(ctx context.Context, runID string) (RunFrameList, error) {
+	var out RunFrameList
+	return out, c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(runID)+"/frames", nil, &out)
+}
+
+// StartRecording starts recording a display (POST /v1/recordings).
+func (c *Client) StartRecording(ctx context.Context, req StartRecording) (Recording, error) {
+	var out Recording
+	return out, c.do(ctx, http.MethodPost, "/v1/recordings", req, &out)
+}
+
+// StopRecording stops a recording and returns it with its file's figures
+// (POST /v1/recordings/{id}/stop).
+func (c *Client) StopRecording(ctx context.Context, id string) (Recording, error) {
+	var out Recording
+	return out, c.do(ctx, http.MethodPost, "/v1/recordings/"+url.PathEscape(id)+"/stop", nil, &out)
+}
+
+// Recordings lists recordings, newest first; runID keeps one run's.
+func (c *Client) Recordings(ctx context.Context, runID string, limit int) (RecordingList, error) {
+	v := url.Values{}
+	set(v, "run", runID)
+	if limit > 0 {
+		v.Set("limit", strconv.Itoa(limit))
+	}
+	var out RecordingList
+	return out, c.do(ctx, http.MethodGet, "/v1/recordings"+query(v), nil, &out)
+}
+
+// DownloadRecording writes a finished recording's file to w (GET
+// /v1/recordings/{id}).
+func (c *Client) DownloadRecording(ctx context.Context, id string, w io.Writer) (int64, error) {
+	req, err := c.newRequest(ctx, http.MethodGet, "/v1/recordings/"+url.PathEscape(id), nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("GET recording %s: %w (is `acu serve` running?)", id, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return 0, decodeError(resp)
+	}
+	return io.Copy(w, resp.Body)
 }

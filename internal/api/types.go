@@ -533,3 +533,101 @@ type AppendTaskLog struct {
 type TaskLogList struct {
 	Tasks []TaskLog `json:"tasks"`
 }
+
+// LiveInput is one input event of a human driving a display from the live
+// view (POST /v1/live/input). Positions are screen pixels.
+type LiveInput struct {
+	// Type is move, down, up, wheel, key or text.
+	Type   string `json:"type"`
+	X      int    `json:"x"`
+	Y      int    `json:"y"`
+	Button int    `json:"button,omitempty"` // 1 left, 2 middle, 3 right
+	DX     int    `json:"dx,omitempty"`     // wheel clicks, positive right
+	DY     int    `json:"dy,omitempty"`     // wheel clicks, positive down
+	Keys   string `json:"keys,omitempty"`   // a key chord in acu's syntax: ctrl+l, Return
+	Text   string `json:"text,omitempty"`   // text to type
+}
+
+// LiveInputRequest is the body of POST /v1/live/input.
+type LiveInputRequest struct {
+	Display string      `json:"display,omitempty"`
+	Events  []LiveInput `json:"events"`
+}
+
+// TakeoverRequest is the body of POST /v1/live/takeover.
+type TakeoverRequest struct {
+	Display string `json:"display,omitempty"`
+}
+
+// Takeover is the state of a display's take-over by a human in the live
+// view (GET/POST/DELETE /v1/live/takeover).
+type Takeover struct {
+	Display string     `json:"display"`
+	Active  bool       `json:"active"`
+	By      string     `json:"by,omitempty"`
+	RunID   string     `json:"run_id,omitempty"`
+	Since   *time.Time `json:"since,omitempty"`
+	Inputs  int        `json:"inputs"`
+}
+
+// LiveFrame is the data of a "frame" event of GET /v1/live/frames: one
+// JPEG of the screen, sent only after the screen changed.
+type LiveFrame struct {
+	Seq     uint64    `json:"seq"`
+	At      time.Time `json:"at"` // when it was captured
+	W       int       `json:"w"`  // the JPEG's size
+	H       int       `json:"h"`
+	ScreenW int       `json:"screen_w"`
+	ScreenH int       `json:"screen_h"`
+	Hash    string    `json:"hash"`
+	JPEG    string    `json:"jpeg"` // base64
+}
+
+// RunFrame is a frame a run's judgement saw (GET /v1/runs/{id}/frames):
+// its content hash (the frameHash of the verdict events) and when the run
+// first saw it; GET /v1/frames/{hash} is the JPEG.
+type RunFrame struct {
+	Hash string    `json:"hash"`
+	At   time.Time `json:"at"`
+	URL  string    `json:"url"`
+}
+
+// RunFrameList is GET /v1/runs/{id}/frames.
+type RunFrameList struct {
+	Frames []RunFrame `json:"frames"`
+}
+
+// Recording is a recording of a display (POST/GET /v1/recordings): a run
+// of kind "recording" and its video file (GET /v1/recordings/{id}).
+type Recording struct {
+	ID         string     `json:"id"`
+	Display    string     `json:"display"`
+	Format     string     `json:"format"` // mp4 or webm
+	RunID      string     `json:"run_id,omitempty"`
+	Status     string     `json:"status"`
+	StartedAt  time.Time  `json:"started_at"`
+	EndedAt    *time.Time `json:"ended_at,omitempty"`
+	Path       string     `json:"path"`
+	URL        string     `json:"url"`
+	Bytes      int64      `json:"bytes,omitempty"`
+	Frames     int        `json:"frames,omitempty"`
+	DurationMs int64      `json:"duration_ms,omitempty"`
+	Width      int        `json:"width,omitempty"`
+	Height     int        `json:"height,omitempty"`
+	// VideoStart is when the file's first frame was shown: an event at t
+	// plays at t - VideoStart.
+	VideoStart *time.Time `json:"video_start,omitempty"`
+	Error      string     `json:"error,omitempty"`
+}
+
+// StartRecording is the body of POST /v1/recordings.
+type StartRecording struct {
+	Display string `json:"display,omitempty"`
+	Format  string `json:"format,omitempty"`
+	RunID   string `json:"run_id,omitempty"`
+}
+
+// RecordingList is GET /v1/recordings.
+type RecordingList struct {
+	Recordings []Recording `json:"recordings"`
+}

@@ -70,6 +70,14 @@ type Config struct {
 	MaxTimeout     time.Duration
 	TmuxSocket     string
 	EventRetention time.Duration
+	// KeepJudgedFrames stores the frame each wait judgement saw.
+	KeepJudgedFrames bool
+
+	// Recordings.
+	RecordRuns   []string
+	RecordFormat string
+	RecordMaxFPS int
+	FFmpeg       string
 
 	// Notifiers.
 	Notifiers     []string
@@ -434,6 +442,9 @@ func (c *Config) TokenPath() string { return filepath.Join(c.DataDir, "token") }
 
 // ScreenshotDir is where saved screenshots go.
 func (c *Config) ScreenshotDir() string { return filepath.Join(c.DataDir, "screenshots") }
+
+// RecordingDir is where recordings are written.
+func (c *Config) RecordingDir() string { return filepath.Join(c.DataDir, "recordings") }
 
 // Addr is the daemon's listen address.
 func (c *Config) Addr() string {

@@ -68,6 +68,16 @@ var settings = []Setting{
 	duration("ACU_WAIT_MAX_TIMEOUT", "", "24h", time.Second, 7*24*time.Hour, "longest timeout a wait may ask for", func(c *Config) *time.Duration { return &c.MaxTimeout }),
 	duration("ACU_EVENT_RETENTION", "", "720h", 0, 10*365*24*time.Hour, "progress events of runs that ended longer ago than this are deleted (runs, their lifecycle and results stay); 0 keeps everything",
 		func(c *Config) *time.Duration { return &c.EventRetention }),
+	boolean("ACU_KEEP_JUDGED_FRAMES", "", "true", "store the frame each wait judgement saw, for the run timeline (one copy per distinct screen: a static wait stores one; deleted with the run's events after ACU_EVENT_RETENTION)",
+		func(c *Config) *bool { return &c.KeepJudgedFrames }),
+
+	// Recordings.
+	list("ACU_RECORD_RUNS", "", "", "run kinds recorded automatically from start to end, the file linked to the run: agent, task, session (comma-separated; empty records none)",
+		func(c *Config) *[]string { return &c.RecordRuns }),
+	enum("ACU_RECORD_FORMAT", "", "mp4", []string{"mp4", "webm"}, "format of recordings: mp4 (H.264) or webm (VP8)", func(c *Config) *string { return &c.RecordFormat }),
+	integer("ACU_RECORD_MAX_FPS", "", "10", 1, 60, "most frames a second a recording writes while the screen keeps changing (an idle screen writes none)",
+		func(c *Config) *int { return &c.RecordMaxFPS }),
+	str("ACU_FFMPEG", "", "ffmpeg", "a program name or path", "ffmpeg binary for recordings", func(c *Config) *string { return &c.FFmpeg }),
 	str("ACU_TMUX_SOCKET", "", "", "a tmux socket name (-L)", "tmux server for pty:<session> targets (empty: the default server)", func(c *Config) *string { return &c.TmuxSocket }),
 
 	// Notifiers.

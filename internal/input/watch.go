@@ -148,8 +148,17 @@ func (w *Watch) Mark(ctx context.Context) error {
 }
 
 // Foreign reports whether there was input acu did not make since the last
-// Mark, and what it was.
+// Mark, and what it was. A display taken over in the live view (see Hold)
+// reports input for as long as the hold lasts.
 func (w *Watch) Foreign(ctx context.Context) (bool, string, error) {
+	// A take-over in the live view (HoldAtom) is the user's, however still
+	// the human's hands are.
+	if h, held, err := ReadHold(ctx, w.ptr.c, time.Now()); err != nil || held {
+		if held {
+			return true, holdDetail(h), nil
+		}
+		return false, "", err
+	}
 	if ok, detail, err := w.ptr.Foreign(ctx); err != nil || ok {
 		return ok, detail, err
 	}

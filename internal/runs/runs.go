@@ -597,12 +597,13 @@ func (r *Registry) Get(ctx context.Context, runID string) (Run, error) {
 
 // ListFilter selects runs for List; see store.RunFilter.
 type ListFilter struct {
-	Kind   string
-	Status string
-	TaskID string
-	Live   *bool
-	Limit  int    // default 100, at most 1000
-	Before string // a run id: the page after it (runs are listed newest first)
+	Kind    string
+	Status  string
+	TaskID  string
+	Live    *bool
+	Limit   int    // default 100, at most 1000
+	Before  string // a run id: the page after it (runs are listed newest first)
+	Display string // runs whose spec names this display
 }
 
 // List returns runs from the store, newest first.

@@ -25,6 +25,8 @@ import (
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
@@ -465,5 +467,27 @@ func TestElementsLabels(t *testing.T) {
 	}
 	if !strings.Contains(m.Text, "["+btn.ID+"]") {
 		t.Errorf("text lacks %s:\n%s", btn.ID, m.Text)
+	}
+}
+
+// TestActRefusedWhileTakenOver: while a human holds the display in the
+// live view (the _ACU_TAKEOVER hold), acting answers 409 user_active
+// naming the take-over.
+func TestActRefusedWhileTakenOver(t *testing.T) {
+	f := newActFixture(t, actions.Policy{PauseOnUser: true})
+	c, err := display.Open(t.Context(), f.d.Display, display.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now := time.Now()
+	if err := input.SetHold(t.Context(), c, input.Hold{By: "a browser (live view)", Since: now, Until: now.Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	defer input.ClearHold(context.Background(), c)
+	_, err = f.c.Act(t.Context(), api.ActRequest{Actions: []api.Action{{Kind: api.ActMove, At: api.Pt(500, 500)}}})
+	var se *api.StatusError
+	if !errors.As(err, &se) || se.Status != 409 || se.Code != api.CodeUserActive || !strings.Contains(se.Message, "taken over") {
+		t.Fatalf("Act on a held display = %v, want 409 user_active naming the take-over", err)
 	}
 }

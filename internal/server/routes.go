@@ -55,6 +55,9 @@ func (s *Server) routes() http.Handler {
 	auth("POST /v1/runs/{id}/wait", s.handleWaitRun)
 	auth("GET /v1/runs/{id}/wait", s.handleWaitRun)
 	auth("GET /v1/events", s.handleEvents)
+	auth("GET /v1/runs/{id}/frames", s.handleRunFrames)
+	auth("GET /v1/runs/{id}/frames.gif", s.handleRunFramesGIF)
+	auth("GET /v1/frames/{hash}", s.handleFrame)
 
 	auth("POST /v1/waits", s.handleCreateWait)
 	auth("GET /v1/waits", s.handleListWaits)
@@ -86,6 +89,25 @@ func (s *Server) routes() http.Handler {
 	act("POST /v1/windows/{id}/{op}", s.handleWindowOp)
 	act("PUT /v1/clipboard", s.handleSetClipboard)
 	act("POST /v1/apps/launch", s.handleLaunch)
+	// The live view and the run timeline: pages under /ui/, the frame
+	// stream (read), take-over and input (act).
+	open("GET /ui/{$}", uiPage("live.html"))
+	open("GET /ui/runs", uiPage("runs.html"))
+	mux.Handle("GET /ui/live.js", uiFiles())
+	mux.Handle("GET /ui/runs.js", uiFiles())
+	mux.Handle("GET /ui/ui.css", uiFiles())
+	auth("GET /v1/live/frames", s.handleLiveFrames)
+	auth("GET /v1/live/takeover", s.handleTakeoverState)
+	act("POST /v1/live/takeover", s.handleTakeover)
+	act("DELETE /v1/live/takeover", s.handleHandBack)
+	act("POST /v1/live/input", s.handleLiveInput)
+
+	// Recordings: starting and stopping one is a read of the screen, like
+	// a screenshot; the files are served with Range support.
+	auth("POST /v1/recordings", s.handleStartRecording)
+	auth("GET /v1/recordings", s.handleListRecordings)
+	auth("GET /v1/recordings/{id}", s.handleRecording)
+	auth("POST /v1/recordings/{id}/stop", s.handleStopRecording)
 
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))
@@ -139,7 +161,7 @@ func runError(id string, err error) error {
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before")}
+	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before"), Display: q.Get("display")}
 	if v := q.Get("live"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

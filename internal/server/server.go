@@ -45,6 +45,9 @@ type Options struct {
 	Tasks       Tasks       // nil: POST /v1/tasks answers 503
 	Actions     Actions     // nil: POST /v1/actions and GET /v1/elements answer 503
 	Desktop     Desktop     // nil: the window, pointer, clipboard and launch routes answer 503
+	Live        Live        // nil: the live view's routes answer 503
+	Frames      Frames      // judged frames for the run timeline; nil: 503
+	Recordings  Recordings  // nil: the recording routes answer 503
 	Health      func(ctx context.Context) api.Health
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.

@@ -31,6 +31,12 @@ func (s *Server) handleLoginLink(w http.ResponseWriter, r *http.Request) error {
 		scheme = "https"
 	}
 	u, exp := s.sessions.LoginURL(scheme+"://"+r.Host+"/", next)
+	if strings.HasPrefix(next, "/ui/") && !strings.ContainsAny(next, "#\\") {
+		// The pages under /ui/ log in where they are: the link opens the
+		// page itself, its code in the fragment.
+		code, e := s.sessions.NewCode(next)
+		u, exp = scheme+"://"+r.Host+next+"#code="+code, e
+	}
 	writeJSON(w, http.StatusOK, api.LoginLink{URL: u, ExpiresAt: exp.UTC()})
 	return nil
 }

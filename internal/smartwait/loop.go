@@ -12,6 +12,7 @@ import (
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // observation is what one evaluation looked at: a frame, or a pane's text.
@@ -218,6 +219,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		// the caller decides what happens next; this is no judge failure.
 		return obs, judge.Verdict{}, false
 	}
+	e.keepFrame(ctx, j.id, obs)
 	rec := Verdict{
 		At:        e.now().UTC(),
 		FrameHash: fmtHash(obs.hash),
@@ -291,6 +293,30 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	e.log.Debug("judged wait job", "run_id", j.id, "met", v.Met, "frame_hash", rec.FrameHash, "deduped", deduped, "latency", latency)
 	return obs, v, v.Met
 }
+
+// keepFrame stores the frame a judgement saw (Options.Frames), once per
+// content hash: a static screen adds nothing.
+func (e *Engine) keepFrame(ctx context.Context, runID string, obs observation) {
+	if e.opts.Frames == nil || obs.frame == nil {
+		return
+	}
+	jpg, err := obs.frame.JPEG(judgedFrameDim, judgedFrameQuality)
+	if err != nil {
+		e.log.Warn("encode a judged frame", "run_id", runID, "err", err)
+		return
+	}
+	w, h := frame.TargetSize(obs.frame.W, obs.frame.H, judgedFrameDim)
+	f := store.Frame{Hash: fmtHash(obs.hash), JPEG: jpg, Width: w, Height: h}
+	if err := e.opts.Frames.PutRunFrame(context.WithoutCancel(ctx), runID, f, e.now()); err != nil {
+		e.log.Warn("keep a judged frame", "run_id", runID, "frame_hash", f.Hash, "err", err)
+	}
+}
+
+// The size and quality judged frames are kept at: the vision judge's own.
+const (
+	judgedFrameDim     = 960
+	judgedFrameQuality = 72
+)
 
 // observe captures the job's target: a tmux pane's text or a frame.
 func (e *Engine) observe(ctx context.Context, j *job, sp spec) (observation, error) {

@@ -14,6 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // Run kinds and statuses owned by this package.
@@ -96,6 +97,12 @@ type Store interface {
 	AppendTaskProgress(ctx context.Context, taskID, runID, message string) error
 }
 
+// FrameStore keeps the frames judgements saw, once per content hash
+// (*store.DB).
+type FrameStore interface {
+	PutRunFrame(ctx context.Context, runID string, f store.Frame, at time.Time) error
+}
+
 // Clock returns the current time; nil means time.Now.
 type Clock func() time.Time
 
@@ -112,6 +119,11 @@ type Options struct {
 	// NoJudge says why there is no judge and what to do, when Judge is nil.
 	NoJudge string
 	Store   Store
+	// Frames, when set, keeps the frame of every judgement (JPEG, the
+	// judge's size), linked to the wait's run, for the run timeline; its
+	// verdict event names it by frameHash. nil keeps none
+	// (ACU_KEEP_JUDGED_FRAMES=false).
+	Frames FrameStore
 	// Notify enqueues wake-up notifications (*notify.Dispatcher); nil
 	// sends none (run events still wake stream subscribers and waiters).
 	Notify Notifier

@@ -13,7 +13,9 @@ const pruneBatch = 5000
 
 // PruneEvents deletes the progress events (every stream but lifecycle) of
 // runs that ended before before, in batches, and returns how many it
-// deleted. Runs, their lifecycle events, task logs and the outbox stay: a
+// deleted; the judged frames of those runs go too (and the frames no run
+// refers to any more). Runs, their lifecycle events, task logs and the
+// outbox stay: a
 // pruned run still has its start, its end and its result. A subscriber that
 // resumes from an old cursor gets what is left.
 func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
@@ -36,7 +38,9 @@ func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) 
 		}
 		total += n
 		if n < pruneBatch {
-			return total, nil
+			// The judged frames go with the events: retention as for them.
+			_, err := db.pruneFrames(ctx, before)
+			return total, err
 		}
 	}
 }

@@ -42,6 +42,8 @@ type RunFilter struct {
 	// listed newest first (started_at, then id, descending), so passing the
 	// last id of a page fetches the next page.
 	Before string
+	// Display keeps runs whose spec names this display.
+	Display string
 }
 
 // RunEnd is how a run ended.
@@ -171,6 +173,9 @@ func runWhere(f RunFilter) (where []string, args []any) {
 	}
 	if f.TaskID != "" {
 		where, args = append(where, "task_id = ?"), append(args, f.TaskID)
+	}
+	if f.Display != "" {
+		where, args = append(where, "json_extract(spec, '$.display') = ?"), append(args, f.Display)
 	}
 	if f.Live != nil {
 		if *f.Live {

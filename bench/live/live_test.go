@@ -1,0 +1,264 @@
+package livebench
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/live"
+	"github.com/acu-dev/acu/internal/record"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/server"
+	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+const token = "bench-token-0123456789"
+
+// counter counts the bytes the server writes.
+type counter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c counter) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+func (c counter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+type rig struct {
+	dpy   string
+	hub   *capture.Hub
+	reg   *runs.Registry
+	url   string
+	sent  *atomic.Int64
+	c     *api.Client
+	recDr string
+	rec   *record.Recorder
+}
+
+func newRig(b *testing.B) *rig {
+	b.Helper()
+	dpy := testx.StartXvfb(b, xvfb.Options{Width: 1280, Height: 720})
+	hub, err := capture.NewHub(capture.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { hub.Close() })
+	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "acu.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	reg := runs.New(db, runs.Options{})
+	lv := live.New(live.Options{Capture: hub, DefaultDisplay: dpy})
+	dir := b.TempDir()
+	rec, err := record.New(record.Options{Capture: hub, Runs: reg, Dir: dir, DefaultDisplay: dpy})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{}, 2)
+	go func() { _ = lv.Run(ctx); done <- struct{}{} }()
+	go func() { _ = rec.Run(ctx); done <- struct{}{} }()
+	b.Cleanup(func() { cancel(); <-done; <-done })
+	sent := &atomic.Int64{}
+	h := server.New(server.Options{Token: token, Runs: reg, Live: lv, Recordings: rec})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(counter{w, sent}, r)
+	}))
+	b.Cleanup(srv.Close)
+	return &rig{dpy: dpy, hub: hub, reg: reg, url: srv.URL, sent: sent, c: api.NewClient(srv.URL, token), recDr: dir, rec: rec}
+}
+
+func browser(b *testing.B, w, h int) context.Context {
+	b.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		b.Fatal(err)
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(b.TempDir()), chromedp.WindowSize(w, h))
+	ctx, cancel := chromedp.NewContext(actx)
+	if err := chromedp.Do(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cancel(); cancelA() })
+	return ctx
+}
+
+func eval[T any](b *testing.B, ctx context.Context, expr string) T {
+	b.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+func (r *rig) openLive(b *testing.B, w, h int) context.Context {
+	b.Helper()
+	link, err := r.c.LoginLink(context.Background(), "/ui/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := browser(b, w, h)
+	if err := chromedp.Do(ctx, chromedp.Navigate(link.URL)); err != nil {
+		b.Fatal(err)
+	}
+	for range 600 {
+		if eval[bool](b, ctx, `!!(window.acuLive && window.acuLive.frames > 0)`) {
+			return ctx
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.Fatal("the live page painted no frame")
+	return nil
+}
+
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func childCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func quantile(ds []time.Duration, q float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[int(q*float64(len(s)-1))].Microseconds()) / 1000
+}
+
+// BenchmarkGlassToGlass: a window on the display changes colour; the time
+// until Chromium has painted the frame that shows it (the page's own
+// paint time, read afterwards, so polling adds nothing). The page shows
+// the 1280x720 screen scaled into a 1000x700 window.
+func BenchmarkGlassToGlass(b *testing.B) {
+	r := newRig(b)
+	win := testx.NewWindow(b, r.dpy, testx.Spec{X: 100, Y: 100, W: 400, H: 300, Fill: color.RGBA{R: 255, A: 255}})
+	ctx := r.openLive(b, 1000, 700)
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		time.Sleep(150 * time.Millisecond) // quiet before each change
+		seq := eval[int](b, ctx, `window.acuLive.last.seq`)
+		t0 := time.Now()
+		win.Fill(color.RGBA{G: uint8(i * 37), B: uint8(255 - i*11), A: 255})
+		var wall float64
+		for {
+			v := eval[[]float64](b, ctx, `[window.acuLive.last.seq, window.acuLive.last.wall]`)
+			if int(v[0]) > seq {
+				wall = v[1]
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		lat = append(lat, time.UnixMilli(int64(wall)).Sub(t0))
+	}
+	b.StopTimer()
+	b.ReportMetric(quantile(lat, 0.5), "p50_ms")
+	b.ReportMetric(quantile(lat, 0.95), "p95_ms")
+	b.ReportMetric(quantile(lat, 0), "min_ms")
+}
+
+// BenchmarkViewerCost: one viewer of an idle display for 10 s, then of an
+// xterm scrolling output for 10 s: bytes sent, frames, and this process's
+// CPU (capture, scale, JPEG, HTTP; Chromium's own is not counted).
+func BenchmarkViewerCost(b *testing.B) {
+	r := newRig(b)
+	testx.NewWindow(b, r.dpy, testx.Spec{X: 100, Y: 100, W: 400, H: 300, Fill: color.RGBA{R: 255, A: 255}})
+	ctx := r.openLive(b, 1300, 800)
+	time.Sleep(time.Second)
+	for range b.N {
+		measure := func(name string, d time.Duration) {
+			f0, n0, c0 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), cpu()
+			time.Sleep(d)
+			f1, n1, c1 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), cpu()
+			b.ReportMetric(float64(n1-n0)/d.Seconds()/1024, name+"_KiB/s")
+			b.ReportMetric(float64(f1-f0)/d.Seconds(), name+"_frames/s")
+			b.ReportMetric(100*float64(c1-c0)/float64(d), name+"_cpu%")
+		}
+		measure("idle", 10*time.Second)
+		x := testx.StartXterm(b, r.dpy, testx.XtermSpec{Geometry: "100x30+0+0", Command: []string{"sh", "-c", "while :; do date +%s.%N; sleep 0.01; done"}})
+		time.Sleep(time.Second)
+		measure("scroll", 10*time.Second)
+		_ = x.Cmd.Process.Kill()
+	}
+}
+
+// BenchmarkRecording: recording the 1280x720 display for 10 s idle and
+// 10 s with an xterm scrolling, acu's recorder (this process + its ffmpeg)
+// beside `ffmpeg -f x11grab -framerate 10` (H.264, same preset and CRF):
+// CPU percent of one core and file size per minute.
+func BenchmarkRecording(b *testing.B) {
+	r := newRig(b)
+	testx.NewWindow(b, r.dpy, testx.Spec{X: 100, Y: 100, W: 400, H: 300, Fill: color.RGBA{R: 255, A: 255}})
+	const d = 10 * time.Second
+	scene := func(name string, busy bool) {
+		var xt *testx.Xterm
+		if busy {
+			xt = testx.StartXterm(b, r.dpy, testx.XtermSpec{Geometry: "100x30+0+0", Command: []string{"sh", "-c", "while :; do date +%s.%N; sleep 0.01; done"}})
+			time.Sleep(500 * time.Millisecond)
+		}
+		// acu
+		c0, k0 := cpu(), childCPU()
+		rec, err := r.rec.Start(context.Background(), record.StartOptions{Format: record.MP4})
+		if err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(d)
+		rec, err = r.rec.Stop(context.Background(), rec.ID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		used := (cpu() - c0) + (childCPU() - k0)
+		b.ReportMetric(100*float64(used)/float64(d), name+"_acu_cpu%")
+		b.ReportMetric(float64(rec.Bytes)/1024/d.Minutes(), name+"_acu_KiB/min")
+		// x11grab at 10 fps
+		out := filepath.Join(b.TempDir(), name+"-x11grab.mp4")
+		cmd := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-f", "x11grab", "-framerate", "10",
+			"-video_size", "1280x720", "-i", r.dpy, "-t", fmt.Sprint(d.Seconds()), "-c:v", "libx264", "-preset", "veryfast", "-crf", "28",
+			"-pix_fmt", "yuv420p", out)
+		cmd.Env = append(os.Environ(), "DISPLAY="+r.dpy)
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("x11grab: %v", err)
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		xcpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		fi, err := os.Stat(out)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(100*float64(xcpu)/float64(d), name+"_x11grab_cpu%")
+		b.ReportMetric(float64(fi.Size())/1024/d.Minutes(), name+"_x11grab_KiB/min")
+		if xt != nil {
+			_ = xt.Cmd.Process.Kill()
+		}
+	}
+	for range b.N {
+		scene("idle", false)
+		scene("busy", true)
+	}
+}

@@ -1,0 +1,596 @@
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/runs"
+)
+
+// Capturer is what recording needs from the capture hub (*capture.Hub).
+type Capturer interface {
+	Watch(ctx context.Context, dpy string, t capture.Target) (<-chan struct{}, error)
+	Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error)
+}
+
+// Runs is what the recorder needs from the run registry (*runs.Registry).
+type Runs interface {
+	Start(ctx context.Context, o runs.StartOptions) (runs.Run, error)
+	Emit(ctx context.Context, runID, stream string, data any) (runs.Event, error)
+	End(ctx context.Context, runID, status, errMsg string, result any) (runs.Run, error)
+	Get(ctx context.Context, id string) (runs.Run, error)
+	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
+	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
+	LastCursor(ctx context.Context) (int64, error)
+}
+
+// RunKind is the kind of a recording's run; Stream the stream of the
+// events that link a recorded run to its file.
+const (
+	RunKind = "recording"
+	Stream  = "recording"
+)
+
+// Formats.
+const (
+	MP4  = "mp4"  // H.264 in MP4
+	WebM = "webm" // VP8 in WebM
+)
+
+// DefaultMaxFPS is Options.MaxFPS's default.
+const DefaultMaxFPS = 10
+
+// Errors callers branch on.
+var (
+	ErrNotFound   = errors.New("no such recording")
+	ErrNotRunning = errors.New("the recording has already stopped")
+)
+
+// Options configure a Recorder.
+type Options struct {
+	Capture Capturer // required
+	Runs    Runs     // required: every recording is a run
+	Dir     string   // where files go; required
+	// FFmpeg is the ffmpeg binary; default "ffmpeg" on PATH.
+	FFmpeg         string
+	DefaultDisplay string
+	// Format is the default format, MP4 unless set.
+	Format string
+	// MaxFPS caps the frames written per second while the screen keeps
+	// changing (changes in between coalesce into the next frame); default
+	// DefaultMaxFPS.
+	MaxFPS int
+	// Auto lists run kinds recorded automatically from their start to
+	// their end (ACU_RECORD_RUNS); empty records none by itself.
+	Auto   []string
+	Logger *slog.Logger
+}
+
+// Recorder runs recordings. Safe for concurrent use.
+type Recorder struct {
+	opts Options
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	live map[string]*recording // by recording id
+	auto map[string]string     // recorded run id -> recording id
+	wg   sync.WaitGroup
+}
+
+// New checks o and returns a Recorder.
+func New(o Options) (*Recorder, error) {
+	if o.Capture == nil || o.Runs == nil || o.Dir == "" {
+		return nil, errors.New("record: Capture, Runs and Dir are required")
+	}
+	if o.FFmpeg == "" {
+		o.FFmpeg = "ffmpeg"
+	}
+	if o.Format == "" {
+		o.Format = MP4
+	}
+	if err := checkFormat(o.Format); err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxFPS <= 0 {
+		o.MaxFPS = DefaultMaxFPS
+	}
+	return &Recorder{opts: o, log: o.Logger, live: make(map[string]*recording), auto: make(map[string]string)}, nil
+}
+
+func checkFormat(f string) error {
+	if f != MP4 && f != WebM {
+		return fmt.Errorf("format %q: use mp4 or webm", f)
+	}
+	return nil
+}
+
+// Check reports whether ffmpeg can be run, naming what to install.
+func (r *Recorder) Check() error {
+	if _, err := exec.LookPath(r.opts.FFmpeg); err != nil {
+		return fmt.Errorf("recordings need ffmpeg (%s): %w: install it (apt-get install ffmpeg)", r.opts.FFmpeg, err)
+	}
+	return nil
+}
+
+// spec is a recording run's spec.
+type spec struct {
+	Display string `json:"display"`
+	Format  string `json:"format"`
+	Path    string `json:"path"`
+	RunID   string `json:"run_id,omitempty"`
+}
+
+// result is a recording run's result.
+type result struct {
+	Path       string `json:"path"`
+	Bytes      int64  `json:"bytes"`
+	Frames     int    `json:"frames"`
+	DurationMs int64  `json:"duration_ms"`
+	Width      int    `json:"width"`
+	Height     int    `json:"height"`
+	// VideoStart is the moment of the file's first frame (time 0), to
+	// seek to an event of the recorded run.
+	VideoStart time.Time `json:"video_start"`
+}
+
+// recording is one recording in progress.
+type recording struct {
+	id    string
+	spec  spec
+	start time.Time
+	stop  context.CancelFunc
+	done  chan struct{}
+	res   result
+	err   error
+}
+
+// StartOptions say what to record.
+type StartOptions struct {
+	Display string
+	Format  string // MP4 or WebM; "" the Recorder's default
+	RunID   string // the run this recording belongs to, if any
+}
+
+// Start begins recording a display and returns the recording at once.
+func (r *Recorder) Start(ctx context.Context, o StartOptions) (api.Recording, error) {
+	if o.Display == "" {
+		o.Display = r.opts.DefaultDisplay
+	}
+	if o.Format == "" {
+		o.Format = r.opts.Format
+	}
+	if err := checkFormat(o.Format); err != nil {
+		return api.Recording{}, err
+	}
+	if err := r.Check(); err != nil {
+		return api.Recording{}, err
+	}
+	if err := os.MkdirAll(r.opts.Dir, 0o700); err != nil {
+		return api.Recording{}, fmt.Errorf("recordings directory %s: %w", r.opts.Dir, err)
+	}
+	id := runs.NewID(RunKind)
+	sp := spec{Display: o.Display, Format: o.Format, Path: filepath.Join(r.opts.Dir, id+"."+o.Format), RunID: o.RunID}
+	// The first frame before the run: a display that cannot be captured
+	// starts no recording.
+	first, err := r.opts.Capture.Capture(ctx, sp.Display, capture.Target{Kind: capture.Screen})
+	if err != nil {
+		return api.Recording{}, fmt.Errorf("record %s: %w", sp.Display, err)
+	}
+	run, err := r.opts.Runs.Start(ctx, runs.StartOptions{ID: id, Kind: RunKind, Spec: sp})
+	if err != nil {
+		return api.Recording{}, fmt.Errorf("record %s: %w", sp.Display, err)
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	rec := &recording{id: id, spec: sp, start: time.Now(), stop: cancel, done: make(chan struct{})}
+	r.mu.Lock()
+	r.live[id] = rec
+	r.mu.Unlock()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.record(rctx, rec, first)
+	}()
+	r.log.Info("recording started", "run_id", id, "display", sp.Display, "format", sp.Format, "for_run", sp.RunID)
+	return toAPI(run, sp, nil), nil
+}
+
+// Stop ends a recording, waits for ffmpeg to finish the file and returns it.
+func (r *Recorder) Stop(ctx context.Context, id string) (api.Recording, error) {
+	r.mu.Lock()
+	rec := r.live[id]
+	r.mu.Unlock()
+	if rec == nil {
+		if _, err := r.Get(ctx, id); err != nil {
+			return api.Recording{}, err
+		}
+		return api.Recording{}, ErrNotRunning
+	}
+	rec.stop()
+	select {
+	case <-rec.done:
+	case <-ctx.Done():
+		return api.Recording{}, ctx.Err()
+	}
+	return r.Get(ctx, id)
+}
+
+// Get returns a recording, live or finished.
+func (r *Recorder) Get(ctx context.Context, id string) (api.Recording, error) {
+	run, err := r.opts.Runs.Get(ctx, id)
+	if errors.Is(err, runs.ErrNotFound) || (err == nil && run.Kind != RunKind) {
+		return api.Recording{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	if err != nil {
+		return api.Recording{}, err
+	}
+	return fromRun(run), nil
+}
+
+// List returns recordings, newest first; runID keeps those of one run.
+func (r *Recorder) List(ctx context.Context, runID string, limit int) ([]api.Recording, error) {
+	list, err := r.opts.Runs.List(ctx, runs.ListFilter{Kind: RunKind, Limit: 1000})
+	if err != nil {
+		return nil, err
+	}
+	out := []api.Recording{}
+	for _, run := range list {
+		rec := fromRun(run)
+		if runID != "" && rec.RunID != runID {
+			continue
+		}
+		out = append(out, rec)
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// File returns the path of a finished recording's file.
+func (r *Recorder) File(ctx context.Context, id string) (string, api.Recording, error) {
+	rec, err := r.Get(ctx, id)
+	if err != nil {
+		return "", rec, err
+	}
+	if rec.Status == runs.StatusRunning {
+		return "", rec, fmt.Errorf("recording %s is still running: stop it first", id)
+	}
+	return rec.Path, rec, nil
+}
+
+func toAPI(run runs.Run, sp spec, res *result) api.Recording {
+	out := api.Recording{ID: run.ID, Display: sp.Display, Format: sp.Format, RunID: sp.RunID, Status: run.Status,
+		StartedAt: run.StartedAt, Path: sp.Path, URL: "/v1/recordings/" + run.ID, Error: run.Error}
+	if !run.EndedAt.IsZero() {
+		t := run.EndedAt
+		out.EndedAt = &t
+	}
+	if res != nil {
+		out.Bytes, out.Frames, out.DurationMs, out.Width, out.Height = res.Bytes, res.Frames, res.DurationMs, res.Width, res.Height
+		if !res.VideoStart.IsZero() {
+			t := res.VideoStart
+			out.VideoStart = &t
+		}
+	}
+	return out
+}
+
+func fromRun(run runs.Run) api.Recording {
+	var sp spec
+	_ = json.Unmarshal(run.Spec, &sp)
+	var res *result
+	if len(run.Result) > 0 {
+		res = &result{}
+		if json.Unmarshal(run.Result, res) != nil {
+			res = nil
+		}
+	}
+	return toAPI(run, sp, res)
+}
+
+// record writes frames to ffmpeg until ctx ends, then finishes the file
+// and ends the recording's run.
+func (r *Recorder) record(ctx context.Context, rec *recording, first *frame.Frame) {
+	defer close(rec.done)
+	defer func() {
+		r.mu.Lock()
+		delete(r.live, rec.id)
+		r.mu.Unlock()
+	}()
+	res, err := r.encode(ctx, rec, first)
+	status, msg := runs.StatusCompleted, ""
+	if err != nil {
+		status, msg = runs.StatusError, err.Error()
+		r.log.Warn("recording failed", "run_id", rec.id, "err", err)
+	}
+	if fi, serr := os.Stat(rec.spec.Path); serr == nil {
+		res.Bytes = fi.Size()
+	}
+	res.Path = rec.spec.Path
+	rec.res, rec.err = res, err
+	ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := r.opts.Runs.End(ectx, rec.id, status, msg, res); err != nil {
+		r.log.Warn("end recording run", "run_id", rec.id, "err", err)
+	}
+	r.log.Info("recording stopped", "run_id", rec.id, "frames", res.Frames, "bytes", res.Bytes, "duration_ms", res.DurationMs)
+}
+
+// encode pipes frames into ffmpeg; see the package comment.
+func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (result, error) {
+	res := result{Width: f.W &^ 1, Height: f.H &^ 1} // ffmpeg crops to even sizes
+	w, h := f.W, f.H
+	changes, err := r.opts.Capture.Watch(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
+	if err != nil {
+		return res, fmt.Errorf("record %s: %w", rec.spec.Display, err)
+	}
+	args := ffmpegArgs(rec.spec.Format, f.W, f.H, rec.spec.Path)
+	cmd := exec.Command(r.opts.FFmpeg, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var stderr strings.Builder
+	cmd.Stderr = &limitWriter{w: &stderr, n: 8 << 10}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return res, fmt.Errorf("record %s: %w", rec.spec.Display, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("record %s: start ffmpeg: %w", rec.spec.Display, err)
+	}
+	waited := false
+	defer func() {
+		if !waited {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	row := make([]byte, f.W*4)
+	write := func(f *frame.Frame) error {
+		if f.W != w || f.H != h {
+			return fmt.Errorf("the screen changed size to %dx%d: a recording keeps one size", f.W, f.H)
+		}
+		if f.Stride == f.W*4 {
+			_, err := in.Write(f.Pix[:f.H*f.Stride])
+			return err
+		}
+		for y := range f.H {
+			copy(row, f.Pix[y*f.Stride:y*f.Stride+f.W*4])
+			if _, err := in.Write(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	last := f
+	if err := write(f); err != nil {
+		return res, ffmpegError(err, &stderr)
+	}
+	// A frame is far larger than the pipe's buffer, so the write returns
+	// when ffmpeg has read it, which is when ffmpeg stamped it: the file's
+	// time 0. (ffmpeg takes a moment to start; the run began before.)
+	start := time.Now()
+	lastAt := start
+	res.VideoStart = start.UTC()
+	res.Frames++
+	var loopErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case _, ok := <-changes:
+			if !ok {
+				break loop
+			}
+			// At most MaxFPS frames a second: changes until then coalesce.
+			if wait := time.Until(lastAt.Add(time.Second / time.Duration(r.opts.MaxFPS))); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					break loop
+				case <-t.C:
+				}
+			}
+			nf, err := r.opts.Capture.Capture(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
+			if err != nil {
+				if ctx.Err() != nil {
+					break loop
+				}
+				loopErr = fmt.Errorf("record %s: %w", rec.spec.Display, err)
+				break loop
+			}
+			if nf.Hash == last.Hash {
+				continue
+			}
+			if err := write(nf); err != nil {
+				loopErr = ffmpegError(err, &stderr)
+				break loop
+			}
+			last, lastAt = nf, time.Now()
+			res.Frames++
+		}
+	}
+	// The last frame once more, stamped now: the file lasts until the stop,
+	// not until the last change.
+	if loopErr == nil {
+		if err := write(last); err != nil {
+			loopErr = ffmpegError(err, &stderr)
+		}
+	}
+	res.DurationMs = time.Since(start).Milliseconds()
+	_ = in.Close()
+	werr := make(chan error, 1)
+	go func() { werr <- cmd.Wait() }()
+	select {
+	case err := <-werr:
+		waited = true
+		if err != nil && loopErr == nil {
+			loopErr = fmt.Errorf("ffmpeg: %w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+	case <-time.After(2 * time.Minute):
+		loopErr = errors.New("ffmpeg did not finish the file within 2 minutes")
+	}
+	return res, loopErr
+}
+
+func ffmpegError(err error, stderr *strings.Builder) error {
+	return fmt.Errorf("write a frame to ffmpeg: %w: %s", err, strings.TrimSpace(stderr.String()))
+}
+
+// ffmpegArgs: raw BGRX frames on stdin, each stamped with its arrival
+// (1 ms time base), encoded at a variable frame rate.
+func ffmpegArgs(format string, w, h int, out string) []string {
+	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+		"-f", "rawvideo", "-pix_fmt", "bgr0", "-video_size", strconv.Itoa(w) + "x" + strconv.Itoa(h),
+		"-framerate", "1000", "-use_wallclock_as_timestamps", "1", "-i", "pipe:0",
+		"-an", "-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2", "-fps_mode", "vfr",
+		// A 1 ms time base: without it ffmpeg guesses a frame rate from the
+		// first intervals and gives the file's last frame that long.
+		"-r", "1000"}
+	switch format {
+	case WebM:
+		args = append(args, "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "2M", "-pix_fmt", "yuv420p", "-f", "webm")
+	default:
+		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-pix_fmt", "yuv420p",
+			"-video_track_timescale", "1000", "-movflags", "+faststart", "-f", "mp4")
+	}
+	return append(args, out)
+}
+
+// limitWriter keeps the first n bytes written to it.
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		_, _ = l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
+}
+
+// Run records runs of the Auto kinds while they last, until ctx ends; then
+// it stops every recording and waits for their files.
+func (r *Recorder) Run(ctx context.Context) error {
+	if len(r.opts.Auto) > 0 {
+		r.follow(ctx)
+	} else {
+		<-ctx.Done()
+	}
+	r.mu.Lock()
+	for _, rec := range r.live {
+		rec.stop()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+	return nil
+}
+
+// follow starts and stops automatic recordings on lifecycle events.
+func (r *Recorder) follow(ctx context.Context) {
+	for ctx.Err() == nil {
+		cur, err := r.opts.Runs.LastCursor(ctx)
+		if err != nil {
+			r.log.Warn("auto-record: read the event cursor", "err", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		sub, err := r.opts.Runs.Subscribe(ctx, runs.Filter{Streams: []string{runs.StreamLifecycle}}, cur)
+		if err != nil {
+			r.log.Warn("auto-record: follow runs", "err", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		for ev := range sub.Events() {
+			r.onLifecycle(ctx, ev)
+		}
+		sub.Close()
+	}
+}
+
+func (r *Recorder) onLifecycle(ctx context.Context, ev runs.Event) {
+	var lc runs.Lifecycle
+	if json.Unmarshal(ev.Data, &lc) != nil {
+		return
+	}
+	switch lc.Phase {
+	case runs.PhaseStart:
+		run, err := r.opts.Runs.Get(ctx, ev.RunID)
+		if err != nil || !r.autoKind(run.Kind) {
+			return
+		}
+		var sp struct {
+			Display string `json:"display"`
+		}
+		_ = json.Unmarshal(run.Spec, &sp)
+		rec, err := r.Start(ctx, StartOptions{Display: sp.Display, RunID: run.ID})
+		if err != nil {
+			r.log.Warn("auto-record a run", "run_id", run.ID, "err", err)
+			return
+		}
+		r.mu.Lock()
+		r.auto[run.ID] = rec.ID
+		r.mu.Unlock()
+		r.link(ctx, run.ID, map[string]any{"phase": "started", "recording_id": rec.ID, "format": rec.Format, "url": rec.URL})
+	default:
+		r.mu.Lock()
+		id, ok := r.auto[ev.RunID]
+		delete(r.auto, ev.RunID)
+		r.mu.Unlock()
+		if !ok {
+			return
+		}
+		rec, err := r.Stop(context.WithoutCancel(ctx), id)
+		if err != nil {
+			r.log.Warn("stop an automatic recording", "run_id", ev.RunID, "recording", id, "err", err)
+			return
+		}
+		r.log.Info("auto-recorded a run", "run_id", ev.RunID, "recording", id, "path", rec.Path)
+	}
+}
+
+// link records the recording on the recorded run, while it is live.
+func (r *Recorder) link(ctx context.Context, runID string, data map[string]any) {
+	if _, err := r.opts.Runs.Emit(ctx, runID, Stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
+		r.log.Warn("link a recording to its run", "run_id", runID, "err", err)
+	}
+}
+
+func (r *Recorder) autoKind(kind string) bool {
+	for _, k := range r.opts.Auto {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

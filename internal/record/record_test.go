@@ -1,0 +1,178 @@
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"image/color"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+type fixture struct {
+	dpy string
+	reg *runs.Registry
+	rec *Recorder
+}
+
+func newFixture(t *testing.T, auto ...string) *fixture {
+	t.Helper()
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 1280, Height: 720})
+	hub, err := capture.NewHub(capture.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg := runs.New(db, runs.Options{})
+	rec, err := New(Options{Capture: hub, Runs: reg, Dir: t.TempDir(), DefaultDisplay: dpy, Auto: auto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = rec.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &fixture{dpy: dpy, reg: reg, rec: rec}
+}
+
+// probe is what ffprobe says of a video file.
+type probe struct {
+	codec    string
+	w, h     int
+	duration float64 // seconds
+	frames   int
+}
+
+func ffprobe(t *testing.T, path string) probe {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
+		"-show_entries", "stream=codec_name,width,height,nb_read_frames:format=duration", "-of", "json", path).Output()
+	if err != nil {
+		t.Fatalf("ffprobe %s: %v", path, err)
+	}
+	var j struct {
+		Streams []struct {
+			CodecName    string `json:"codec_name"`
+			Width        int    `json:"width"`
+			Height       int    `json:"height"`
+			NbReadFrames string `json:"nb_read_frames"`
+		} `json:"streams"`
+		Format struct {
+			Duration string `json:"duration"`
+		} `json:"format"`
+	}
+	if err := json.Unmarshal(out, &j); err != nil || len(j.Streams) != 1 {
+		t.Fatalf("ffprobe %s: %s (%v)", path, out, err)
+	}
+	d, _ := strconv.ParseFloat(j.Format.Duration, 64)
+	n, _ := strconv.Atoi(j.Streams[0].NbReadFrames)
+	return probe{codec: j.Streams[0].CodecName, w: j.Streams[0].Width, h: j.Streams[0].Height, duration: d, frames: n}
+}
+
+// checkFile: the file decodes with ffprobe at the screen's size and lasts
+// as long as the recording did, within 5%.
+func checkFile(t *testing.T, rec api.Recording, codec string) {
+	t.Helper()
+	p := ffprobe(t, rec.Path)
+	want := float64(rec.DurationMs) / 1000
+	if p.codec != codec || p.w != 1280 || p.h != 720 || math.Abs(p.duration-want) > 0.05*want {
+		t.Errorf("%s: %s %dx%d, %.3f s; want %s 1280x720, %.3f s (within 5%%)", rec.Path, p.codec, p.w, p.h, p.duration, codec, want)
+	}
+	if p.frames < rec.Frames {
+		t.Errorf("%s has %d frames, want at least the %d written", rec.Path, p.frames, rec.Frames)
+	}
+}
+
+// TestRecordMP4AndWebM: a recording writes a frame per change and none
+// for a still screen, and the file has the screen's size and the
+// recording's true duration, in both formats.
+func TestRecordMP4AndWebM(t *testing.T) {
+	f := newFixture(t)
+	win := testx.NewWindow(t, f.dpy, testx.Spec{X: 100, Y: 100, W: 300, H: 200, Fill: color.RGBA{R: 200, A: 255}})
+	for _, tt := range []struct{ format, codec string }{{MP4, "h264"}, {WebM, "vp8"}} {
+		t.Run(tt.format, func(t *testing.T) {
+			rec, err := f.rec.Start(t.Context(), StartOptions{Format: tt.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != runs.StatusRunning || !strings.HasSuffix(rec.Path, "."+tt.format) {
+				t.Fatalf("Start = %+v", rec)
+			}
+			for i := range 5 {
+				win.Fill(color.RGBA{G: uint8(40 * i), B: 100, A: 255})
+				time.Sleep(200 * time.Millisecond)
+			}
+			time.Sleep(time.Second) // a still screen: the file lasts through it
+			rec, err = f.rec.Stop(t.Context(), rec.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != runs.StatusCompleted || rec.Bytes == 0 || rec.Frames < 2 || rec.Frames > 8 {
+				t.Fatalf("Stop = %+v; want completed with 2-8 frames (one per change, none while still)", rec)
+			}
+			checkFile(t, rec, tt.codec)
+			if _, err := f.rec.Stop(t.Context(), rec.ID); err == nil {
+				t.Error("a second Stop succeeded")
+			}
+		})
+	}
+	list, err := f.rec.List(t.Context(), "", 0)
+	if err != nil || len(list) != 2 {
+		t.Errorf("List = %d recordings, %v; want 2", len(list), err)
+	}
+}
+
+// TestAutoRecord: with Auto, a task run is recorded from its start to its
+// end, and the recording is linked to it both ways.
+func TestAutoRecord(t *testing.T) {
+	f := newFixture(t, "task")
+	win := testx.NewWindow(t, f.dpy, testx.Spec{X: 10, Y: 10, W: 100, H: 100, Fill: color.RGBA{B: 200, A: 255}})
+	run, err := f.reg.Start(t.Context(), runs.StartOptions{Kind: "task", Spec: map[string]string{"display": f.dpy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []api.Recording
+	for range 200 {
+		if recs, _ = f.rec.List(t.Context(), run.ID, 0); len(recs) == 1 {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("recordings of the task run = %+v, want one", recs)
+	}
+	win.Fill(color.RGBA{R: 200, A: 255})
+	time.Sleep(time.Second)
+	if _, err := f.reg.End(t.Context(), run.ID, runs.StatusCompleted, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := f.reg.Wait(t.Context(), recs[0].ID, 30*time.Second)
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("the task's recording = %+v, %v; want completed when the task ended", res, err)
+	}
+	rec, err := f.rec.Get(t.Context(), recs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, rec, "h264")
+	evs, err := f.reg.Events(t.Context(), 0, runs.Filter{RunID: run.ID, Streams: []string{Stream}}, 10)
+	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Data), rec.ID) {
+		t.Errorf("the task run's recording events = %v, %v; want one naming %s", evs, err, rec.ID)
+	}
+}
