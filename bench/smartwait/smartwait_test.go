@@ -310,6 +310,40 @@ func BenchmarkJudgeCalls(b *testing.B) {
 	b.ReportMetric(seed/float64(b.N), "seed-1s-poll-calls/wait")
 }
 
+// BenchmarkBusyScreen: a wait on a screen with a clock that changes every
+// second for 30 s, a fake judge of 300 ms (NO). The seed judges, then sleeps
+// its 1 s poll: 30 / 1.3 calls. acu must never make more, and still judges
+// the first change after a quiet spell at once (BenchmarkDetectionLatency).
+func BenchmarkBusyScreen(b *testing.B) {
+	const (
+		dur     = 30 * time.Second
+		latency = 300 * time.Millisecond
+	)
+	dpy := testx.StartXvfb(b, xvfb.Options{Width: 1280, Height: 720})
+	w := testx.NewWindow(b, dpy, testx.Spec{Title: "clock", X: 100, Y: 100, W: 200, H: 150, Fill: grey})
+	r := newRig(b, dpy, latency, true)
+	var calls float64
+	for i := range b.N {
+		before := r.calls.Load()
+		job, err := r.eng.Create(context.Background(), smartwait.Spec{Criteria: fmt.Sprintf("a red marker is visible (run %d)", i), Timeout: time.Hour})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tick := time.NewTicker(time.Second)
+		for k := 0; k < int(dur/time.Second); k++ {
+			<-tick.C
+			w.SetPixel(k%200, 0, color.RGBA{R: 0x10, G: byte(k), B: byte(i), A: 0xff})
+		}
+		tick.Stop()
+		calls += float64(r.calls.Load() - before)
+		if _, err := r.eng.Cancel(context.Background(), job.ID, "benchmark over"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(calls/float64(b.N), "judge-calls/30s")
+	b.ReportMetric(dur.Seconds()/(time.Second+latency).Seconds(), "seed-calls/30s")
+}
+
 // BenchmarkConcurrentWaits: many waits across several displays, each display
 // changing one pixel a second; fake judge of 300 ms that does not decode.
 // Reports CPU (process user+sys over wall), peak RSS, captures per display

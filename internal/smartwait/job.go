@@ -150,11 +150,14 @@ type job struct {
 	lastErr     string
 	lastJudge   string // last judge error
 	lastCapErr  string // last capture error (events are emitted when it changes)
-	judgedHash  uint64
-	judgedCrit  string
-	judged      bool
-	evalCancel  context.CancelFunc
-	ended       *Job // set once the run has ended
+	// lastJudgedAt is when the job's last judge call (or shared verdict)
+	// came back: changes within a poll interval of it wait for the poll.
+	lastJudgedAt time.Time
+	judgedHash   uint64
+	judgedCrit   string
+	judged       bool
+	evalCancel   context.CancelFunc
+	ended        *Job // set once the run has ended
 
 	updated  chan struct{} // buffered 1
 	cancelCh chan string   // buffered 1

@@ -95,6 +95,19 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 				changes = nil // the watch ended; polling carries on, re-watched at the next poll
 				continue
 			}
+			// The first change after a quiet spell is judged at once. While
+			// changes go on, judge at most once per poll interval after the
+			// last judgement ended: the seed's own cadence (judge, then
+			// sleep), so a busy screen never costs more calls than the
+			// seed's loop. The poll timer, reset to the interval after each
+			// evaluation, then judges the newest frame.
+			j.mu.Lock()
+			last := j.lastJudgedAt
+			j.mu.Unlock()
+			if !last.IsZero() && time.Since(last) < sp.poll() {
+				e.metrics.deferred.Inc()
+				continue
+			}
 		case <-poll.C:
 			if changes == nil {
 				watch()
@@ -234,6 +247,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	}
 	j.mu.Lock()
 	j.evaluations++
+	j.lastJudgedAt = time.Now()
 	if err != nil {
 		j.judgeErrors++
 		j.failStreak++

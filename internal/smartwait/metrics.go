@@ -17,11 +17,15 @@ var outcomes = []string{StatusResolved, StatusTimeout, StatusCancelled, StatusEr
 
 // metrics are the engine's counters and Prometheus instruments.
 type metrics struct {
-	judgeCalls    counter
-	judgeErrors   counter
-	unparsed      counter
-	skipped       counter
-	deduped       counter
+	judgeCalls  counter
+	judgeErrors counter
+	unparsed    counter
+	skipped     counter
+	deduped     counter
+	// deferred counts changes not judged at once because the last
+	// judgement ended less than a poll interval ago (the poll judges the
+	// newest frame then).
+	deferred      counter
 	captureErrors counter
 	// persistRetries counts failed writes of an outcome (notification,
 	// run end) that are being retried.
@@ -54,6 +58,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		cf("acu_smartwait_judge_errors_total", "Judge backend calls that failed.", &m.judgeErrors),
 		cf("acu_smartwait_judge_unparsed_total", "Judge replies that were not a clean YES or NO (empty, refusal, garbage): retried, never cached.", &m.unparsed),
 		cf("acu_smartwait_skipped_by_hash_total", "Evaluations skipped: content hash and criteria equal the job's last judgement.", &m.skipped),
+		cf("acu_smartwait_changes_deferred_total", "Screen changes left to the next poll because the last judgement ended less than a poll interval ago.", &m.deferred),
 		cf("acu_smartwait_deduped_total", "Verdicts reused from a judgement of the same (criteria, content hash).", &m.deduped),
 		cf("acu_smartwait_outcome_write_retries_total", "Failed writes of a wait's outcome (notification, run end), each retried until it succeeds.", &m.persistRetries),
 		cf("acu_smartwait_capture_errors_total", "Failed captures of a wait job's target.", &m.captureErrors),
