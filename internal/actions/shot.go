@@ -254,3 +254,16 @@ func (s *Service) Elements(ctx context.Context, q api.ElementsQuery) (api.Elemen
 	}
 	return out, nil
 }
+
+// Pointer returns where the pointer is on dpy, in screen pixels.
+func (s *Service) Pointer(ctx context.Context, dpy string) (image.Point, error) {
+	dpy = s.display(dpy)
+	if dpy == "" {
+		return image.Point{}, invalid("display", "display: no display given and the daemon has no default (DISPLAY): name one, as :99")
+	}
+	d, err := s.desktop(ctx, dpy)
+	if err != nil {
+		return image.Point{}, err
+	}
+	return d.dev.Pointer(ctx)
+}

@@ -317,6 +317,9 @@ type Action struct {
 	HoldMs int     `json:"hold_ms,omitempty"` // key: how long each key is held; drag: hold before moving
 	Repeat int     `json:"repeat,omitempty"`  // key: 1 (default) to 100
 	Ms     int     `json:"ms,omitempty"`      // wait: 1..60000
+	// Mods (click, scroll, drag, move, mouse_down, mouse_up): modifier
+	// keys held down during the action, as "shift" or "ctrl+shift".
+	Mods string `json:"mods,omitempty"`
 	// Verify (element targets of click, type, key): re-extract the element
 	// map after the action and check it had an effect, retrying once.
 	Verify bool `json:"verify,omitempty"`
