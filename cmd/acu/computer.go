@@ -95,6 +95,11 @@ OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base
 	if err != nil {
 		return err
 	}
+	if *maxCost > 0 {
+		if err := mc.CheckPriced(*model); err != nil {
+			return &exitError{code: 2, msg: fmt.Sprintf("acu computer: --max-cost cannot be kept: %v", err)}
+		}
+	}
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
 	}

@@ -268,6 +268,44 @@ func formFields(t *testing.T, c *api.Client, title string) [][2]int {
 	return nil
 }
 
+// TestComputerBudgets: the step and cost budgets stop the loop (exit 1,
+// status budget); a cost budget for a model without a price refuses to
+// start.
+func TestComputerBudgets(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "ACU_COMPUTER_API_KEY="+llmtest.Key, "ACU_LOG_LEVEL=warn")
+	startDaemon(t, env, dataDir, port)
+	f := anthropicFake(t, [2]int{1, 1}, [2]int{2, 2}, [2]int{3, 3})
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		code  int
+		calls int
+	}{
+		{"steps", []string{"--max-steps", "2"}, 1, 2},
+		{"cost", []string{"--max-cost", "0.004"}, 1, 1}, // 1500+40 tokens at $3/$15 a million: $0.0051 a turn
+		{"unpriced", []string{"--max-cost", "1", "--model", "no-price-model"}, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f.mu.Lock()
+			f.calls = 0
+			f.mu.Unlock()
+			args := append([]string{"computer", "-json", "--provider", "anthropic", "--base-url", f.URL}, tc.flags...)
+			stdout, stderr, code := acu(t, env, append(args, "look at the screen")...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			if f.calls != tc.calls {
+				t.Errorf("%d model calls, want %d", f.calls, tc.calls)
+			}
+			if tc.code == 1 && !strings.Contains(stdout, `"status":"budget"`) {
+				t.Errorf("no budget result:\n%s", stdout)
+			}
+		})
+	}
+}
+
 // TestComputerCLI runs `acu computer` for each provider against a fake of
 // its API on a real zenity form: zenity's own output proves the form was
 // filled and submitted.
