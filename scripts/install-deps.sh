@@ -19,6 +19,7 @@ packages=(
   openbox xclip
   ffmpeg
   python3 python3-xlib python3-numpy python3-pil python3-tk
+  nodejs npm
 )
 
 missing=()
@@ -43,3 +44,10 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 go version
+
+# The reference UI-TARS action parser, which internal/dialect/uitars' tests
+# run under Node as an oracle for acu's parser.
+oracle="$(dirname "$0")/../internal/dialect/uitars/testdata/oracle"
+if [ ! -d "$oracle/node_modules/@ui-tars/action-parser" ]; then
+  npm install --prefix "$oracle" --no-package-lock --no-audit --no-fund
+fi

@@ -12,6 +12,8 @@ import (
 var layers = map[string]int{
 	// Leaves: no I/O of their own.
 	"internal/secret": 0, "internal/api": 0, "internal/frame": 0, "internal/llm": 0,
+	"internal/dialect": 0, "internal/dialect/anthropic": 0, "internal/dialect/openai": 0, "internal/dialect/uitars": 0,
+	"internal/computer": 3,
 	"internal/annotate": 0, "internal/guard": 0, "internal/config": 0, "internal/leakcheck": 0,
 	// Devices, storage and their test helpers.
 	"internal/display": 1, "internal/xvfb": 1, "internal/input": 1, "internal/ocr": 1,
@@ -28,7 +30,7 @@ var layers = map[string]int{
 	// Surfaces.
 	"internal/server": 4, "internal/mcpserver": 4,
 	// The binary and the benchmarks.
-	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5, "bench/live": 5,
+	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5, "bench/live": 5, "bench/computer": 5,
 }
 
 const module = "github.com/acu-dev/acu/"

@@ -126,7 +126,8 @@ func TestMCPActOverStdioAndHTTP(t *testing.T) {
 			t.Errorf("tool %s output schema has a nullable type", tl.Name)
 		}
 	}
-	for _, name := range []string{"act", "click", "type_text", "press_key", "scroll", "drag", "move_pointer", "wait_cancel", "run_task"} {
+	for _, name := range []string{"act", "click", "type_text", "press_key", "scroll", "drag", "move_pointer", "wait_cancel", "run_task",
+		"computer_anthropic", "computer_openai", "computer_uitars"} {
 		if a := ann[name]; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
 			t.Errorf("tool %s annotations %+v, want destructive", name, a)
 		}
@@ -156,6 +157,18 @@ func TestMCPActOverStdioAndHTTP(t *testing.T) {
 	res, _ = callTool(t, ss, "click", map[string]any{"x": 320, "y": 200, "shot": info["id"]})
 	if res.IsError {
 		t.Errorf("click on screenshot pixels: %s", resultText(res))
+	}
+	// The computer-use dialects, relayed: an Anthropic tool_use block in,
+	// its tool_result out; an OpenAI call held by its safety check.
+	res, info = callTool(t, ss, "computer_anthropic", map[string]any{"item": map[string]any{"type": "tool_use", "id": "toolu_x", "name": "computer",
+		"input": map[string]any{"action": "screenshot"}}, "limit": "1024x768"})
+	if r, _ := info["result"].(map[string]any); res.IsError || info["status"] != "acted" || r["type"] != "tool_result" || r["tool_use_id"] != "toolu_x" {
+		t.Errorf("computer_anthropic screenshot: %v %s", info["status"], resultText(res))
+	}
+	res, info = callTool(t, ss, "computer_openai", map[string]any{"item": map[string]any{"type": "computer_call", "call_id": "c1",
+		"action": map[string]any{"type": "click", "button": "left", "x": 1, "y": 1}, "pending_safety_checks": []any{map[string]any{"id": "sc1", "code": "sensitive_domain"}}}})
+	if res.IsError || info["status"] != "safety_check" || !strings.Contains(resultText(res), "sc1") {
+		t.Errorf("computer_openai with a pending safety check: %v %s", info["status"], resultText(res))
 	}
 	// A bad element id is a tool error naming it.
 	res, _ = callTool(t, ss, "click", map[string]any{"element": "btn_no_such_thing"})

@@ -60,9 +60,9 @@ func checkAction(a api.Action, field string, def frameSpec) error {
 		return nil
 	}
 	uses := map[string][]string{
-		api.ActMove: {"at"}, api.ActClick: {"at", "button", "count", "verify", "pointer"},
-		api.ActMouseDown: {"at", "button"}, api.ActMouseUp: {"at", "button"},
-		api.ActDrag: {"path", "button", "hold_ms"}, api.ActScroll: {"at", "dx", "dy"},
+		api.ActMove: {"at", "mods"}, api.ActClick: {"at", "button", "count", "verify", "pointer", "mods"},
+		api.ActMouseDown: {"at", "button", "mods"}, api.ActMouseUp: {"at", "button", "mods"},
+		api.ActDrag: {"path", "button", "hold_ms", "mods"}, api.ActScroll: {"at", "dx", "dy", "mods"},
 		api.ActType: {"at", "text", "verify", "pointer"}, api.ActKey: {"at", "keys", "hold_ms", "repeat", "verify", "pointer"},
 		api.ActWait: {"ms"},
 	}[kind]
@@ -71,11 +71,16 @@ func checkAction(a api.Action, field string, def frameSpec) error {
 		set  bool
 	}{{"at", a.At != nil}, {"path", a.Path != nil}, {"button", a.Button != ""}, {"count", a.Count != 0},
 		{"dx", a.DX != 0}, {"dy", a.DY != 0}, {"text", a.Text != ""}, {"keys", a.Keys != ""}, {"hold_ms", a.HoldMs != 0},
-		{"repeat", a.Repeat != 0}, {"ms", a.Ms != 0}, {"verify", a.Verify}, {"pointer", a.Pointer}} {
+		{"repeat", a.Repeat != 0}, {"ms", a.Ms != 0}, {"verify", a.Verify}, {"pointer", a.Pointer}, {"mods", a.Mods != ""}} {
 		if !slices.Contains(uses, f.name) {
 			if err := unused(f.name, f.set); err != nil {
 				return err
 			}
+		}
+	}
+	if a.Mods != "" {
+		if err := input.CheckMods(a.Mods); err != nil {
+			return invalid(field+".mods", "%s.mods: %v", field, err)
 		}
 	}
 	if _, ok := buttons[a.Button]; !ok {
@@ -382,7 +387,7 @@ func needsMap(st step) bool {
 }
 
 // run carries out one step.
-func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step, r *api.ActionResult) error {
+func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step, r *api.ActionResult) (err error) {
 	a := st.a
 	pol := s.opts.Policy
 	// px resolves a target to a screen pixel, checking the deny-list.
@@ -450,6 +455,16 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 	}
 	onElement := st.at != nil && st.at.el != ""
 	r.Via = "xtest"
+	if a.Mods != "" {
+		if err := d.dev.ModsDown(ctx, a.Mods); err != nil {
+			return err
+		}
+		defer func() {
+			if uerr := d.dev.ModsUp(context.WithoutCancel(ctx)); uerr != nil && err == nil {
+				err = uerr
+			}
+		}()
+	}
 	switch a.Kind {
 	case api.ActMove:
 		p, err := px(st.at)
@@ -458,7 +473,7 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		}
 		return d.dev.MoveTo(ctx, *p)
 	case api.ActClick:
-		if onElement && st.button == input.ButtonLeft && st.count == 1 {
+		if onElement && st.button == input.ButtonLeft && st.count == 1 && a.Mods == "" {
 			return elementStep(elements.StepClick, "")
 		}
 		p, err := px(st.at)

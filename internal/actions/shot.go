@@ -6,12 +6,14 @@ import (
 	"image"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/acu-dev/acu/internal/annotate"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/smartwait"
 )
 
 // checkShot validates screenshot options; field is their name.
@@ -253,4 +255,53 @@ func (s *Service) Elements(ctx context.Context, q api.ElementsQuery) (api.Elemen
 		}
 	}
 	return out, nil
+}
+
+// Pointer returns where the pointer is on dpy, in screen pixels.
+func (s *Service) Pointer(ctx context.Context, dpy string) (image.Point, error) {
+	dpy = s.display(dpy)
+	if dpy == "" {
+		return image.Point{}, invalid("display", "display: no display given and the daemon has no default (DISPLAY): name one, as :99")
+	}
+	d, err := s.desktop(ctx, dpy)
+	if err != nil {
+		return image.Point{}, err
+	}
+	return d.dev.Pointer(ctx)
+}
+
+// ScreenSize returns dpy's screen size in pixels.
+func (s *Service) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
+	dpy = s.display(dpy)
+	if dpy == "" {
+		return 0, 0, invalid("display", "display: no display given and the daemon has no default (DISPLAY): name one, as :99")
+	}
+	if err := s.opts.Policy.allowDisplay(dpy); err != nil {
+		return 0, 0, err
+	}
+	return s.opts.Hub.ScreenSize(ctx, dpy)
+}
+
+// Settle waits until dpy's screen has been still for quiet, at most
+// timeout: a model's wait that ends early once nothing moves.
+func (s *Service) Settle(ctx context.Context, dpy string, quiet, timeout time.Duration) (api.SettleResult, error) {
+	if s.opts.Settle == nil {
+		return api.SettleResult{}, &Error{Code: api.CodeUnavailable, Message: "settle is not available in this daemon"}
+	}
+	if timeout < time.Second { // below the settle engine's least timeout: a plain pause
+		start := time.Now()
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return api.SettleResult{}, ctx.Err()
+		case <-t.C:
+		}
+		return api.SettleResult{Waited: time.Since(start).Seconds()}, nil
+	}
+	res, err := s.opts.Settle.Settle(ctx, smartwait.SettleSpec{Display: s.display(dpy), Quiet: quiet, Timeout: timeout})
+	if err != nil {
+		return api.SettleResult{}, err
+	}
+	return api.SettleResult{RunID: res.RunID, Settled: res.Settled, Waited: res.Waited.Seconds(), Changes: res.Changes, FrameHash: res.FrameHash}, nil
 }

@@ -577,3 +577,33 @@ func (c *Client) DownloadRecording(ctx context.Context, id string, w io.Writer) 
 	}
 	return io.Copy(w, resp.Body)
 }
+
+// Computer runs one computer-use model's action item on the desktop (POST
+// /v1/computer/{vendor}): item is what the vendor sent (an Anthropic
+// tool_use block, an OpenAI computer_call item, a UI-TARS output as a
+// JSON string), and the answer's Result is what to hand back to it.
+func (c *Client) Computer(ctx context.Context, vendor string, q ComputerQuery, item json.RawMessage) (ComputerResult, error) {
+	var out ComputerResult
+	return out, c.do(ctx, http.MethodPost, "/v1/computer/"+url.PathEscape(vendor)+"?"+q.values().Encode(), item, &out)
+}
+
+// ComputerTool returns the tool declaration and picture size of a vendor
+// for a display (GET /v1/computer/{vendor}).
+func (c *Client) ComputerTool(ctx context.Context, vendor string, q ComputerQuery) (ComputerResult, error) {
+	var out ComputerResult
+	return out, c.do(ctx, http.MethodGet, "/v1/computer/"+url.PathEscape(vendor)+"?"+q.values().Encode(), nil, &out)
+}
+
+func (q ComputerQuery) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"display": q.Display, "limit": q.Limit, "format": q.Format, "version": q.Version, "mode": q.Mode,
+		"acknowledge": strings.Join(q.Acknowledge, ",")} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	if q.Quality > 0 {
+		v.Set("quality", strconv.Itoa(q.Quality))
+	}
+	return v
+}

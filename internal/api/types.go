@@ -331,6 +331,9 @@ type Action struct {
 	HoldMs int     `json:"hold_ms,omitempty"` // key: how long each key is held; drag: hold before moving
 	Repeat int     `json:"repeat,omitempty"`  // key: 1 (default) to 100
 	Ms     int     `json:"ms,omitempty"`      // wait: 1..60000
+	// Mods (click, scroll, drag, move, mouse_down, mouse_up): modifier
+	// keys held down during the action, as "shift" or "ctrl+shift".
+	Mods string `json:"mods,omitempty"`
 	// Verify (element targets of click, type, key): re-extract the element
 	// map after the action and check it had an effect, retrying once.
 	Verify bool `json:"verify,omitempty"`
@@ -630,4 +633,66 @@ type StartRecording struct {
 // RecordingList is GET /v1/recordings.
 type RecordingList struct {
 	Recordings []Recording `json:"recordings"`
+}
+
+// Computer-use dialects, for POST /v1/computer/{vendor}.
+const (
+	VendorAnthropic = "anthropic"
+	VendorOpenAI    = "openai"
+	VendorUITARS    = "uitars"
+)
+
+// Vendors lists the computer-use dialects.
+var Vendors = []string{VendorAnthropic, VendorOpenAI, VendorUITARS}
+
+// Statuses of a computer-use step besides acting.
+const (
+	ComputerActed       = "acted"        // the actions ran (or a screenshot was taken)
+	ComputerError       = "error"        // the item was malformed or refused: Result is the vendor's error result
+	ComputerFinished    = "finished"     // UI-TARS finished(): the model says the task is done
+	ComputerCallUser    = "call_user"    // UI-TARS call_user(): the model asks for a human
+	ComputerSafetyCheck = "safety_check" // OpenAI pending_safety_checks the caller has not acknowledged: nothing ran
+)
+
+// ComputerQuery is POST /v1/computer/{vendor}'s parameters: the display,
+// the largest picture offered to the model (Limit, "1280x800"), the
+// screenshots' format and quality, the Anthropic tool version, the
+// UI-TARS coordinate mode (relative, absolute, smart) and the OpenAI
+// safety checks the caller acknowledges (ids).
+type ComputerQuery struct {
+	Display     string
+	Limit       string
+	Format      string
+	Quality     int
+	Version     string
+	Mode        string
+	Acknowledge []string
+}
+
+// ComputerResult answers POST /v1/computer/{vendor}: Result is the
+// vendor's result item to hand back to the model as it is (an Anthropic
+// tool_result block, an OpenAI computer_call_output item, a UI-TARS user
+// message with the screenshot). The rest is for the caller.
+type ComputerResult struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Status string          `json:"status"`
+	// Error is what failed; for Anthropic it is also in Result (is_error).
+	Error *ErrorDetail `json:"error,omitempty"`
+	// Content is UI-TARS' finished or call_user text.
+	Content string `json:"content,omitempty"`
+	// PendingSafetyChecks are the OpenAI checks to show the user and, if
+	// they agree, acknowledge in a repeated request (acknowledge=ids).
+	PendingSafetyChecks json.RawMessage `json:"pending_safety_checks,omitempty"`
+	// Tool is the tool declaration for this display (Anthropic and
+	// OpenAI), with the picture size the coordinates are in.
+	Tool       json.RawMessage `json:"tool,omitempty"`
+	Display    string          `json:"display"`
+	Screen     [2]int          `json:"screen"`
+	Image      [2]int          `json:"image"`
+	Actions    []ActionResult  `json:"actions,omitempty"`
+	Settle     *SettleInfo     `json:"settle,omitempty"`
+	Waited     *SettleResult   `json:"waited,omitempty"`
+	ShotID     string          `json:"shot_id,omitempty"`
+	SessionRun string          `json:"session_run,omitempty"`
+	Ms         float64         `json:"ms"`
 }

@@ -94,10 +94,11 @@ type Config struct {
 	// Features with settings of their own, each in its own file of this
 	// package (relay.go, agent.go, task.go) that appends its settings to
 	// the table; read them through the accessor methods there.
-	relay RelayConfig
-	agent AgentConfig
-	task  TaskConfig
-	act   ActConfig
+	relay    RelayConfig
+	agent    AgentConfig
+	task     TaskConfig
+	computer ComputerConfig
+	act      ActConfig
 }
 
 // Setting describes one configuration value.

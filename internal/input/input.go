@@ -119,6 +119,7 @@ type Device struct {
 	cookies  []xtest.FakeInputCookie
 	held     []heldInput // pressed and not yet released, released on failure
 	down     []byte      // buttons pressed by ButtonDown and not yet released by ButtonUp
+	downKeys []byte      // modifier keys pressed by ModsDown and not yet released by ModsUp
 }
 
 type heldInput struct {
@@ -228,6 +229,10 @@ func (d *Device) Close() error {
 		d.queue(evButtonRelease, b, 0, 0)
 	}
 	d.down = nil
+	for i := len(d.downKeys) - 1; i >= 0; i-- { // modifiers ModsDown left pressed
+		d.queue(evKeyRelease, d.downKeys[i], 0, 0)
+	}
+	d.downKeys = nil
 	ferr := d.flush()
 	if err := d.restoreRemaps(context.Background(), false); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jezek/xgb/xproto"
@@ -286,4 +288,67 @@ func queryPointer(d *Device) (image.Point, error) {
 		return image.Point{}, fmt.Errorf("query the pointer: %w", err)
 	}
 	return image.Pt(int(r.RootX), int(r.RootY)), nil
+}
+
+// ModsDown presses the modifier keys of mods ("shift", "ctrl+alt") and
+// leaves them down, so that the clicks, scrolls and drags after it carry
+// them, until ModsUp (or Close) releases them. It is how a click with
+// shift held is done: ModsDown, ClickAt, ModsUp.
+func (d *Device) ModsDown(ctx context.Context, mods string) error {
+	ms, err := parseMods(mods)
+	if err != nil {
+		return err
+	}
+	return d.run(ctx, "modifiers down", func() error {
+		for _, m := range ms {
+			code, err := d.modifierCode(m)
+			if err != nil {
+				return err
+			}
+			if err := d.send(evKeyPress, byte(code), 0, 0); err != nil {
+				return err
+			}
+			d.downKeys = append(d.downKeys, byte(code))
+		}
+		return nil
+	})
+}
+
+// ModsUp releases the modifier keys ModsDown left down, last first.
+func (d *Device) ModsUp(ctx context.Context) error {
+	return d.run(ctx, "modifiers up", func() error {
+		for i := len(d.downKeys) - 1; i >= 0; i-- {
+			if err := d.send(evKeyRelease, d.downKeys[i], 0, 0); err != nil {
+				return err
+			}
+		}
+		d.downKeys = d.downKeys[:0]
+		return nil
+	})
+}
+
+// CheckMods reports whether mods parses as modifiers for ModsDown.
+func CheckMods(mods string) error {
+	_, err := parseMods(mods)
+	return err
+}
+
+// parseMods parses modifiers joined by '+' or spaces ("shift",
+// "ctrl+shift", "ctrl alt"): ctrl, shift, alt, super and their aliases.
+func parseMods(mods string) ([]modifier, error) {
+	fields := strings.FieldsFunc(mods, func(r rune) bool { return r == '+' || r == ' ' || r == ',' })
+	if len(fields) == 0 {
+		return nil, errors.New("no modifier given: use ctrl, shift, alt or super, joined by '+'")
+	}
+	var out []modifier
+	for _, f := range fields {
+		m, ok := parseModifier(f)
+		if !ok {
+			return nil, fmt.Errorf("%q is not a modifier: use ctrl, shift, alt or super, joined by '+'", truncate(f))
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }

@@ -247,7 +247,14 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		c.breaker.release(probe)
 		return Response{}, fmt.Errorf("%s call to %s model %s: encode request: %w", c.role, c.service, model, err)
 	}
-	endpoint := c.wire.endpoint(c.base, model)
+	return c.call(ctx, model, req.RunID, probe, c.wire.endpoint(c.base, model), body, nil, c.wire.decode)
+}
+
+// call sends body to endpoint with retries and accounts the outcome:
+// breaker, ledger, metrics, logs.
+func (c *Client) call(ctx context.Context, model, runID string, probe bool, endpoint string, body body, headers map[string]string,
+	decode func([]byte) (Response, error)) (Response, error) {
+	req := &Request{RunID: runID}
 
 	bo := &retryBackOff{exp: backoff.ExponentialBackOff{
 		InitialInterval:     c.opts.RetryBase,
@@ -258,7 +265,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 	attempts := 0
 	op := func() (Response, error) {
 		attempts++
-		resp, err := c.attempt(ctx, endpoint, body)
+		resp, err := c.attempt(ctx, endpoint, body, headers, decode)
 		if err == nil {
 			return resp, nil
 		}
@@ -288,7 +295,7 @@ func (c *Client) Chat(ctx context.Context, req Request) (Response, error) {
 		backoff.WithMaxTries(c.tries),
 		backoff.WithMaxElapsedTime(0))
 	if err != nil {
-		return Response{}, c.failed(ctx, &req, model, attempts, probe, err)
+		return Response{}, c.failed(ctx, req, model, attempts, probe, err)
 	}
 	resp.Attempts = attempts
 	if resp.Model == "" {
@@ -417,7 +424,7 @@ func (b *retryBackOff) Reset() { b.exp.Reset(); b.after = 0 }
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // attempt makes one HTTP exchange under its own timeout.
-func (c *Client) attempt(ctx context.Context, endpoint string, body body) (Response, error) {
+func (c *Client) attempt(ctx context.Context, endpoint string, body body, headers map[string]string, decode func([]byte) (Response, error)) (Response, error) {
 	actx, cancel := context.WithTimeoutCause(ctx, c.opts.Timeout, ErrAttemptTimeout)
 	defer cancel()
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, endpoint, body.reader())
@@ -436,6 +443,9 @@ func (c *Client) attempt(ctx context.Context, endpoint string, body body) (Respo
 		c.wire.auth(hreq.Header, c.key)
 	}
 	for k, v := range c.opts.Headers {
+		hreq.Header.Set(k, v)
+	}
+	for k, v := range headers {
 		hreq.Header.Set(k, v)
 	}
 	start := time.Now()
@@ -463,7 +473,7 @@ func (c *Client) attempt(ctx context.Context, endpoint string, body body) (Respo
 		return Response{}, &APIError{Status: hresp.StatusCode, Provider: c.service, Retryable: false,
 			Message: fmt.Sprintf("reply larger than %d bytes", c.maxBytes), Hint: "raise MaxResponseBytes or lower max tokens"}
 	}
-	resp, err := c.wire.decode(data)
+	resp, err := decode(data)
 	if err != nil {
 		var ae *APIError
 		if errors.As(err, &ae) {

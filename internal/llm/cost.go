@@ -38,6 +38,9 @@ func DefaultPrices() PriceTable {
 		"anthropic/claude-haiku-4.5":       {1, 5},
 		"anthropic/claude-opus-4-1":        {15, 75},
 		"anthropic/claude-opus-4.1":        {15, 75},
+		"anthropic/claude-sonnet-4-5":      {3, 15}, // acu computer's default models
+		"anthropic/claude-sonnet-4.5":      {3, 15},
+		"openai/computer-use-preview":      {3, 12},
 	} {
 		t[name] = p
 		t[bareModel(name)] = p

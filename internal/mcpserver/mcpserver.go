@@ -84,6 +84,9 @@ func New(b Backend, opts Options) *mcp.Server {
 	if tl, ok := b.(TaskLogBackend); ok {
 		AddDETMTools(s, t, tl)
 	}
+	if cb, ok := b.(ComputerBackend); ok {
+		AddComputerTools(s, cb)
+	}
 	s.AddReceivingMiddleware(refuseNotOffered)
 	return s
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
@@ -19,6 +21,9 @@ type Actions interface {
 	Act(ctx context.Context, who actions.Caller, req api.ActRequest) (api.ActResponse, error)
 	Elements(ctx context.Context, q api.ElementsQuery) (api.ElementMap, error)
 	Shot(ctx context.Context, display string, o api.ShotOptions) (*api.ActShot, error)
+	Pointer(ctx context.Context, display string) (image.Point, error)
+	ScreenSize(ctx context.Context, display string) (int, int, error)
+	Settle(ctx context.Context, display string, quiet, timeout time.Duration) (api.SettleResult, error)
 }
 
 func (s *Server) actions() (Actions, error) {

@@ -80,6 +80,9 @@ func (s *Server) routes() http.Handler {
 	// element map is a read route.
 	act("POST /v1/actions", s.handleActions)
 	auth("GET /v1/elements", s.handleElements)
+	// Computer-use models' action items (Anthropic, OpenAI, UI-TARS).
+	act("POST /v1/computer/{vendor}", s.handleComputer)
+	auth("GET /v1/computer/{vendor}", s.handleComputerTool)
 
 	auth("GET /v1/windows", s.handleWindows)
 	auth("GET /v1/pointer", s.handlePointer)

@@ -1,0 +1,90 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+// ComputerBackend is what the computer-use tools need (*api.Client): POST
+// /v1/computer/{vendor}.
+type ComputerBackend interface {
+	Computer(ctx context.Context, vendor string, q api.ComputerQuery, item json.RawMessage) (api.ComputerResult, error)
+}
+
+// AddComputerTools registers computer_anthropic, computer_openai and
+// computer_uitars: a client that drives a computer-use model relays the
+// model's action item to acu and hands the result back.
+func AddComputerTools(s *mcp.Server, b ComputerBackend) {
+	c := &computerTools{b: b}
+	addTool(s, &mcp.Tool{Name: "computer_anthropic", Description: computerAnthropicDesc, Annotations: destructive}, c.handler(api.VendorAnthropic))
+	addTool(s, &mcp.Tool{Name: "computer_openai", Description: computerOpenAIDesc, Annotations: destructive}, c.handler(api.VendorOpenAI))
+	addTool(s, &mcp.Tool{Name: "computer_uitars", Description: computerUITARSDesc, Annotations: destructive}, c.handler(api.VendorUITARS))
+}
+
+const computerCommon = ` acu runs it on the display (settling after each action instead of sleeping) and returns the result item to hand back to the model as it is (result), with the status: acted, error (the model's mistake or a refusal: result says so in the vendor's form), finished or call_user (UI-TARS), safety_check (OpenAI: nothing ran). Screenshots are offered at most at limit (default 1280x800); coordinates map back to the exact screen pixel.`
+
+const computerAnthropicDesc = `Run one action of Anthropic's computer tool (computer_20250124, computer_20251124 with zoom, computer_20241022): item is the tool_use block (or its input), and result is the tool_result block (screenshot as a base64 image, is_error on failure). Declare the tool with display_width_px/display_height_px of image.` + computerCommon
+
+const computerOpenAIDesc = `Run one OpenAI computer_call (the Responses API's computer use): item is the computer_call item, result the computer_call_output with the screenshot. A call with pending_safety_checks does not run until you show them to the user and, if they agree, call again with acknowledge = their ids.` + computerCommon
+
+const computerUITARSDesc = `Run one UI-TARS output (Thought: … Action: click(start_box='(x1,y1)')): item is the model's text; mode says its coordinates: relative (0..1000, default), absolute (pixels of the screenshot) or smart (Qwen2.5-VL smart-resize pixels). result is the user message with the next screenshot.` + computerCommon
+
+// ComputerArgs is a computer tool's input.
+type ComputerArgs struct {
+	Item        any      `json:"item" jsonschema:"the model's action item as the vendor sent it (UI-TARS: its text)"`
+	Display     string   `json:"display,omitempty" jsonschema:"X display, as :99 (default the daemon's)"`
+	Limit       string   `json:"limit,omitempty" jsonschema:"largest screenshot offered to the model, WxH (default 1280x800)"`
+	Format      string   `json:"format,omitempty" jsonschema:"png (default) or jpeg"`
+	Version     string   `json:"version,omitempty" jsonschema:"Anthropic tool version, as computer_20250124"`
+	Mode        string   `json:"mode,omitempty" jsonschema:"UI-TARS coordinates: relative, absolute or smart"`
+	Acknowledge []string `json:"acknowledge,omitempty" jsonschema:"OpenAI safety check ids the user agreed to"`
+}
+
+// ComputerOutput is a computer tool's structured result.
+type ComputerOutput struct {
+	Result              any                `json:"result,omitempty"`
+	Status              string             `json:"status"`
+	Error               *api.ErrorDetail   `json:"error,omitempty"`
+	Content             string             `json:"content,omitempty"`
+	PendingSafetyChecks any                `json:"pending_safety_checks,omitempty"`
+	Screen              [2]int             `json:"screen"`
+	Image               [2]int             `json:"image"`
+	Actions             []api.ActionResult `json:"actions,omitempty"`
+	Ms                  float64            `json:"ms"`
+}
+
+type computerTools struct{ b ComputerBackend }
+
+func (c *computerTools) handler(vendor string) mcp.ToolHandlerFor[ComputerArgs, ComputerOutput] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in ComputerArgs) (*mcp.CallToolResult, ComputerOutput, error) {
+		if in.Item == nil {
+			return nil, ComputerOutput{}, fmt.Errorf("item is missing: pass the model's action item as the vendor sent it")
+		}
+		item, err := json.Marshal(in.Item)
+		if err != nil {
+			return nil, ComputerOutput{}, fmt.Errorf("item: %w", err)
+		}
+		res, err := c.b.Computer(ctx, vendor, api.ComputerQuery{Display: in.Display, Limit: in.Limit, Format: in.Format,
+			Version: in.Version, Mode: in.Mode, Acknowledge: in.Acknowledge}, item)
+		if err != nil {
+			return nil, ComputerOutput{}, actError(err)
+		}
+		out := ComputerOutput{Status: res.Status, Error: res.Error, Content: res.Content, Screen: res.Screen, Image: res.Image, Actions: res.Actions, Ms: res.Ms}
+		if len(res.Result) > 0 {
+			_ = json.Unmarshal(res.Result, &out.Result)
+		}
+		if len(res.PendingSafetyChecks) > 0 {
+			_ = json.Unmarshal(res.PendingSafetyChecks, &out.PendingSafetyChecks)
+		}
+		text := string(res.Result)
+		if res.Status == api.ComputerSafetyCheck && res.Error != nil {
+			text = res.Error.Message + ": " + string(res.PendingSafetyChecks)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+	}
+}

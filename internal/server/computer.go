@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/actions"
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/computer"
+)
+
+// computerDesktop runs the computer-use dialects' plans on the action service for
+// one caller, with the service's errors as the API's.
+type computerDesktop struct {
+	svc Actions
+	who actions.Caller
+}
+
+func apiErr(err error) error {
+	var ae *actions.Error
+	if errors.As(err, &ae) {
+		status := http.StatusBadRequest
+		if he, ok := actError(err).(*httpError); ok {
+			status = he.status
+		}
+		return &api.StatusError{Status: status, ErrorDetail: ae.Detail()}
+	}
+	return err
+}
+
+func (d computerDesktop) Act(ctx context.Context, req api.ActRequest) (api.ActResponse, error) {
+	resp, err := d.svc.Act(ctx, d.who, req)
+	return resp, apiErr(err)
+}
+
+func (d computerDesktop) Shot(ctx context.Context, dpy string, o api.ShotOptions) (*api.ActShot, error) {
+	s, err := d.svc.Shot(ctx, dpy, o)
+	return s, apiErr(err)
+}
+
+func (d computerDesktop) Pointer(ctx context.Context, dpy string) (int, int, error) {
+	p, err := d.svc.Pointer(ctx, dpy)
+	return p.X, p.Y, apiErr(err)
+}
+
+func (d computerDesktop) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
+	w, h, err := d.svc.ScreenSize(ctx, dpy)
+	return w, h, apiErr(err)
+}
+
+func (d computerDesktop) Settle(ctx context.Context, dpy string, quiet, timeout time.Duration) (api.SettleResult, error) {
+	r, err := d.svc.Settle(ctx, dpy, quiet, timeout)
+	return r, apiErr(err)
+}
+
+// maxComputerItem bounds an action item's size.
+const maxComputerItem = 1 << 20
+
+func computerQuery(r *http.Request) (api.ComputerQuery, error) {
+	q := r.URL.Query()
+	cq := api.ComputerQuery{Display: q.Get("display"), Limit: q.Get("limit"), Format: q.Get("format"), Version: q.Get("version"), Mode: q.Get("mode")}
+	if v := q.Get("quality"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return cq, errInvalid("quality", "quality must be a whole number 1..100, got %q", v)
+		}
+		cq.Quality = n
+	}
+	for _, id := range strings.Split(q.Get("acknowledge"), ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			cq.Acknowledge = append(cq.Acknowledge, id)
+		}
+	}
+	return cq, nil
+}
+
+func computerError(err error) error {
+	var qe *computer.QueryError
+	if errors.As(err, &qe) {
+		if qe.Field == "vendor" {
+			return errNotFound("%s", qe.Message)
+		}
+		return errInvalid(qe.Field, "%s", qe.Message)
+	}
+	var se *api.StatusError
+	if errors.As(err, &se) {
+		return &httpError{status: se.Status, detail: se.ErrorDetail}
+	}
+	return actError(err)
+}
+
+// handleComputer serves POST /v1/computer/{vendor}: the model's action
+// item as the vendor sent it in, the vendor's result item out.
+func (s *Server) handleComputer(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.actions()
+	if err != nil {
+		return err
+	}
+	q, err := computerQuery(r)
+	if err != nil {
+		return err
+	}
+	item, err := io.ReadAll(io.LimitReader(r.Body, maxComputerItem+1))
+	if err != nil {
+		return errInvalid("", "read the action item: %v", err)
+	}
+	if len(item) > maxComputerItem {
+		return errInvalid("", "the action item is larger than %d bytes", maxComputerItem)
+	}
+	if ct := r.Header.Get("Content-Type"); strings.HasPrefix(ct, "text/plain") { // a UI-TARS output as text
+		item, _ = json.Marshal(string(item))
+	}
+	client := strings.TrimSpace(r.Header.Get(api.HeaderClient))
+	if len(client) > 64 {
+		client = client[:64]
+	}
+	res, err := computer.Execute(r.Context(), computerDesktop{svc: svc, who: actions.Caller{Client: client, Remote: r.RemoteAddr}}, r.PathValue("vendor"), q, item)
+	if err != nil {
+		return computerError(err)
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
+
+// handleComputerTool serves GET /v1/computer/{vendor}: the tool
+// declaration for the display and the picture size.
+func (s *Server) handleComputerTool(w http.ResponseWriter, r *http.Request) error {
+	svc, err := s.actions()
+	if err != nil {
+		return err
+	}
+	q, err := computerQuery(r)
+	if err != nil {
+		return err
+	}
+	res, err := computer.Tool(r.Context(), computerDesktop{svc: svc}, r.PathValue("vendor"), q)
+	if err != nil {
+		return computerError(err)
+	}
+	writeJSON(w, http.StatusOK, res)
+	return nil
+}
