@@ -183,8 +183,8 @@ func toJSON(v any) string {
 }
 
 // TestMCPStreamPriming: the daemon's /mcp answers a streamed request with a
-// priming event (an id, no data) before the response, as the MCP
-// conformance suite recommends, so a broken stream can resume.
+// priming event (a retry field and an id, no data) before the response, as
+// the MCP conformance suite recommends, so a broken stream can resume.
 func TestMCPStreamPriming(t *testing.T) {
 	env, dataDir, port := newEnv(t, ":0")
 	d := startDaemon(t, env, dataDir, port)
@@ -204,8 +204,8 @@ func TestMCPStreamPriming(t *testing.T) {
 		t.Fatalf("content type %s, want an event stream", resp.Header.Get("Content-Type"))
 	}
 	first := strings.SplitN(text, "\n\n", 2)[0]
-	if !strings.Contains(first, "id: ") || strings.Contains(first, `"result"`) {
-		t.Errorf("first event %q: want a priming event (an id, no result)", first)
+	if !strings.HasPrefix(first, "retry: 3000\n") || !strings.Contains(first, "id: ") || strings.Contains(first, `"result"`) {
+		t.Errorf("first event %q: want a priming event (retry and an id, no result)", first)
 	}
 	if !strings.Contains(text, `"serverInfo"`) {
 		t.Errorf("no initialize result in %q", text)

@@ -291,7 +291,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Frames:     d.db,
 		Recordings: recorder,
 		Cancellers: cancellers,
-		Extra:      map[string]http.Handler{"/mcp": mcpHandler},
+		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.engine.Run(gctx) })
