@@ -19,13 +19,17 @@ packages=(
   openbox xclip
   ffmpeg
   python3 python3-xlib python3-numpy python3-pil python3-tk
-  nodejs npm
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node and npm run the UI-TARS oracle. Debian's nodejs and npm are two
+# packages; a Node installed some other way (one package with npm inside)
+# conflicts with Debian's npm, so only what is missing is asked for.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: need root to install: ${missing[*]}" >&2
