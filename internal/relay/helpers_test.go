@@ -19,7 +19,7 @@ import (
 // TestMain fails the package when goroutines of the relay outlive the tests.
 func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/relay.") }
 
-var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true, ExpectContinueTimeout: 10 * time.Second}}
 
 // testToken is the relay's token in tests; harness.do sends it unless told
 // otherwise ("Authorization", "").
