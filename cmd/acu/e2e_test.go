@@ -270,8 +270,9 @@ func TestWaitCLIResolvesAndNotifies(t *testing.T) {
 	if code != 2 || !strings.Contains(out, `[smart_wait timeout] Job `) || !strings.Contains(out, `: "Never shown" is visible — Timeout after 2s.`) {
 		t.Errorf("timeout: exit %d, stdout %q", code, out)
 	}
-	// Bad input: an unknown window lists the candidates; exit 1.
-	_, errOut, code = acu(t, env, "wait", `"x" is visible`, "--target", "window:no-such-window")
+	// Bad input, when asked to be strict: an unknown window lists the
+	// candidates; exit 1. (By default a wait waits for the window to open.)
+	_, errOut, code = acu(t, env, "wait", `"x" is visible`, "--strict-target", "--target", "window:no-such-window")
 	if code != 1 || !strings.Contains(errOut, "no-such-window") || !strings.Contains(errOut, "download") {
 		t.Errorf("unknown window: exit %d, stderr %q", code, errOut)
 	}

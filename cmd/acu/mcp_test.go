@@ -122,8 +122,8 @@ func TestMCPStdio(t *testing.T) {
 	}
 
 	// Errors come back as tool errors with the API's message.
-	res, _ = callTool(t, s, "smart_wait", map[string]any{"criteria": `"x" is visible`, "target": "window:nothing-like-this"})
-	if !res.IsError || !strings.Contains(resultText(res), "nothing-like-this") {
+	res, _ = callTool(t, s, "smart_wait", map[string]any{"criteria": `"x" is visible`, "target": "window:a|b", "poll_interval": 0.001})
+	if !res.IsError || !strings.Contains(resultText(res), "poll_interval") {
 		t.Errorf("bad target = %q (error %v)", resultText(res), res.IsError)
 	}
 }

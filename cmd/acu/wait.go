@@ -36,6 +36,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	dpy := fs.String("display", "", "X display (default: the daemon's DISPLAY)")
 	task := fs.String("task", "", "task id whose progress log gets the outcome")
 	pollS := fs.String("poll", "", "backstop interval between judgements (default: ACU_POLL_INTERVAL)")
+	strict := fs.Bool("strict-target", false, "fail at once when the target window is not open (default: wait for it to open)")
 	detach := fs.Bool("detach", false, "print the job id and return at once")
 	asJSON := fs.Bool("json", false, "print the final job as JSON")
 	// Accept the condition before or after the flags.
@@ -67,7 +68,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	job, err := cl.CreateWait(ctx, api.CreateWait{Criteria: criteria, Timeout: timeout.Seconds(), Target: *target,
-		Display: *dpy, TaskID: *task, PollInterval: poll.Seconds()})
+		Display: *dpy, TaskID: *task, PollInterval: poll.Seconds(), StrictTarget: *strict})
 	if err != nil {
 		return err
 	}

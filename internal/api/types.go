@@ -133,6 +133,9 @@ type CreateWait struct {
 	Display      string  `json:"display,omitempty"`
 	TaskID       string  `json:"task_id,omitempty"`
 	PollInterval float64 `json:"poll_interval,omitempty"`
+	// StrictTarget refuses a window target that matches no window now; by
+	// default the wait waits for the window to open.
+	StrictTarget bool `json:"strict_target,omitempty"`
 }
 
 // UpdateWait is PATCH /v1/waits/{id}: new criteria, or a new timeout

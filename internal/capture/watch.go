@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 
@@ -39,9 +40,13 @@ func (h *Hub) Watch(ctx context.Context, dpy string, t Target) (<-chan struct{},
 		return nil, err
 	}
 	r, err := s.resolve(ctx, t)
-	if err != nil {
+	var te *TargetError
+	if err != nil && !(t.Kind == Window && errors.As(err, &te) && !te.Ambiguous) {
 		return nil, err
 	}
+	// A window that is not open yet is watched too: its rectangle is
+	// empty until the window maps, and the refresher (kicked by the root's
+	// structure events) resolves it and notifies the moment it appears.
 	s.mu.Lock()
 	hasDamage := s.hasDamage
 	s.mu.Unlock()

@@ -66,6 +66,7 @@ type Config struct {
 
 	// Smart wait.
 	PollInterval   time.Duration
+	StrictTargets  bool
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
 	TmuxSocket     string

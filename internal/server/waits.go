@@ -132,7 +132,7 @@ func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	job, err := eng.Create(r.Context(), smartwait.Spec{Criteria: crit, Timeout: timeout, Target: req.Target,
-		Display: req.Display, TaskID: req.TaskID, PollInterval: poll})
+		Display: req.Display, TaskID: req.TaskID, PollInterval: poll, StrictTarget: req.StrictTarget})
 	if err != nil {
 		if ve, ok := errors.AsType[*smartwait.ValidationError](err); ok && ve.Field == "criteria" && strings.TrimSpace(req.Criteria) == "" {
 			ve.Field = "wake_when" // name the field the client sent

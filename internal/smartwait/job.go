@@ -22,6 +22,10 @@ type Spec struct {
 	TaskID       string        // optional: resolution is appended to this task's progress log
 	PollInterval time.Duration // 0 = Options.PollInterval; MinPoll..MaxPoll
 	SessionKey   string        // optional: passed to the run registry
+	// StrictTarget refuses a window target that matches no window now, as
+	// Options.StrictTargets does for every wait; by default such a wait
+	// judges "not open yet" as NO until the window appears.
+	StrictTarget bool
 }
 
 // Update changes a live job. A nil field is left as it is.
@@ -245,7 +249,7 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if targetStr == "" {
 		targetStr = "screen"
 	}
-	src, err := e.resolveSource(ctx, display, targetStr)
+	src, err := e.resolveSource(ctx, display, targetStr, !s.StrictTarget && !e.opts.StrictTargets)
 	if err != nil {
 		return Job{}, err
 	}
@@ -303,7 +307,10 @@ type source struct {
 // resolveSource parses and validates a target string. pty:<session> reads a
 // tmux pane when the session exists, else falls back to a window whose title
 // contains the session name, else the screen.
-func (e *Engine) resolveSource(ctx context.Context, display, target string) (source, error) {
+//
+// With absentOK, a window target that matches no window now is accepted (a
+// wait for a dialog about to open); an ambiguous one is still refused.
+func (e *Engine) resolveSource(ctx context.Context, display, target string, absentOK bool) (source, error) {
 	if sess, ok := strings.CutPrefix(target, "pty:"); ok {
 		if sess == "" || strings.ContainsAny(sess, ":.\n\x00") {
 			return source{}, &ValidationError{Field: "target", Message: "pty:<session> needs a tmux session name without ':' or '.'"}
@@ -333,6 +340,9 @@ func (e *Engine) resolveSource(ctx context.Context, display, target string) (sou
 	}
 	if _, err := e.opts.Capture.Resolve(ctx, display, t); err != nil {
 		if te, ok := errors.AsType[*capture.TargetError](err); ok {
+			if absentOK && t.Kind == capture.Window && !te.Ambiguous {
+				return source{source: sourceWindow, target: t}, nil
+			}
 			return source{}, &ValidationError{Field: "target", Message: te.Error(), Err: err}
 		}
 		return source{}, &ValidationError{Field: "display", Message: err.Error(), Err: err}

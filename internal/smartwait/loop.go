@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/runs"
@@ -194,6 +195,20 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 
 	obs, err := e.observe(ectx, j, sp)
 	obs.at = trigger
+	if te, ok := errors.AsType[*capture.TargetError](err); ok && !te.Ambiguous && j.target.Kind == capture.Window {
+		// The window is not open (yet, or any more): a NO, with that as
+		// the evidence, and no judge call. One event per absence.
+		evidence := "the window " + j.target.String() + " is not open"
+		j.mu.Lock()
+		changed := j.lastCapErr != evidence
+		j.lastCapErr = evidence
+		j.lastVerdict = &Verdict{At: e.now().UTC(), Evidence: evidence, Backend: "absent"}
+		j.mu.Unlock()
+		if changed {
+			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "evidence": evidence, "backend": "absent"})
+		}
+		return obs, judge.Verdict{}, false
+	}
 	if err != nil {
 		if ectx.Err() != nil {
 			return obs, judge.Verdict{}, false
@@ -396,6 +411,8 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 			msg += " The judge failed on every evaluation: " + trimDot(lastJudge) + "."
 		case captureFailedAll:
 			msg += " Capture failed on every attempt: " + trimDot(lastCap) + "."
+		case strings.HasPrefix(lastCap, "the window "):
+			msg += " At the end " + lastCap + "."
 		}
 	case StatusCancelled:
 		msg = CancelledMessage(j.id, sp.Criteria, reason)

@@ -74,7 +74,7 @@ func (e *Engine) Settle(ctx context.Context, s SettleSpec) (SettleResult, error)
 	if targetStr == "" {
 		targetStr = "screen"
 	}
-	src, err := e.resolveSource(ctx, display, targetStr)
+	src, err := e.resolveSource(ctx, display, targetStr, false)
 	if err != nil {
 		return SettleResult{}, err
 	}

@@ -139,6 +139,9 @@ type Options struct {
 	JudgeTimeout time.Duration // per judgement; default 60s
 
 	DefaultDisplay string // display used when a request names none, e.g. ":99"
+	// StrictTargets refuses waits on a window that is not open yet
+	// (ACU_WAIT_STRICT_TARGET); by default they wait for it to appear.
+	StrictTargets bool
 
 	TmuxBinary string // default "tmux"
 	TmuxSocket string // tmux -L name (or -S path when it contains a slash); "" = tmux's default server

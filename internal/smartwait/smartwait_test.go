@@ -280,7 +280,7 @@ func TestTimeoutCancelUpdate(t *testing.T) {
 			{"timeout too short", Spec{Criteria: "x", Timeout: time.Millisecond}, "timeout"},
 			{"poll too fast", Spec{Criteria: "x", PollInterval: time.Millisecond}, "poll_interval"},
 			{"bad target", Spec{Criteria: "x", Target: "nonsense:1"}, "target"},
-			{"unknown window", Spec{Criteria: "x", Target: "window:no-such-window"}, "target"},
+			{"unknown window, strict", Spec{Criteria: "x", Target: "window:no-such-window", StrictTarget: true}, "target"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := h.eng.Create(t.Context(), tc.spec)
@@ -289,7 +289,7 @@ func TestTimeoutCancelUpdate(t *testing.T) {
 				}
 			})
 		}
-		_, err := h.eng.Create(t.Context(), Spec{Criteria: "x", Target: "window:no-such-window"})
+		_, err := h.eng.Create(t.Context(), Spec{Criteria: "x", Target: "window:no-such-window", StrictTarget: true})
 		var te *capture.TargetError
 		if !errors.As(err, &te) {
 			t.Errorf("unknown window error %v is not a *capture.TargetError", err)
