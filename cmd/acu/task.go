@@ -150,6 +150,9 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 	}
 	if db != nil {
 		oo.Progress = db
+		if c.KeepJudgedFrames {
+			oo.Frames = db // each iteration's frame, for the run timeline
+		}
 	}
 	if tc.PauseOnUser {
 		oo.Watch = orchestrator.NewInputWatch(conn, orchestrator.InputWatchOptions{Logger: log})

@@ -70,7 +70,7 @@ var settings = []Setting{
 	duration("ACU_WAIT_MAX_TIMEOUT", "", "24h", time.Second, 7*24*time.Hour, "longest timeout a wait may ask for", func(c *Config) *time.Duration { return &c.MaxTimeout }),
 	duration("ACU_EVENT_RETENTION", "", "720h", 0, 10*365*24*time.Hour, "progress events of runs that ended longer ago than this are deleted (runs, their lifecycle and results stay); 0 keeps everything",
 		func(c *Config) *time.Duration { return &c.EventRetention }),
-	boolean("ACU_KEEP_JUDGED_FRAMES", "", "true", "store the frame each wait judgement saw, for the run timeline (one copy per distinct screen: a static wait stores one; deleted with the run's events after ACU_EVENT_RETENTION)",
+	boolean("ACU_KEEP_JUDGED_FRAMES", "", "true", "store the frame each wait judgement and each task iteration saw, for the run timeline (one copy per distinct screen: a static wait stores one; deleted with the run's events after ACU_EVENT_RETENTION)",
 		func(c *Config) *bool { return &c.KeepJudgedFrames }),
 
 	// Recordings.

@@ -40,6 +40,7 @@ func TestEndToEndZenityEntry(t *testing.T) {
 	var live []string
 	or := d.orchestrator(t, m, func(o *orchestrator.Options) {
 		o.OnEvent = func(_, stream string, _ any) { live = append(live, stream) }
+		o.Frames = d.db
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -68,6 +69,12 @@ func TestEndToEndZenityEntry(t *testing.T) {
 	iters := events[iterEv](t, d, run.ID, orchestrator.StreamIteration)
 	if len(iters) == 0 || len(iters[0].Steps) != 2 || !iters[0].Steps[0].OK || !iters[0].Steps[1].OK {
 		t.Fatalf("iteration 1 = %+v, want two successful steps", iters)
+	}
+	// Each iteration names the frame its map was read from, kept for the
+	// run timeline.
+	kept, err := d.db.RunFrames(context.Background(), run.ID)
+	if err != nil || len(kept) == 0 || iters[0].FrameHash == "" {
+		t.Errorf("iteration frame %q, %d frames kept (%v): want the frames the task saw", iters[0].FrameHash, len(kept), err)
 	}
 	prog, err := d.db.TaskProgress(context.Background(), "task_e2e")
 	if err != nil {

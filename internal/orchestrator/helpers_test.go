@@ -116,8 +116,9 @@ func events[T any](t testing.TB, d *desktop, runID, stream string) []T {
 
 // Event shapes as stored (the orchestrator's event types, read back).
 type iterEv struct {
-	Iteration int  `json:"iteration"`
-	Guided    bool `json:"guided"`
+	Iteration int    `json:"iteration"`
+	Guided    bool   `json:"guided"`
+	FrameHash string `json:"frameHash"`
 	Call      struct {
 		System string `json:"system"`
 		Prompt string `json:"prompt"`

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // Call is one model call as it is recorded in an event.
@@ -44,6 +46,9 @@ type IterationEvent struct {
 	Guided     bool     `json:"guided"` // a plan's guidance was in the prompt
 	Loop       string   `json:"loop,omitempty"`
 	Error      string   `json:"error,omitempty"`
+	// FrameHash names the frame the map was read from, kept for the run
+	// timeline (GET /v1/frames/{hash}) when Options.Frames is set.
+	FrameHash string `json:"frameHash,omitempty"`
 }
 
 // PlanEvent is the data of a StreamPlan event.
@@ -268,6 +273,7 @@ func (l *loop) failed(msg string) Result {
 // verification of a claim. It reports whether the task is verified done.
 func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Observation) (bool, string) {
 	ev := IterationEvent{Iteration: i, Elements: len(m.Elements), LayoutHash: obs.Hash, Stagnant: obs.Stagnant, Guided: l.plan != nil}
+	ev.FrameHash = l.keepFrame(ctx, m)
 	enhanced := l.enhancedTask(m)
 	ev.Loop, _ = sameElementLoop(l.actions)
 	diff := ""
@@ -881,4 +887,25 @@ func (l *loop) progress(ctx context.Context, msg string) {
 	if err := l.opts.Progress.AppendTaskProgress(context.WithoutCancel(ctx), l.taskID, l.runID, msg); err != nil {
 		l.o.log.Warn("append task progress", "run_id", l.runID, "err", err)
 	}
+}
+
+// keepFrame stores the frame the map was read from for the run timeline
+// (once per distinct screen) and returns its hash; "" without a store or
+// a frame.
+func (l *loop) keepFrame(ctx context.Context, m *elements.Map) string {
+	if l.opts.Frames == nil || m.Frame == nil {
+		return ""
+	}
+	jpg, err := m.Frame.JPEG(960, 72)
+	if err != nil {
+		l.o.log.Warn("encode a task frame", "run_id", l.runID, "err", err)
+		return ""
+	}
+	w, h := frame.TargetSize(m.Frame.W, m.Frame.H, 960)
+	f := store.Frame{Hash: fmt.Sprintf("%016x", m.Frame.Hash), JPEG: jpg, Width: w, Height: h}
+	if err := l.opts.Frames.PutRunFrame(context.WithoutCancel(ctx), l.runID, f, time.Now()); err != nil {
+		l.o.log.Warn("keep a task frame", "run_id", l.runID, "err", err)
+		return ""
+	}
+	return f.Hash
 }

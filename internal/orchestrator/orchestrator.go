@@ -13,6 +13,7 @@ import (
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // Kind is the run kind of a task.
@@ -96,6 +97,9 @@ type Arranger interface {
 type Options struct {
 	// Elements reads and acts on the display; required.
 	Elements Elements
+	// Frames keeps the frame each iteration's map was read from, for the
+	// run timeline; nil keeps none.
+	Frames FrameStore
 	// Fast acts every iteration and checks progress; Planner plans;
 	// Verifier checks completion claims. Separate clients (and models) per
 	// role; Planner and Verifier default to Fast.
@@ -343,4 +347,9 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// FrameStore keeps frames a run saw (*store.DB).
+type FrameStore interface {
+	PutRunFrame(ctx context.Context, runID string, f store.Frame, at time.Time) error
 }

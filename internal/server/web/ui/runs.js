@@ -137,12 +137,12 @@
           box.title = "play from here (" + t.toFixed(1) + " s)";
           box.addEventListener("click", () => { video.currentTime = t; video.play().catch(() => {}); });
         }
-        if ((ev.stream === "verdict" || ev.stream === "turn") && d.frameHash) {
+        if ((ev.stream === "verdict" || ev.stream === "turn" || ev.stream === "iteration") && d.frameHash) {
           box.dataset.hash = d.frameHash;
           if (d.frameHash === lastHash) box.append(el("div", "when", "same frame as above"));
           else {
             const img = el("img", "judged");
-            img.alt = ev.stream === "turn" ? "the annotated frame the model saw" : "the frame judged";
+            img.alt = ev.stream === "turn" ? "the annotated frame the model saw" : ev.stream === "iteration" ? "the screen the task's map was read from" : "the frame judged";
             img.dataset.hash = d.frameHash;
             frameURL(d.frameHash).then((u) => { if (u) { img.src = u; img.onload = () => { img.dataset.loaded = "1"; }; } else img.replaceWith(el("div", "when", "frame not kept")); });
             box.append(img);
