@@ -154,9 +154,12 @@ type job struct {
 	lastErr     string
 	lastJudge   string // last judge error
 	lastCapErr  string // last capture error (events are emitted when it changes)
-	// lastJudgedAt is when the job's last judge call (or shared verdict)
-	// came back: changes within a poll interval of it wait for the poll.
-	lastJudgedAt time.Time
+	// lastChangeAt is when the job last saw a change notification, and
+	// lastLatency how long its last judgement took: a change that follows
+	// another by less than a poll interval plus that latency waits for
+	// the poll (runJob).
+	lastChangeAt time.Time
+	lastLatency  time.Duration
 	judgedHash   uint64
 	judgedCrit   string
 	judged       bool

@@ -96,16 +96,19 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 				changes = nil // the watch ended; polling carries on, re-watched at the next poll
 				continue
 			}
-			// The first change after a quiet spell is judged at once. While
-			// changes go on, judge at most once per poll interval after the
-			// last judgement ended: the seed's own cadence (judge, then
-			// sleep), so a busy screen never costs more calls than the
-			// seed's loop. The poll timer, reset to the interval after each
-			// evaluation, then judges the newest frame.
+			// The first change after a quiet spell (no change for a poll
+			// interval plus a judge latency) is judged at once. While
+			// changes go on, they wait for the poll timer, which fires a
+			// poll interval after the last evaluation and judges the newest
+			// frame: the seed's own cadence (judge, then sleep), so a busy
+			// screen never costs more judge calls than the seed's loop.
+			now := time.Now()
 			j.mu.Lock()
-			last := j.lastJudgedAt
+			prev := j.lastChangeAt
+			j.lastChangeAt = now
+			quiet := sp.poll() + j.lastLatency
 			j.mu.Unlock()
-			if !last.IsZero() && time.Since(last) < sp.poll() {
+			if !prev.IsZero() && now.Sub(prev) < quiet {
 				e.metrics.deferred.Inc()
 				continue
 			}
@@ -262,7 +265,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	}
 	j.mu.Lock()
 	j.evaluations++
-	j.lastJudgedAt = time.Now()
+	j.lastLatency = latency
 	if err != nil {
 		j.judgeErrors++
 		j.failStreak++
