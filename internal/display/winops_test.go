@@ -86,9 +86,18 @@ func TestWindowOps(t *testing.T) {
 			t.Logf("focus via %s", res.Method)
 			eventually(t, c, id, "focused", func(s display.WindowState, err error) bool { return err == nil && s.Focused })
 			if withWM {
+				// The window manager sets the property after it focuses
+				// the window: read it until it names the window.
 				at, _ := c.Atom("_NET_ACTIVE_WINDOW")
-				r, err := xproto.GetProperty(c.X, false, c.Screen.Root, at, xproto.AtomWindow, 0, 1).Reply()
-				if err != nil || len(r.Value) < 4 || uint32(r.Value[0])|uint32(r.Value[1])<<8|uint32(r.Value[2])<<16|uint32(r.Value[3])<<24 != id {
+				active := func() bool {
+					r, err := xproto.GetProperty(c.X, false, c.Screen.Root, at, xproto.AtomWindow, 0, 1).Reply()
+					return err == nil && len(r.Value) >= 4 && uint32(r.Value[0])|uint32(r.Value[1])<<8|uint32(r.Value[2])<<16|uint32(r.Value[3])<<24 == id
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for !active() && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if !active() {
 					t.Errorf("_NET_ACTIVE_WINDOW is not %#x after Focus", id)
 				}
 			} else {
