@@ -80,7 +80,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	defer d.close()
 	// Windows, pointer, clipboard and launches (docs/desktop.md).
-	d.desktop = desktop.New(desktop.Options{DefaultDisplay: c.Display, AppDirs: launch.AppDirs(e.getenv),
+	d.desktop = desktop.New(desktop.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: launch.AppDirs(e.getenv),
 		Env: e.environ, Logger: log.With("component", "desktop")})
 	removePid, err := writePidFile(c)
 	if err != nil {

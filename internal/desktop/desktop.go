@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +61,7 @@ type Options struct {
 	DefaultDisplay string   // for requests naming none
 	AppDirs        []string // where desktop entries live (launch.AppDirs)
 	Env            []string // the base environment of launched programs
+	AllowRemote    bool     // HOST:N display names (ACU_ALLOW_REMOTE_X)
 	Logger         *slog.Logger
 }
 
@@ -104,18 +104,18 @@ func (c *conn) close() {
 	c.c.Close()
 }
 
-var displayName = regexp.MustCompile(`^[A-Za-z0-9._-]*:[0-9]{1,5}(\.[0-9]{1,3})?$`)
-
 // conn returns the live connection to dpy (the default when empty).
 func (s *Service) conn(ctx context.Context, dpy string) (*conn, string, error) {
 	if dpy == "" {
 		dpy = s.opts.DefaultDisplay
 	}
 	if dpy == "" {
-		return nil, "", invalid("display", "display is required: no default display is configured (ACU_DISPLAY)")
+		return nil, "", invalid("display", "display is required: no default display is configured (DISPLAY)")
 	}
-	if !displayName.MatchString(dpy) {
-		return nil, "", invalid("display", "display must be an X display name such as \":99\", got %q", dpy)
+	// The one check of display names acu has (the capture hub and
+	// display.Open use it too), with its message.
+	if _, err := display.ParseName(dpy, s.opts.AllowRemote); err != nil {
+		return nil, "", invalid("display", "%s", err.Error())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
