@@ -148,24 +148,7 @@ func runAct(ctx context.Context, e *env, args []string) error {
 
 func printActResponse(w io.Writer, r api.ActResponse, shotFile string) {
 	for _, x := range r.Results {
-		switch {
-		case x.Skipped:
-			fmt.Fprintf(w, "%d %s: skipped\n", x.Index, x.Kind)
-		case !x.OK && x.Error != nil:
-			fmt.Fprintf(w, "%d %s: failed: %s\n", x.Index, x.Kind, x.Error.Message)
-		default:
-			fmt.Fprintf(w, "%d %s: ok", x.Index, x.Kind)
-			if x.Element != "" {
-				fmt.Fprintf(w, " on %s", x.Element)
-			}
-			if x.At != nil {
-				fmt.Fprintf(w, " at %d,%d", x.At[0], x.At[1])
-			}
-			if x.Via != "" {
-				fmt.Fprintf(w, " via %s", x.Via)
-			}
-			fmt.Fprintf(w, " (%.1f ms)\n", x.Ms)
-		}
+		fmt.Fprintf(w, "%s (%.1f ms)\n", x, x.Ms)
 	}
 	if s := r.Settle; s != nil {
 		fmt.Fprintf(w, "settled: %v after %.0f ms (%d changes)\n", s.Settled, s.WaitedMs, s.Changes)

@@ -436,6 +436,20 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		}
 		return pol.checkWindow(w, a.Kind)
 	}
+	// focusAt clicks the action's position first, when it has one, then
+	// applies the deny-list to the focused window: type and key.
+	focusAt := func() error {
+		if st.at != nil {
+			p, err := px(st.at)
+			if err != nil {
+				return err
+			}
+			if err := d.dev.ClickAt(ctx, p, input.ButtonLeft, 1); err != nil {
+				return err
+			}
+		}
+		return focusCheck()
+	}
 	elementStep := func(kind, text string) error {
 		if _, err := px(st.at); err != nil { // deny-list and bounds
 			return err
@@ -525,16 +539,7 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		if onElement {
 			return elementStep(elements.StepType, a.Text)
 		}
-		if st.at != nil {
-			p, err := px(st.at)
-			if err != nil {
-				return err
-			}
-			if err := d.dev.ClickAt(ctx, p, input.ButtonLeft, 1); err != nil {
-				return err
-			}
-		}
-		if err := focusCheck(); err != nil {
+		if err := focusAt(); err != nil {
 			return err
 		}
 		return d.dev.Type(ctx, a.Text)
@@ -542,16 +547,7 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		if onElement && st.hold == 0 && st.repeat == 1 {
 			return elementStep(elements.StepKey, a.Keys)
 		}
-		if st.at != nil {
-			p, err := px(st.at)
-			if err != nil {
-				return err
-			}
-			if err := d.dev.ClickAt(ctx, p, input.ButtonLeft, 1); err != nil {
-				return err
-			}
-		}
-		if err := focusCheck(); err != nil {
+		if err := focusAt(); err != nil {
 			return err
 		}
 		return d.dev.KeyHold(ctx, a.Keys, st.hold, st.repeat)

@@ -5,6 +5,8 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -698,4 +700,33 @@ type ComputerResult struct {
 	ShotID     string          `json:"shot_id,omitempty"`
 	SessionRun string          `json:"session_run,omitempty"`
 	Ms         float64         `json:"ms"`
+}
+
+// String is the result on one line, as the CLI and the MCP tools print it:
+// "0 click: ok on btn_ok at 412,233 via action:click", "1 type: skipped",
+// "1 key: failed: <message>".
+func (x ActionResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d %s: ", x.Index, x.Kind)
+	switch {
+	case x.Skipped:
+		b.WriteString("skipped")
+	case !x.OK:
+		b.WriteString("failed")
+		if x.Error != nil {
+			b.WriteString(": " + x.Error.Message)
+		}
+	default:
+		b.WriteString("ok")
+		if x.Element != "" {
+			b.WriteString(" on " + x.Element)
+		}
+		if x.At != nil {
+			fmt.Fprintf(&b, " at %d,%d", x.At[0], x.At[1])
+		}
+		if x.Via != "" {
+			b.WriteString(" via " + x.Via)
+		}
+	}
+	return b.String()
 }

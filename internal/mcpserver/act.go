@@ -270,28 +270,7 @@ func actError(err error) error {
 func summarize(r api.ActResponse) string {
 	var b strings.Builder
 	for _, x := range r.Results {
-		switch {
-		case x.Skipped:
-			fmt.Fprintf(&b, "%d %s: skipped\n", x.Index, x.Kind)
-		case !x.OK:
-			msg := ""
-			if x.Error != nil {
-				msg = x.Error.Message
-			}
-			fmt.Fprintf(&b, "%d %s: FAILED: %s\n", x.Index, x.Kind, msg)
-		default:
-			fmt.Fprintf(&b, "%d %s: ok", x.Index, x.Kind)
-			if x.Element != "" {
-				fmt.Fprintf(&b, " on %s", x.Element)
-			}
-			if x.At != nil {
-				fmt.Fprintf(&b, " at (%d,%d)", x.At[0], x.At[1])
-			}
-			if x.Via != "" {
-				fmt.Fprintf(&b, " via %s", x.Via)
-			}
-			b.WriteByte('\n')
-		}
+		b.WriteString(x.String() + "\n")
 	}
 	if s := r.Settle; s != nil {
 		if s.Settled {
