@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,8 +36,11 @@ Drives a computer-use model on the display: screenshot, the model's action in it
 acu runs it (settling instead of sleeping), the result back to the model, until the model is done or
 a budget runs out. The run is a run of kind "computer" with one event per turn. Keys: ANTHROPIC_API_KEY,
 OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base-url for another endpoint
-(UI-TARS: any OpenAI-compatible server). Exit status: 0 completed, 1 failed or out of budget,
-3 the model needs the user (call_user, a safety check), 130 cancelled (Ctrl-C).`)
+(UI-TARS: any OpenAI-compatible server). When the model calls for the user (UI-TARS call_user) or its
+action has safety checks (OpenAI), the run waits for the user's answer: acu runs resume RUN [--message TEXT]
+(--acknowledge for safety checks, with an admin token), or acu runs cancel RUN. Exit status: 0 completed,
+1 failed or out of budget, 3 the model needed the user and nobody answered within --user-timeout,
+130 cancelled (Ctrl-C or acu runs cancel).`)
 	provider := fs.String("provider", "", "anthropic, openai or uitars")
 	model := fs.String("model", "", "the model (default per provider: claude-sonnet-4-5, computer-use-preview, ui-tars-1.5-7b)")
 	baseURL := fs.String("base-url", "", "the provider's endpoint (default ACU_COMPUTER_BASE_URL, else the vendor's)")
@@ -46,6 +50,7 @@ OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base
 	version := fs.String("tool-version", "", "Anthropic tool version (default computer_20250124; computer_20251124 adds zoom)")
 	mode := fs.String("coords", "relative", "UI-TARS coordinates: relative (0..1000), absolute (pixels) or smart (Qwen2.5-VL smart resize)")
 	ack := fs.Bool("acknowledge-safety-checks", false, "OpenAI: accept the model's safety checks instead of stopping for the user")
+	userWait := fs.Duration("user-timeout", time.Hour, "how long the run waits for acu runs resume when the model needs the user (0: stop at once, exit 3)")
 	smart := fs.Bool("smart-wait", true, "offer acu's smart wait as an extra tool (Anthropic, OpenAI)")
 	timeout := fs.Duration("call-timeout", 120*time.Second, "timeout of one model call")
 	asJSON := fs.Bool("json", false, "print every event as a JSON line instead of a readable one")
@@ -126,7 +131,7 @@ OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base
 	if err != nil {
 		return err
 	}
-	show := func(stream string, data any) { printComputerEvent(e.stdout, stream, data) }
+	show := func(stream string, data any) { printComputerEvent(e.stdout, run.ID, data) }
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		show = func(stream string, data any) {
@@ -146,6 +151,11 @@ OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base
 	if *smart && *provider != api.VendorUITARS {
 		o.Waits = cl
 	}
+	if *userWait > 0 {
+		o.AskUser = computer.AskThroughRun(parts.runs, run.ID, *userWait, func(q computer.Ask) {
+			show("needs_user", q)
+		})
+	}
 	res := computer.Run(ctx, o)
 	status := runs.StatusError
 	switch res.Status {
@@ -154,7 +164,7 @@ OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base
 	case computer.StatusCancelled:
 		status = runs.StatusCancelled
 	}
-	if _, err := parts.runs.End(context.WithoutCancel(ctx), run.ID, status, res.Error, res); err != nil {
+	if _, err := parts.runs.End(context.WithoutCancel(ctx), run.ID, status, res.Error, res); err != nil && !errors.Is(err, runs.ErrEnded) {
 		log.Warn("end the run", "run_id", run.ID, "err", err)
 	}
 	show("result", res)
@@ -170,7 +180,7 @@ OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base
 }
 
 // printComputerEvent prints one event as a progress line.
-func printComputerEvent(w io.Writer, stream string, data any) {
+func printComputerEvent(w io.Writer, runID string, data any) {
 	switch ev := data.(type) {
 	case computer.TurnEvent:
 		line := fmt.Sprintf("[%d] %s %s", ev.Turn, ev.Status, oneLine(strings.Join(ev.Actions, "; "), 100))
@@ -181,6 +191,13 @@ func printComputerEvent(w io.Writer, stream string, data any) {
 			line += " | " + oneLine(ev.Text, 80)
 		}
 		fmt.Fprintf(w, "%s (model %.0f ms, acu %.0f ms, $%.4f)\n", line, ev.ModelMs, ev.ExecMs, ev.TotalCost)
+	case computer.Ask:
+		what := "the model asks for your help"
+		if ev.Reason == computer.AskSafetyCheck {
+			what = "the model's next action has safety checks for you to accept"
+		}
+		fmt.Fprintf(w, "waiting for you: %s: %s\n  go on: acu runs resume %s%s [--message TEXT]\n  stop:  acu runs cancel %s\n",
+			what, oneLine(ev.Message, 200), runID, map[bool]string{true: " --acknowledge"}[ev.Reason == computer.AskSafetyCheck], runID)
 	case computer.LoopResult:
 		fmt.Fprintf(w, "%s after %d turns (%s, %d+%d tokens): %s\n", ev.Status, ev.Turns, costText(ev.CostUSD, ev.Unpriced), ev.TokensIn, ev.TokensOut, firstOf(ev.Summary, ev.Error))
 	}

@@ -32,7 +32,7 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func runRuns(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "runs", "[list] [flags] | show ID | wait ID [--timeout 30s] | cancel ID [--reason TEXT]")
+	fs := newFlags(e, "runs", "[list] [flags] | show ID | wait ID [--timeout 30s] | cancel ID [--reason TEXT] | resume ID [--acknowledge] [--message TEXT]")
 	kind := fs.String("kind", "", "only runs of this kind (wait, settle, agent, task, session)")
 	status := fs.String("status", "", "only runs with this status (running, resolved, timeout, cancelled, error, ...)")
 	live := fs.Bool("live", false, "only live runs")
@@ -40,6 +40,8 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	timeout := fs.Duration("timeout", 30*time.Second, "with wait: how long to wait for the run's end")
 	reason := fs.String("reason", "", "with cancel: why")
+	ack := fs.Bool("acknowledge", false, "with resume: accept the model's pending safety checks (needs an admin token)")
+	message := fs.String("message", "", "with resume: what to tell the model (e.g. what you did for it)")
 	sub, id, err := subcommand(fs, args, "run")
 	if err != nil {
 		return err
@@ -77,8 +79,10 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 		return jsonOut{e.stdout}.print(cl.WaitRun(ctx, id, *timeout))
 	case "cancel":
 		return jsonOut{e.stdout}.print(cl.CancelRun(ctx, id, *reason))
+	case "resume":
+		return jsonOut{e.stdout}.print(cl.ResumeRun(ctx, id, api.ResumeRequest{Acknowledge: *ack, Message: *message}))
 	}
-	return fmt.Errorf("unknown subcommand %q: use list, show, wait or cancel", sub)
+	return fmt.Errorf("unknown subcommand %q: use list, show, wait, cancel or resume", sub)
 }
 
 func runEvents(ctx context.Context, e *env, args []string) error {

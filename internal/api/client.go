@@ -156,6 +156,13 @@ func (c *Client) CancelRun(ctx context.Context, id, reason string) (Run, error) 
 	return r, c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/cancel", CancelRequest{Reason: reason}, &r)
 }
 
+// ResumeRun answers a run waiting for the user (a computer run stopped by
+// call_user or safety checks).
+func (c *Client) ResumeRun(ctx context.Context, id string, req ResumeRequest) (ResumeResult, error) {
+	var r ResumeResult
+	return r, c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/resume", req, &r)
+}
+
 // WaitRun blocks until the run's lifecycle ends or timeout passes (an
 // error with code wait_timeout).
 func (c *Client) WaitRun(ctx context.Context, id string, timeout time.Duration) (WaitResult, error) {

@@ -101,6 +101,50 @@ type WaitResult struct {
 	Error     string     `json:"error,omitempty"`
 }
 
+// StreamControl is the stream of a run's hand-offs to the user
+// (ControlNeedsUser) and the user's answers (ControlResume).
+const StreamControl = "control"
+
+// Control actions.
+const (
+	ControlNeedsUser = "needs_user"
+	ControlResume    = "resume"
+)
+
+// Control reasons of a ControlNeedsUser event.
+const (
+	NeedsCallUser    = "call_user"    // the model asks for the user's help
+	NeedsSafetyCheck = "safety_check" // the model's action has safety checks to acknowledge
+)
+
+// ControlEvent is the data of a StreamControl event.
+type ControlEvent struct {
+	Action  string          `json:"action"`
+	Reason  string          `json:"reason,omitempty"`
+	Message string          `json:"message,omitempty"`
+	Pending json.RawMessage `json:"pending_safety_checks,omitempty"`
+	// Acknowledge (resume) accepts the pending safety checks.
+	Acknowledge bool   `json:"acknowledge,omitempty"`
+	By          string `json:"by,omitempty"`
+}
+
+// ResumeRequest is the optional body of POST /v1/runs/{id}/resume: the
+// user's answer to a run waiting for them.
+type ResumeRequest struct {
+	// Acknowledge accepts the pending safety checks. It is required to
+	// resume a run stopped by safety checks, and needs the admin scope: a
+	// person's decision, not an agent's.
+	Acknowledge bool `json:"acknowledge,omitempty"`
+	// Message is handed to the model, e.g. what the user did for it.
+	Message string `json:"message,omitempty"`
+}
+
+// ResumeResult is the answer of a resume: the run and the event written.
+type ResumeResult struct {
+	Run   Run   `json:"run"`
+	Event Event `json:"event"`
+}
+
 // CancelRequest is the optional body of a cancel call.
 type CancelRequest struct {
 	Reason string `json:"reason,omitempty"`

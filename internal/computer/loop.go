@@ -71,6 +71,12 @@ type LoopOptions struct {
 	AcknowledgeSafety bool
 	// UserWait is how long an active user may hold the loop (default 5m).
 	UserWait time.Duration
+	// AskUser hands the loop to the user when the model calls for them
+	// (UI-TARS call_user) or its action has safety checks (OpenAI), and
+	// blocks until they answer. Nil ends the loop with StatusNeedsUser
+	// instead. Errors: ErrNoAnswer when nobody answered in time, or the
+	// reason the run was ended meanwhile (a cancel).
+	AskUser func(ctx context.Context, q Ask) (Answer, error)
 	RunID    string
 	Exec     Executor
 	Waits    Waiter
@@ -78,6 +84,32 @@ type LoopOptions struct {
 	Record   func(ctx context.Context, ev TurnEvent)
 	Logger   *slog.Logger
 }
+
+// Ask is what the loop asks the user.
+type Ask struct {
+	Reason  string          `json:"reason"`            // AskCallUser or AskSafetyCheck
+	Message string          `json:"message,omitempty"` // the model's words, or the checks' messages
+	Pending json.RawMessage `json:"pending_safety_checks,omitempty"`
+}
+
+// Ask reasons.
+const (
+	AskCallUser    = "call_user"
+	AskSafetyCheck = "safety_check"
+)
+
+// Answer is the user's reply to an Ask.
+type Answer struct {
+	// Acknowledge accepts the pending safety checks; a safety check is
+	// never passed without it.
+	Acknowledge bool `json:"acknowledge,omitempty"`
+	// Message is handed to the model (call_user), e.g. what the user did.
+	Message string `json:"message,omitempty"`
+	By      string `json:"by,omitempty"` // who answered (a token's name)
+}
+
+// ErrNoAnswer: the user did not answer in time.
+var ErrNoAnswer = errors.New("no answer from the user")
 
 // TurnEvent is one turn of the loop: the model's call and what ran.
 type TurnEvent struct {
@@ -528,10 +560,25 @@ func (l *loop) openai(ctx context.Context) error {
 				if res.Status == api.ComputerSafetyCheck {
 					ev.Error = res.Error.Message
 					l.record(ctx, ev)
-					l.res.Status, l.res.Pending = StatusNeedsUser, res.PendingSafetyChecks
-					l.res.Error = "the model's action has safety checks for the user to confirm: " + string(res.PendingSafetyChecks) +
-						" (run again with --acknowledge-safety-checks to accept them)"
-					return nil
+					ans, ok, err := l.askUser(ctx, Ask{Reason: AskSafetyCheck, Message: checkMessages(res.PendingSafetyChecks), Pending: res.PendingSafetyChecks})
+					if err != nil || !ok {
+						return err
+					}
+					if !ans.Acknowledge {
+						l.res.Status, l.res.Pending = StatusNeedsUser, res.PendingSafetyChecks
+						l.res.Error = "the user answered without acknowledging the model's safety checks: " + string(res.PendingSafetyChecks)
+						return nil
+					}
+					// The user accepted: run the same call, acknowledging.
+					q.Acknowledge = append(q.Acknowledge, checkIDs(res.PendingSafetyChecks)...)
+					ev = TurnEvent{Turn: turn, Actions: ev.Actions, Text: ev.Text}
+					if res, err = l.execute(ctx, &ev, raw, q); err != nil {
+						return err
+					}
+					ev.Status, ev.ShotID, ev.SessionRun = res.Status, res.ShotID, res.SessionRun
+					if res.Status == api.ComputerSafetyCheck {
+						return fmt.Errorf("the model's action still has safety checks after the user acknowledged %s: %s", string(res.PendingSafetyChecks), res.Error.Message)
+					}
 				}
 				input = append(input, json.RawMessage(res.Result))
 				if res.Error != nil {
@@ -611,14 +658,84 @@ func (l *loop) uitars(ctx context.Context) error {
 			l.res.Status, l.res.Summary = StatusCompleted, res.Content
 			return nil
 		case api.ComputerCallUser:
-			l.res.Status, l.res.Error = StatusNeedsUser, "the model asks for the user's help"
-			if res.Content != "" {
-				l.res.Error += ": " + res.Content
+			ans, ok, err := l.askUser(ctx, Ask{Reason: AskCallUser, Message: firstNonEmpty(res.Content, actionPart(r.Text))})
+			if err != nil || !ok {
+				return err
 			}
-			return nil
+			// The user has helped: tell the model what they said, with
+			// the screen as it is now.
+			shot, err := l.o.Exec.ScreenshotWith(ctx, l.o.Query.Display, api.ShotOptions{Format: "png", MaxWidth: l.tools.Image[0]})
+			if err != nil {
+				return fmt.Errorf("take a screenshot after the user's help: %w", err)
+			}
+			text := "The user has helped and hands the task back to you."
+			if ans.Message != "" {
+				text = "The user answered: " + ans.Message
+			}
+			msgs = append(msgs, llm.Message{Role: "assistant", Text: r.Text}, llm.Message{Role: "user", Text: text, Images: []llm.Image{{MIME: "image/png", Data: shot.Data}}})
+			continue
 		}
 		msgs = append(msgs, llm.Message{Role: "assistant", Text: r.Text}, tarsMessage(res.Result))
 	}
+}
+
+// askUser hands the loop to the user. ok is false when the loop ends
+// here (l.res says how); err ends it as failed or cancelled.
+func (l *loop) askUser(ctx context.Context, q Ask) (ans Answer, ok bool, err error) {
+	if l.o.AskUser == nil {
+		l.res.Status = StatusNeedsUser
+		switch q.Reason {
+		case AskSafetyCheck:
+			l.res.Pending = q.Pending
+			l.res.Error = "the model's action has safety checks for the user to confirm: " + string(q.Pending) +
+				" (run again with --acknowledge-safety-checks to accept them)"
+		default:
+			l.res.Error = "the model asks for the user's help"
+			if q.Message != "" {
+				l.res.Error += ": " + q.Message
+			}
+		}
+		return Answer{}, false, nil
+	}
+	ans, err = l.o.AskUser(ctx, q)
+	switch {
+	case err == nil:
+		return ans, true, nil
+	case ctx.Err() != nil:
+		return Answer{}, false, ctx.Err()
+	case errors.Is(err, ErrNoAnswer):
+		l.res.Status, l.res.Pending = StatusNeedsUser, q.Pending
+		l.res.Error = fmt.Sprintf("the model needed the user (%s) and nobody answered: %v", q.Reason, err)
+		return Answer{}, false, nil
+	}
+	l.res.Status, l.res.Error = StatusCancelled, err.Error()
+	return Answer{}, false, nil
+}
+
+// checkIDs and checkMessages read OpenAI's pending_safety_checks.
+func checkIDs(pending json.RawMessage) []string {
+	var cs []struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(pending, &cs)
+	out := make([]string, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+func checkMessages(pending json.RawMessage) string {
+	var cs []struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(pending, &cs)
+	parts := make([]string, 0, len(cs))
+	for _, c := range cs {
+		parts = append(parts, strings.TrimSpace(c.Code+": "+c.Message))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func firstNonEmpty(a, b string) string {

@@ -88,3 +88,30 @@ func (c *computerTools) handler(vendor string) mcp.ToolHandlerFor[ComputerArgs, 
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 	}
 }
+
+// RunResumer answers runs that wait for the user (*api.Client).
+type RunResumer interface {
+	ResumeRun(ctx context.Context, id string, req api.ResumeRequest) (api.ResumeResult, error)
+}
+
+const runResumeDesc = `Answer a run that waits for the user: an acu computer run stopped because the model called for the user (UI-TARS call_user) or because its action has safety checks (OpenAI). message is handed to the model. acknowledge accepts the safety checks; it needs an admin token, because the checks are for a person to accept, not the agent.`
+
+// ResumeArgs is run_resume's input.
+type ResumeArgs struct {
+	RunID       string `json:"run_id" jsonschema:"the waiting run's id"`
+	Message     string `json:"message,omitempty" jsonschema:"what to tell the model, e.g. what the user did"`
+	Acknowledge bool   `json:"acknowledge,omitempty" jsonschema:"accept the pending safety checks (admin token only)"`
+}
+
+type resumeTool struct{ b RunResumer }
+
+func (r *resumeTool) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeArgs) (*mcp.CallToolResult, api.ResumeResult, error) {
+	if in.RunID == "" {
+		return nil, api.ResumeResult{}, fmt.Errorf("run_id is missing: give the id of the run that waits for the user")
+	}
+	res, err := r.b.ResumeRun(ctx, in.RunID, api.ResumeRequest{Acknowledge: in.Acknowledge, Message: in.Message})
+	if err != nil {
+		return nil, api.ResumeResult{}, err
+	}
+	return textResult(fmt.Sprintf("Run %s resumed.", in.RunID)), res, nil
+}

@@ -87,6 +87,9 @@ func New(b Backend, opts Options) *mcp.Server {
 	if cb, ok := b.(ComputerBackend); ok {
 		AddComputerTools(s, cb)
 	}
+	if rb, ok := b.(RunResumer); ok {
+		addTool(s, &mcp.Tool{Name: "run_resume", Description: runResumeDesc, Annotations: additive}, (&resumeTool{rb}).resume)
+	}
 	s.AddReceivingMiddleware(refuseNotOffered)
 	return s
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -23,6 +24,7 @@ type Runs interface {
 	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
 	Wait(ctx context.Context, id string, timeout time.Duration) (runs.Result, error)
 	End(ctx context.Context, id, status, errMsg string, result any) (runs.Run, error)
+	Emit(ctx context.Context, runID, stream string, data any) (runs.Event, error)
 	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
 	LastCursor(ctx context.Context) (int64, error)
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
@@ -52,6 +54,7 @@ func (s *Server) routes() http.Handler {
 	auth("GET /v1/runs", s.handleListRuns)
 	auth("GET /v1/runs/{id}", s.handleGetRun)
 	auth("POST /v1/runs/{id}/cancel", s.handleCancelRun)
+	act("POST /v1/runs/{id}/resume", s.handleResumeRun)
 	auth("POST /v1/runs/{id}/wait", s.handleWaitRun)
 	auth("GET /v1/runs/{id}/wait", s.handleWaitRun)
 	auth("GET /v1/events", s.handleEvents)
@@ -240,6 +243,61 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 		return runError(id, err)
 	}
 	writeJSON(w, http.StatusOK, toAPIRun(run))
+	return nil
+}
+
+// handleResumeRun: POST /v1/runs/{id}/resume answers a run that waits for
+// the user (its last control event is needs_user). Safety checks are
+// passed only with acknowledge, and only by an admin: the model's vendor
+// means a person to accept them, not the agent the checks are about.
+func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	var req api.ResumeRequest
+	if r.ContentLength != 0 {
+		if err := decodeJSON(r, &req); err != nil {
+			return err
+		}
+	}
+	if err := smartwait.CheckReason(req.Message); err != nil {
+		return errInvalid("message", "%v", err)
+	}
+	run, err := s.opts.Runs.Get(r.Context(), id)
+	if err != nil {
+		return runError(id, err)
+	}
+	if !run.Live() {
+		return errConflict("run %q has already ended (%s): there is nothing to resume", id, run.Status)
+	}
+	evs, err := s.opts.Runs.Events(r.Context(), 0, runs.Filter{RunID: id, Streams: []string{api.StreamControl}}, 10000)
+	if err != nil {
+		return runError(id, err)
+	}
+	var last api.ControlEvent
+	if len(evs) > 0 {
+		_ = json.Unmarshal(evs[len(evs)-1].Data, &last)
+	}
+	if last.Action != api.ControlNeedsUser {
+		return errConflict("run %q is not waiting for the user: only a run stopped by call_user or safety checks can be resumed", id)
+	}
+	p := PrincipalOf(r.Context())
+	if last.Reason == api.NeedsSafetyCheck {
+		if !req.Acknowledge {
+			return errInvalid("acknowledge", "run %q waits on safety checks (%s): resume with acknowledge to accept them, or cancel the run", id, last.Message)
+		}
+		if api.ScopeRank(p.Scope) < api.ScopeRank(api.ScopeAdmin) {
+			return newErr(http.StatusForbidden, api.CodeScope, "acknowledge",
+				"acknowledging safety checks needs an admin token (a person's decision); this token has the %s scope", p.Scope)
+		}
+	}
+	ev, err := s.opts.Runs.Emit(r.Context(), id, api.StreamControl, api.ControlEvent{Action: api.ControlResume, Reason: last.Reason,
+		Message: req.Message, Acknowledge: req.Acknowledge, By: p.String()})
+	if err != nil {
+		return runError(id, err)
+	}
+	if run, err = s.opts.Runs.Get(r.Context(), id); err != nil {
+		return runError(id, err)
+	}
+	writeJSON(w, http.StatusOK, api.ResumeResult{Run: toAPIRun(run), Event: toAPIEvent(ev)})
 	return nil
 }
 
