@@ -77,12 +77,12 @@ type LoopOptions struct {
 	// instead. Errors: ErrNoAnswer when nobody answered in time, or the
 	// reason the run was ended meanwhile (a cancel).
 	AskUser func(ctx context.Context, q Ask) (Answer, error)
-	RunID    string
-	Exec     Executor
-	Waits    Waiter
-	LLM      Model
-	Record   func(ctx context.Context, ev TurnEvent)
-	Logger   *slog.Logger
+	RunID   string
+	Exec    Executor
+	Waits   Waiter
+	LLM     Model
+	Record  func(ctx context.Context, ev TurnEvent)
+	Logger  *slog.Logger
 }
 
 // Ask is what the loop asks the user.
