@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/record"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -82,46 +83,89 @@ func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) error {
 // maxGIFFrames bounds an exported animation.
 const maxGIFFrames = 300
 
-// handleRunFramesGIF: GET /v1/runs/{id}/frames.gif is the run's judged
-// frames as an animated GIF, for sharing in an issue or a chat: each frame
-// shown for the time until the next one (0.5 s to 5 s), the last for 3 s.
-func (s *Server) handleRunFramesGIF(w http.ResponseWriter, r *http.Request) error {
+// runStills returns a run's judged frames for an exported animation
+// (the newest maxGIFFrames), each with how long it stays on screen: the
+// time until the next one (0.5 s to 5 s), the last for 3 s.
+func (s *Server) runStills(r *http.Request, id string) ([]store.Frame, []time.Duration, error) {
 	fs, err := s.frames()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	id := r.PathValue("id")
 	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
-		return runError(id, err)
+		return nil, nil, runError(id, err)
 	}
 	list, err := fs.RunFrames(r.Context(), id)
 	if err != nil {
-		return err
-	}
-	if len(list) == 0 {
-		return errNotFound("run %q has no judged frames", id)
+		return nil, nil, err
 	}
 	if len(list) > maxGIFFrames {
 		list = list[len(list)-maxGIFFrames:]
 	}
-	anim := &gif.GIF{}
+	var frames []store.Frame
+	var shows []time.Duration
 	for i, rf := range list {
 		f, err := fs.GetFrame(r.Context(), rf.Hash)
 		if err != nil {
 			continue // removed by retention meanwhile
 		}
+		show := 3 * time.Second
+		if i+1 < len(list) {
+			show = min(max(list[i+1].At.Sub(rf.At), 500*time.Millisecond), 5*time.Second)
+		}
+		frames, shows = append(frames, f), append(shows, show)
+	}
+	if len(frames) == 0 {
+		return nil, nil, errNotFound("run %q has no judged frames", id)
+	}
+	return frames, shows, nil
+}
+
+// handleRunFramesWebP: GET /v1/runs/{id}/frames.webp is the same animation
+// as frames.gif as an animated WebP (full colour, smaller), encoded by
+// ffmpeg through the recorder; 503 without one.
+func (s *Server) handleRunFramesWebP(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.recordings()
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	frames, shows, err := s.runStills(r, id)
+	if err != nil {
+		return err
+	}
+	stills := make([]record.Still, len(frames))
+	for i, f := range frames {
+		stills[i] = record.Still{JPEG: f.JPEG, Show: shows[i]}
+	}
+	b, err := rec.AnimateWebP(r.Context(), stills)
+	if err != nil {
+		return fmt.Errorf("export the frames of run %s as WebP: %w", id, err)
+	}
+	w.Header().Set("Content-Type", "image/webp")
+	w.Header().Set("Content-Disposition", "attachment; filename=\""+id+".webp\"")
+	_, _ = w.Write(b)
+	return nil
+}
+
+// handleRunFramesGIF: GET /v1/runs/{id}/frames.gif is the run's judged
+// frames as an animated GIF, for sharing in an issue or a chat (see
+// runStills for the timing).
+func (s *Server) handleRunFramesGIF(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	frames, shows, err := s.runStills(r, id)
+	if err != nil {
+		return err
+	}
+	anim := &gif.GIF{}
+	for i, f := range frames {
 		img, _, err := image.Decode(bytes.NewReader(f.JPEG))
 		if err != nil {
-			return fmt.Errorf("decode judged frame %s: %w", rf.Hash, err)
+			return fmt.Errorf("decode judged frame %s: %w", f.Hash, err)
 		}
 		p := image.NewPaletted(img.Bounds(), palette.Plan9)
 		draw.FloydSteinberg.Draw(p, img.Bounds(), img, image.Point{})
-		delay := 300 // 1/100 s
-		if i+1 < len(list) {
-			delay = int(min(max(list[i+1].At.Sub(rf.At), 500*time.Millisecond), 5*time.Second) / (10 * time.Millisecond))
-		}
 		anim.Image = append(anim.Image, p)
-		anim.Delay = append(anim.Delay, delay)
+		anim.Delay = append(anim.Delay, int(shows[i]/(10*time.Millisecond)))
 	}
 	var buf bytes.Buffer
 	if err := gif.EncodeAll(&buf, anim); err != nil {

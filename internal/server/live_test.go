@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"image"
 	"image/color"
 	"image/gif"
 	"image/jpeg"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -308,7 +310,11 @@ func TestRunTimelineShowsJudgedFrames(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = eng.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: f.reg, Waits: eng, Frames: f.db}))
+	rec, err := record.New(record.Options{Capture: f.hub, Runs: f.reg, Dir: t.TempDir(), DefaultDisplay: f.dpy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: f.reg, Waits: eng, Frames: f.db, Recordings: rec}))
 	t.Cleanup(srv.Close)
 	f.url, f.c = srv.URL, api.NewClient(srv.URL, liveToken)
 
@@ -362,6 +368,32 @@ func TestRunTimelineShowsJudgedFrames(t *testing.T) {
 	if err != nil || len(anim.Image) != len(fr.Frames) {
 		t.Errorf("frames.gif: %v, %d images; want %d", err, len(anim.Image), len(fr.Frames))
 	}
+	// And as an animated WebP from ffmpeg: one ANMF frame per kept frame,
+	// at the frames' size, with the GIF's timing (the last shown 3 s).
+	req, _ = http.NewRequestWithContext(t.Context(), "GET", f.url+"/v1/runs/"+w.ID+"/frames.webp", nil)
+	req.Header.Set("Authorization", "Bearer "+liveToken)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webp, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/webp" {
+		t.Fatalf("frames.webp: %d %s %.200s", resp.StatusCode, resp.Header.Get("Content-Type"), webp)
+	}
+	wf := webpFrames(t, webp)
+	if len(wf) != len(fr.Frames) {
+		t.Errorf("frames.webp has %d frames, want %d", len(wf), len(fr.Frames))
+	}
+	for i, fw := range wf {
+		// A frame may be the changed part only; the first is whole.
+		if fw.w > anim.Image[0].Bounds().Dx() || fw.h > anim.Image[0].Bounds().Dy() || i == 0 && (fw.w != anim.Image[0].Bounds().Dx() || fw.h != anim.Image[0].Bounds().Dy()) {
+			t.Errorf("webp frame %d is %dx%d, the judged frames %v", i, fw.w, fw.h, anim.Image[0].Bounds().Size())
+		}
+		if want := anim.Delay[i] * 10; fw.ms < want || fw.ms >= want+10 { // the GIF counts in 10 ms
+			t.Errorf("webp frame %d shows %d ms, the GIF %d ms", i, fw.ms, want)
+		}
+	}
 
 	bctx := f.open(t, "/ui/runs?run="+w.ID, 1200, 900)
 	guardtest.Poll(t, bctx, "the timeline", `document.body.dataset.timeline === "`+w.ID+`"`)
@@ -372,7 +404,43 @@ func TestRunTimelineShowsJudgedFrames(t *testing.T) {
 			imgs.length === `+fmt.Sprint(len(fr.Frames))+` && imgs.every((i) => i.dataset.loaded === "1" && i.naturalWidth > 0);
 	})()`)
 	guardtest.Poll(t, bctx, "the run in the list", `document.querySelector('#runs tr.sel')?.dataset.id === "`+w.ID+`"`)
+	guardtest.Poll(t, bctx, "the GIF and WebP exports", `[...document.querySelectorAll('button.export')].map((b) => b.dataset.format).join() === "gif,webp"`)
 	screenshot(t, bctx, "runs.png")
+}
+
+type webpFrame struct{ w, h, ms int }
+
+// webpFrames reads an animated WebP's container (RIFF, VP8X with the
+// animation flag, ANIM, then one ANMF chunk per frame) and returns each
+// frame's size and duration.
+func webpFrames(t *testing.T, b []byte) []webpFrame {
+	t.Helper()
+	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WEBP" {
+		t.Fatalf("not a WebP file: % x", b[:min(len(b), 16)])
+	}
+	u24 := func(p []byte) int { return int(p[0]) | int(p[1])<<8 | int(p[2])<<16 }
+	var out []webpFrame
+	var animated, anim bool
+	for p := b[12:]; len(p) >= 8; {
+		id, n := string(p[:4]), int(binary.LittleEndian.Uint32(p[4:8]))
+		if 8+n > len(p) {
+			t.Fatalf("WebP chunk %s of %d bytes overruns the file", id, n)
+		}
+		c := p[8 : 8+n]
+		switch id {
+		case "VP8X":
+			animated = c[0]&0x02 != 0
+		case "ANIM":
+			anim = true
+		case "ANMF":
+			out = append(out, webpFrame{w: u24(c[6:]) + 1, h: u24(c[9:]) + 1, ms: u24(c[12:])})
+		}
+		p = p[8+n+n%2:]
+	}
+	if !animated || !anim {
+		t.Errorf("WebP is not animated (VP8X animation flag %v, ANIM chunk %v)", animated, anim)
+	}
+	return out
 }
 
 // TestRecordingsAPIAndTimeline: a recording started over the API for a

@@ -18,6 +18,7 @@ type Recordings interface {
 	Get(ctx context.Context, id string) (api.Recording, error)
 	List(ctx context.Context, runID string, limit int) ([]api.Recording, error)
 	File(ctx context.Context, id string) (string, api.Recording, error)
+	AnimateWebP(ctx context.Context, stills []record.Still) ([]byte, error)
 }
 
 func (s *Server) recordings() (Recordings, error) {

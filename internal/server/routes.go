@@ -60,6 +60,7 @@ func (s *Server) routes() http.Handler {
 	auth("GET /v1/events", s.handleEvents)
 	auth("GET /v1/runs/{id}/frames", s.handleRunFrames)
 	auth("GET /v1/runs/{id}/frames.gif", s.handleRunFramesGIF)
+	auth("GET /v1/runs/{id}/frames.webp", s.handleRunFramesWebP)
 	auth("GET /v1/frames/{hash}", s.handleFrame)
 
 	auth("POST /v1/waits", s.handleCreateWait)

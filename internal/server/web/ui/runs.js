@@ -93,20 +93,24 @@
       head.append(el("h2", "", run.kind + " " + run.id), el("div", "status-" + run.status, run.status +
         (run.error ? ": " + run.error : "") + (summary(run) ? " · " + summary(run) : "")), spec);
       tl.append(head);
-      // A run with judged frames can export them as an animated GIF.
+      // A run with judged frames can export them as an animated GIF or
+      // WebP (WebP: full colour, smaller; needs the daemon's ffmpeg).
       api("/v1/runs/" + encodeURIComponent(id) + "/frames").then(async (r) => {
         if (!r.ok || !((await r.json()).frames || []).length) return;
-        const b = el("button", "export", "export judged frames as GIF");
-        b.type = "button";
-        b.addEventListener("click", async () => {
-          const g = await api("/v1/runs/" + encodeURIComponent(id) + "/frames.gif");
-          if (!g.ok) { status("GIF: " + g.status); return; }
-          const a = el("a");
-          a.href = URL.createObjectURL(await g.blob());
-          a.download = id + ".gif";
-          document.body.append(a); a.click(); a.remove();
-        });
-        head.append(b);
+        for (const ext of ["gif", "webp"]) {
+          const b = el("button", "export", "export judged frames as " + ext.toUpperCase());
+          b.type = "button";
+          b.dataset.format = ext;
+          b.addEventListener("click", async () => {
+            const g = await api("/v1/runs/" + encodeURIComponent(id) + "/frames." + ext);
+            if (!g.ok) { status(ext.toUpperCase() + ": " + g.status); return; }
+            const a = el("a");
+            a.href = URL.createObjectURL(await g.blob());
+            a.download = id + "." + ext;
+            document.body.append(a); a.click(); a.remove();
+          });
+          head.append(b);
+        }
       });
       // The run's recording (or the run itself, when it is one): played
       // here, and every event seeks to its moment.
