@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os/exec"
@@ -9,6 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/llm/llmtest"
 )
 
 // TestRecordCLI: acu record start, stop, list and get on the real binary
@@ -60,5 +66,82 @@ func TestRecordCLI(t *testing.T) {
 	if want < 3.5 || math.Abs(d-want) > 0.05*want {
 		frames, _ := exec.Command("ffprobe", "-v", "error", "-show_entries", "frame=pts_time", "-of", "csv=p=0", file).Output()
 		t.Errorf("the file lasts %.3f s, the recording %.3f s: want within 5%% (and about 4 s); its frames at:\n%s", d, want, frames)
+	}
+}
+
+// TestAutoRecordTask: with ACU_RECORD_RUNS=task, a real orchestrator task
+// started over the API (the scripted models fill a zenity dialog found in
+// its accessibility tree) is recorded from its start to its end, and the
+// recording is linked to the run: listed for it, named by an event on the
+// run, and a file that ffprobe decodes at the display's size, lasting
+// about as long as the run.
+func TestAutoRecordTask(t *testing.T) {
+	dpy := startDisplay(t)
+	session := atspitest.Start(t, dpy)
+	app := session.StartApp(t, "zenity", "--entry", "--title=Acu Entry", "--text=Your name:")
+	tree, err := atspi.Connect(t.Context(), atspi.Options{SessionBus: session.SessionBus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if _, err := atspitest.WaitApp(ctx, tree, "zenity"); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.NewOpenAI(t, taskModel)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session.SessionBus, "ACU_TASK_BASE_URL="+srv.URL, "ACU_TASK_API_KEY="+llmtest.Key,
+		"ACU_TASK_OCR=false", "ACU_RECORD_RUNS=task", "ACU_LOG_LEVEL=info")
+	d := startDaemon(t, env, dataDir, port)
+	run, err := d.client.CreateTask(ctx, "Enter Grace Hopper as the name and press OK", "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.client.WaitRun(ctx, run.ID, 50*time.Second)
+	if err != nil || res.Status != "completed" {
+		t.Fatalf("task run %s = %+v (%v), want completed", run.ID, res, err)
+	}
+	if out, err := app.Wait(ctx); err != nil || out != "Grace Hopper\n" {
+		t.Errorf("zenity printed %q (%v): the task did not fill the dialog", out, err)
+	}
+	ended, err := d.client.Run(ctx, run.ID)
+	if err != nil || ended.EndedAt == nil {
+		t.Fatalf("run %s: %+v (%v)", run.ID, ended, err)
+	}
+	// The recording stops with the run and ffmpeg finishes the file.
+	var rec api.Recording
+	eventually(t, 30*time.Second, "the task's recording completed", func() bool {
+		l, err := d.client.Recordings(ctx, run.ID, 10)
+		if err != nil || len(l.Recordings) != 1 {
+			return false
+		}
+		rec = l.Recordings[0]
+		return rec.Status == "completed"
+	})
+	if rec.RunID != run.ID || rec.Width != 1024 || rec.Height != 600 || rec.Frames < 2 {
+		t.Errorf("recording %+v, want the task run's, 1024x600, with the frames of the dialog closing", rec)
+	}
+	evs, err := d.client.EventsAfter(ctx, api.EventQuery{RunID: run.ID, Streams: []string{"recording"}})
+	if err != nil || len(evs.Events) == 0 || !strings.Contains(string(evs.Events[0].Data), rec.ID) {
+		t.Errorf("the run's recording events = %+v (%v), want one naming %s", evs, err, rec.ID)
+	}
+	file := filepath.Join(t.TempDir(), "task.mp4")
+	if _, stderr, code := acu(t, env, "record", "get", rec.ID, "-o", file); code != 0 {
+		t.Fatalf("acu record get: exit %d: %s", code, stderr)
+	}
+	pr, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height:format=duration",
+		"-of", "csv=p=0", file).Output()
+	if err != nil {
+		t.Fatalf("ffprobe: %v", err)
+	}
+	f := strings.Fields(strings.TrimSpace(string(pr)))
+	if len(f) != 2 || f[0] != "h264,1024,600" {
+		t.Fatalf("ffprobe: %q, want h264,1024,600 and a duration", pr)
+	}
+	got, _ := strconv.ParseFloat(f[1], 64)
+	runFor := ended.EndedAt.Sub(ended.StartedAt).Seconds()
+	if got <= 0 || got > runFor+0.5 {
+		t.Errorf("the file lasts %.2f s, the run %.2f s", got, runFor)
 	}
 }
