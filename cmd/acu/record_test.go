@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/atspi"
-	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 )
 
@@ -77,18 +75,9 @@ func TestRecordCLI(t *testing.T) {
 // about as long as the run.
 func TestAutoRecordTask(t *testing.T) {
 	dpy := startDisplay(t)
-	session := atspitest.Start(t, dpy)
-	app := session.StartApp(t, "zenity", "--entry", "--title=Acu Entry", "--text=Your name:")
-	tree, err := atspi.Connect(t.Context(), atspi.Options{SessionBus: session.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
+	session, app := zenityEntry(t, dpy)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	if _, err := atspitest.WaitApp(ctx, tree, "zenity"); err != nil {
-		t.Fatal(err)
-	}
 	srv := llmtest.NewOpenAI(t, taskModel)
 	env, dataDir, port := newEnv(t, dpy)
 	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session.SessionBus, "ACU_TASK_BASE_URL="+srv.URL, "ACU_TASK_API_KEY="+llmtest.Key,

@@ -44,10 +44,11 @@ func taskModel(r llmtest.Request) llmtest.Reply {
 	return llmtest.Reply{Text: `{"thought":"fill it","steps":[{"action":"type","target":"` + input + `","text":"Grace Hopper"},{"action":"click","target":"` + ok + `"}],"complete":false}`}
 }
 
-// TestRunTaskCLI runs `acu run` against a real zenity dialog on Xvfb with
-// its accessibility bus, the models faked by an llmtest server.
-func TestRunTaskCLI(t *testing.T) {
-	dpy := startDisplay(t)
+// zenityEntry starts a zenity entry dialog titled "Acu Entry" (the one
+// taskModel fills) on dpy with its accessibility bus, and returns once its
+// accessibility tree is there.
+func zenityEntry(t *testing.T, dpy string) (*atspitest.Session, *atspitest.App) {
+	t.Helper()
 	session := atspitest.Start(t, dpy)
 	app := session.StartApp(t, "zenity", "--entry", "--title=Acu Entry", "--text=Your name:")
 	tree, err := atspi.Connect(t.Context(), atspi.Options{SessionBus: session.SessionBus})
@@ -60,6 +61,16 @@ func TestRunTaskCLI(t *testing.T) {
 	if _, err := atspitest.WaitApp(ctx, tree, "zenity"); err != nil {
 		t.Fatal(err)
 	}
+	return session, app
+}
+
+// TestRunTaskCLI runs `acu run` against a real zenity dialog on Xvfb with
+// its accessibility bus, the models faked by an llmtest server.
+func TestRunTaskCLI(t *testing.T) {
+	dpy := startDisplay(t)
+	session, app := zenityEntry(t, dpy)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	srv := llmtest.NewOpenAI(t, taskModel)
 	env, _, _ := newEnv(t, dpy)
 	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session.SessionBus, "ACU_TASK_BASE_URL="+srv.URL, "ACU_TASK_API_KEY="+llmtest.Key,
