@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
@@ -220,6 +223,34 @@ func TestComputerResumeCallUser(t *testing.T) {
 		}
 		if !strings.Contains(p.out.String(), "done after the user helped") {
 			t.Errorf("no finished result:\n%s", p.out)
+		}
+	})
+	t.Run("mcp", func(t *testing.T) {
+		// The same answer through the daemon's MCP tool run_resume, as an
+		// agent supervising the run would give it.
+		client := mcp.NewClient(&mcp.Implementation{Name: "acu-test", Version: "1"}, nil)
+		s, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: d.client.BaseURL() + "/mcp",
+			HTTPClient: &http.Client{Transport: bearer{tokenOf(t, dataDir), http.DefaultTransport}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if res, _ := callTool(t, s, "run_resume", map[string]any{"run_id": "computer_nosuchrun"}); !res.IsError {
+			t.Errorf("run_resume of an unknown run: %q, want an error", resultText(res))
+		}
+		p := startAcu(t, env, append(args, "log in to the mail client")...)
+		runID, _ := p.waitingRun(t)
+		res, out := callTool(t, s, "run_resume", map[string]any{"run_id": runID, "message": "I typed it over MCP"})
+		if res.IsError || out["run_id"] != runID || out["cursor"] == nil {
+			t.Fatalf("run_resume: %q %v", resultText(res), out)
+		}
+		if code := p.exit(t, time.Minute); code != 0 {
+			t.Fatalf("exit %d\n%s\n%s", code, p.out, p.errs)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(heard) != 2 || heard[1] != "The user answered: I typed it over MCP" {
+			t.Errorf("the model heard %q", heard)
 		}
 	})
 	t.Run("cancel", func(t *testing.T) {

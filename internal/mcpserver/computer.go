@@ -103,15 +103,25 @@ type ResumeArgs struct {
 	Acknowledge bool   `json:"acknowledge,omitempty" jsonschema:"accept the pending safety checks (admin token only)"`
 }
 
+// ResumeOutput is run_resume's structured result.
+type ResumeOutput struct {
+	RunID  string `json:"run_id"`
+	Status string `json:"status"` // the run's: running while the loop goes on
+	Cursor int64  `json:"cursor"` // the resume event's place in the event stream
+	By     string `json:"by,omitempty"`
+}
+
 type resumeTool struct{ b RunResumer }
 
-func (r *resumeTool) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeArgs) (*mcp.CallToolResult, api.ResumeResult, error) {
+func (r *resumeTool) resume(ctx context.Context, _ *mcp.CallToolRequest, in ResumeArgs) (*mcp.CallToolResult, ResumeOutput, error) {
 	if in.RunID == "" {
-		return nil, api.ResumeResult{}, fmt.Errorf("run_id is missing: give the id of the run that waits for the user")
+		return nil, ResumeOutput{}, fmt.Errorf("run_id is missing: give the id of the run that waits for the user")
 	}
 	res, err := r.b.ResumeRun(ctx, in.RunID, api.ResumeRequest{Acknowledge: in.Acknowledge, Message: in.Message})
 	if err != nil {
-		return nil, api.ResumeResult{}, err
+		return nil, ResumeOutput{}, err
 	}
-	return textResult(fmt.Sprintf("Run %s resumed.", in.RunID)), res, nil
+	var ce api.ControlEvent
+	_ = json.Unmarshal(res.Event.Data, &ce)
+	return textResult(fmt.Sprintf("Run %s resumed.", in.RunID)), ResumeOutput{RunID: res.Run.ID, Status: res.Run.Status, Cursor: res.Event.Cursor, By: ce.By}, nil
 }
