@@ -3,33 +3,24 @@ package actionsbench
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
-
+	"github.com/acu-dev/acu/bench/internal/rig"
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/input"
-	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
-	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
-
-const token = "bench-token-0123456789"
 
 // daemon is the API server with the action service over hub on dpy.
 func daemon(b *testing.B, dpy string, hub *capture.Hub, sessionBus string) *api.Client {
@@ -38,36 +29,18 @@ func daemon(b *testing.B, dpy string, hub *capture.Hub, sessionBus string) *api.
 
 func daemonWith(b *testing.B, dpy string, hub *capture.Hub, sessionBus string, io input.Options, pauseOnUser bool) *api.Client {
 	b.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "acu.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	reg := runs.New(db, runs.Options{})
-	eng := smartwait.New(smartwait.Options{Runs: reg, Capture: hub, Store: db, DefaultDisplay: dpy})
-	svc, err := actions.New(actions.Options{Hub: hub, Runs: reg, Settle: eng, DefaultDisplay: dpy, SessionBus: sessionBus,
+	c := rig.NewCore(b, hub)
+	eng := smartwait.New(smartwait.Options{Runs: c.Runs, Capture: hub, Store: c.DB, DefaultDisplay: dpy})
+	svc, err := actions.New(actions.Options{Hub: hub, Runs: c.Runs, Settle: eng, DefaultDisplay: dpy, SessionBus: sessionBus,
 		Policy: actions.Policy{PauseOnUser: pauseOnUser}, Input: io})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(ctx) }()
-	b.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(server.New(server.Options{Token: token, Runs: reg, Actions: svc}))
-	b.Cleanup(srv.Close)
-	return api.NewClient(srv.URL, token)
+	rig.Go(b, svc.Run)
+	return api.NewClient(rig.Serve(b, server.New(server.Options{Token: rig.Token, Runs: c.Runs, Actions: svc})), rig.Token)
 }
 
-func report(b *testing.B, name string, ds []time.Duration) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	q := func(p float64) float64 { return float64(ds[int(p*float64(len(ds)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.5), name+"_p50_ms")
-	b.ReportMetric(q(0.95), name+"_p95_ms")
-}
+func report(b *testing.B, name string, ds []time.Duration) { rig.Report(b, name, ds) }
 
 // BenchmarkClickRoundTrip: one click per POST /v1/actions, request to
 // response, on loopback.
@@ -109,58 +82,6 @@ func clickRoundTrip(b *testing.B, hold time.Duration) {
 	report(b, "click", ds)
 }
 
-// flipper is an X client whose window changes colour once per button
-// press, and records when it finished drawing (the screen is still from
-// then on).
-type flipper struct {
-	x     *xgb.Conn
-	win   xproto.Window
-	still atomic.Int64 // unix ns of the last change
-}
-
-func newFlipper(b *testing.B, dpy string) *flipper {
-	b.Helper()
-	x, err := xgb.NewConnDisplay(dpy)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(x.Close)
-	scr := xproto.Setup(x).DefaultScreen(x)
-	win, err := xproto.NewWindowId(x)
-	if err != nil {
-		b.Fatal(err)
-	}
-	err = xproto.CreateWindowChecked(x, scr.RootDepth, win, scr.Root, 100, 100, 400, 300, 0, xproto.WindowClassInputOutput,
-		scr.RootVisual, xproto.CwBackPixel|xproto.CwEventMask, []uint32{0x336699, xproto.EventMaskButtonPress}).Check()
-	if err != nil {
-		b.Fatal(err)
-	}
-	xproto.MapWindow(x, win)
-	xproto.ClearArea(x, false, win, 0, 0, 0, 0)
-	if _, err := xproto.GetInputFocus(x).Reply(); err != nil {
-		b.Fatal(err)
-	}
-	f := &flipper{x: x, win: win}
-	go func() {
-		colour := uint32(0x336699)
-		for {
-			ev, err := x.WaitForEvent()
-			if ev == nil && err == nil {
-				return
-			}
-			if _, ok := ev.(xproto.ButtonPressEvent); !ok {
-				continue
-			}
-			colour ^= 0xffffff
-			xproto.ChangeWindowAttributes(x, win, xproto.CwBackPixel, []uint32{colour})
-			xproto.ClearArea(x, false, win, 0, 0, 0, 0)
-			_, _ = xproto.GetInputFocus(x).Reply() // drawn
-			f.still.Store(time.Now().UnixNano())
-		}
-	}()
-	return f
-}
-
 // BenchmarkActSettleScreenshot: a click on a window that changes once,
 // then settle and a 960-wide JPEG, in one request (acu), against the
 // reference approach (xdotool subprocess, fixed 2 s sleep, then a
@@ -179,7 +100,7 @@ func BenchmarkActSettleScreenshot(b *testing.B) {
 	// The reference's xdotool is another client moving the pointer: to
 	// acu, a user, so the user-first pause is off here.
 	c := daemonWith(b, dpy, hub, "", input.Options{}, false)
-	fl := newFlipper(b, dpy)
+	fl := rig.NewFlipper(b, dpy, 100, 100, 400, 300)
 	req := api.ActRequest{Actions: []api.Action{{Kind: api.ActClick, At: api.Pt(234, 347)}}, // inside the window
 		Settle: &api.SettleOptions{QuietMs: 100}, Screenshot: &api.ShotOptions{Format: "jpeg", MaxWidth: 960}}
 	if _, err := c.Act(context.Background(), req); err != nil {
@@ -196,7 +117,7 @@ func BenchmarkActSettleScreenshot(b *testing.B) {
 		}
 		end := time.Now()
 		acuTurn = append(acuTurn, end.Sub(t0))
-		acuAfter = append(acuAfter, end.Sub(time.Unix(0, fl.still.Load())))
+		acuAfter = append(acuAfter, end.Sub(fl.Still()))
 
 		t0 = time.Now()
 		cmd := exec.Command("xdotool", "mousemove", "400", "250", "click", "1")
@@ -210,7 +131,7 @@ func BenchmarkActSettleScreenshot(b *testing.B) {
 		}
 		end = time.Now()
 		refTurn = append(refTurn, end.Sub(t0))
-		refAfter = append(refAfter, end.Sub(time.Unix(0, fl.still.Load())))
+		refAfter = append(refAfter, end.Sub(fl.Still()))
 	}
 	b.StopTimer()
 	report(b, "acu_turn", acuTurn)

@@ -2,117 +2,42 @@ package computerbench
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
-
+	"github.com/acu-dev/acu/bench/internal/rig"
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/dialect"
-	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
-	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
-
-const token = "bench-token-0123456789"
 
 // daemon is the API server with the action service on dpy. The
 // reference's xdotool is another client moving the pointer: to acu, a
 // user, so the user-first pause is off.
 func daemon(b *testing.B, dpy string) string {
 	b.Helper()
-	hub, err := capture.NewHub(capture.Options{})
+	c := rig.NewCore(b, nil)
+	eng := smartwait.New(smartwait.Options{Runs: c.Runs, Capture: c.Hub, Store: c.DB, DefaultDisplay: dpy})
+	svc, err := actions.New(actions.Options{Hub: c.Hub, Runs: c.Runs, Settle: eng, DefaultDisplay: dpy})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { hub.Close() })
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "acu.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	reg := runs.New(db, runs.Options{})
-	eng := smartwait.New(smartwait.Options{Runs: reg, Capture: hub, Store: db, DefaultDisplay: dpy})
-	svc, err := actions.New(actions.Options{Hub: hub, Runs: reg, Settle: eng, DefaultDisplay: dpy})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(ctx) }()
-	b.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(server.New(server.Options{Token: token, Runs: reg, Actions: svc}))
-	b.Cleanup(srv.Close)
-	return srv.URL
-}
-
-// flipper is a window that changes colour once on every button press.
-type flipper struct {
-	still atomic.Int64 // unix ns of the last change
-}
-
-func newFlipper(b *testing.B, dpy string, w, h int) *flipper {
-	b.Helper()
-	x, err := xgb.NewConnDisplay(dpy)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(x.Close)
-	scr := xproto.Setup(x).DefaultScreen(x)
-	win, err := xproto.NewWindowId(x)
-	if err != nil {
-		b.Fatal(err)
-	}
-	err = xproto.CreateWindowChecked(x, scr.RootDepth, win, scr.Root, 0, 0, uint16(w), uint16(h), 0, xproto.WindowClassInputOutput,
-		scr.RootVisual, xproto.CwBackPixel|xproto.CwEventMask, []uint32{0x336699, xproto.EventMaskButtonPress}).Check()
-	if err != nil {
-		b.Fatal(err)
-	}
-	xproto.MapWindow(x, win)
-	xproto.ClearArea(x, false, win, 0, 0, 0, 0)
-	if _, err := xproto.GetInputFocus(x).Reply(); err != nil {
-		b.Fatal(err)
-	}
-	f := &flipper{}
-	go func() {
-		colour := uint32(0x336699)
-		for {
-			ev, err := x.WaitForEvent()
-			if ev == nil && err == nil {
-				return
-			}
-			if _, ok := ev.(xproto.ButtonPressEvent); !ok {
-				continue
-			}
-			colour ^= 0xffffff
-			xproto.ChangeWindowAttributes(x, win, xproto.CwBackPixel, []uint32{colour})
-			xproto.ClearArea(x, false, win, 0, 0, 0, 0)
-			_, _ = xproto.GetInputFocus(x).Reply()
-			f.still.Store(time.Now().UnixNano())
-		}
-	}()
-	return f
+	rig.Go(b, svc.Run)
+	return rig.Serve(b, server.New(server.Options{Token: rig.Token, Runs: c.Runs, Actions: svc}))
 }
 
 func post(b *testing.B, url, vendor, item string) api.ComputerResult {
 	req, _ := http.NewRequest(http.MethodPost, url+"/v1/computer/"+vendor+"?limit=1280x800", bytes.NewReader([]byte(item)))
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", "Bearer "+rig.Token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)
@@ -123,14 +48,6 @@ func post(b *testing.B, url, vendor, item string) api.ComputerResult {
 		b.Fatalf("%s: %d %+v %v", vendor, resp.StatusCode, res.Error, err)
 	}
 	return res
-}
-
-func report(b *testing.B, name string, ds []time.Duration) time.Duration {
-	slices.Sort(ds)
-	q := func(p float64) time.Duration { return ds[int(p*float64(len(ds)-1))] }
-	b.ReportMetric(float64(q(0.5).Microseconds())/1000, name+"_p50_ms")
-	b.ReportMetric(float64(q(0.95).Microseconds())/1000, name+"_p95_ms")
-	return q(0.5)
 }
 
 // BenchmarkTurn: one turn of each dialect without model time (a click on
@@ -149,7 +66,7 @@ func turn(b *testing.B, screen dialect.Size) {
 	}
 	dpy := testx.StartXvfb(b, xvfb.Options{Width: screen.W, Height: screen.H})
 	url := daemon(b, dpy)
-	newFlipper(b, dpy, screen.W, screen.H)
+	rig.NewFlipper(b, dpy, 0, 0, screen.W, screen.H)
 	img := dialect.Fit(screen, dialect.Size{W: 1280, H: 800})
 	cx, cy := img.W/2, img.H/2
 	items := map[string]string{
@@ -179,7 +96,7 @@ func turn(b *testing.B, screen dialect.Size) {
 		}
 		time.Sleep(2 * time.Second) // the demo's screenshot delay
 		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("%s/v1/screenshot?format=png&max_width=%d", url, img.W), nil)
-		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Authorization", "Bearer "+rig.Token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)
@@ -188,10 +105,10 @@ func turn(b *testing.B, screen dialect.Size) {
 		ref = append(ref, time.Since(t0))
 	}
 	b.StopTimer()
-	r := report(b, "reference", ref)
+	r := rig.Report(b, "reference", ref)
 	for _, v := range api.Vendors {
-		a := report(b, v, acuT[v])
-		b.ReportMetric(float64(r)/float64(a), v+"_ratio")
+		a := rig.Report(b, v, acuT[v])
+		b.ReportMetric(r/a, v+"_ratio")
 	}
 }
 
@@ -213,5 +130,5 @@ func BenchmarkWait(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	report(b, "acu_wait", ds)
+	rig.Report(b, "acu_wait", ds)
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,18 +21,16 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/acu-dev/acu/bench/internal/rig"
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/computer"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
-	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
-	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -84,30 +81,14 @@ func newCostRig(b *testing.B) *costRig {
 	if err != nil {
 		b.Fatal(err)
 	}
-	hub, err := capture.NewHub(capture.Options{})
+	c := rig.NewCore(b, nil)
+	eng := smartwait.New(smartwait.Options{Runs: c.Runs, Capture: c.Hub, Judge: jb, Store: c.DB, DefaultDisplay: r.dpy})
+	svc, err := actions.New(actions.Options{Hub: c.Hub, Runs: c.Runs, Settle: eng, DefaultDisplay: r.dpy})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { hub.Close() })
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "acu.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	reg := runs.New(db, runs.Options{})
-	eng := smartwait.New(smartwait.Options{Runs: reg, Capture: hub, Judge: jb, Store: db, DefaultDisplay: r.dpy})
-	svc, err := actions.New(actions.Options{Hub: hub, Runs: reg, Settle: eng, DefaultDisplay: r.dpy})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() { _ = svc.Run(ctx) })
-	wg.Go(func() { _ = eng.Run(ctx) })
-	b.Cleanup(func() { cancel(); wg.Wait() })
-	srv := httptest.NewServer(server.New(server.Options{Token: token, Runs: reg, Actions: svc, Waits: eng}))
-	b.Cleanup(srv.Close)
-	r.url = srv.URL
+	rig.Go(b, svc.Run, eng.Run)
+	r.url = rig.Serve(b, server.New(server.Options{Token: rig.Token, Runs: c.Runs, Actions: svc, Waits: eng}))
 	return r
 }
 
@@ -263,7 +244,7 @@ func waitedAlready(content []json.RawMessage) bool {
 // per turn make the polling way take fewer, slower turns.
 func BenchmarkSmartWaitCost(b *testing.B) {
 	r := newCostRig(b)
-	cl := api.NewClient(r.url, token)
+	cl := api.NewClient(r.url, rig.Token)
 	jp, ok := llm.DefaultPrices().Lookup(judgeModel)
 	if !ok {
 		b.Fatalf("no price for %s", judgeModel)

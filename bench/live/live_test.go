@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"image/color"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -17,18 +15,16 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/acu-dev/acu/bench/internal/rig"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/record"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
-	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
-
-const token = "bench-token-0123456789"
 
 // counter counts the bytes the server writes.
 type counter struct {
@@ -43,7 +39,7 @@ func (c counter) Write(b []byte) (int, error) {
 }
 func (c counter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
-type rig struct {
+type liveRig struct {
 	dpy   string
 	hub   *capture.Hub
 	reg   *runs.Registry
@@ -54,38 +50,24 @@ type rig struct {
 	rec   *record.Recorder
 }
 
-func newRig(b *testing.B) *rig {
+func newRig(b *testing.B) *liveRig {
 	b.Helper()
 	dpy := testx.StartXvfb(b, xvfb.Options{Width: 1280, Height: 720})
-	hub, err := capture.NewHub(capture.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { hub.Close() })
-	db, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "acu.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	reg := runs.New(db, runs.Options{})
+	c := rig.NewCore(b, nil)
+	hub, reg := c.Hub, c.Runs
 	lv := live.New(live.Options{Capture: hub, DefaultDisplay: dpy})
 	dir := b.TempDir()
 	rec, err := record.New(record.Options{Capture: hub, Runs: reg, Dir: dir, DefaultDisplay: dpy})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
-	go func() { _ = lv.Run(ctx); done <- struct{}{} }()
-	go func() { _ = rec.Run(ctx); done <- struct{}{} }()
-	b.Cleanup(func() { cancel(); <-done; <-done })
+	rig.Go(b, lv.Run, rec.Run)
 	sent := &atomic.Int64{}
-	h := server.New(server.Options{Token: token, Runs: reg, Live: lv, Recordings: rec})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := server.New(server.Options{Token: rig.Token, Runs: reg, Live: lv, Recordings: rec})
+	url := rig.Serve(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.ServeHTTP(counter{w, sent}, r)
 	}))
-	b.Cleanup(srv.Close)
-	return &rig{dpy: dpy, hub: hub, reg: reg, url: srv.URL, sent: sent, c: api.NewClient(srv.URL, token), recDr: dir, rec: rec}
+	return &liveRig{dpy: dpy, hub: hub, reg: reg, url: url, sent: sent, c: api.NewClient(url, rig.Token), recDr: dir, rec: rec}
 }
 
 func browser(b *testing.B, w, h int) context.Context {
@@ -113,7 +95,7 @@ func eval[T any](b *testing.B, ctx context.Context, expr string) T {
 	return v
 }
 
-func (r *rig) openLive(b *testing.B, w, h int) context.Context {
+func (r *liveRig) openLive(b *testing.B, w, h int) context.Context {
 	b.Helper()
 	link, err := r.c.LoginLink(context.Background(), "/ui/")
 	if err != nil {
@@ -131,24 +113,6 @@ func (r *rig) openLive(b *testing.B, w, h int) context.Context {
 	}
 	b.Fatal("the live page painted no frame")
 	return nil
-}
-
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func childCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func quantile(ds []time.Duration, q float64) float64 {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return float64(s[int(q*float64(len(s)-1))].Microseconds()) / 1000
 }
 
 // BenchmarkGlassToGlass: a window on the display changes colour; the time
@@ -178,9 +142,9 @@ func BenchmarkGlassToGlass(b *testing.B) {
 		lat = append(lat, time.UnixMilli(int64(wall)).Sub(t0))
 	}
 	b.StopTimer()
-	b.ReportMetric(quantile(lat, 0.5), "p50_ms")
-	b.ReportMetric(quantile(lat, 0.95), "p95_ms")
-	b.ReportMetric(quantile(lat, 0), "min_ms")
+	b.ReportMetric(rig.Quantile(lat, 0.5), "p50_ms")
+	b.ReportMetric(rig.Quantile(lat, 0.95), "p95_ms")
+	b.ReportMetric(rig.Quantile(lat, 0), "min_ms")
 }
 
 // BenchmarkViewerCost: one viewer of an idle display for 10 s, then of an
@@ -193,9 +157,9 @@ func BenchmarkViewerCost(b *testing.B) {
 	time.Sleep(time.Second)
 	for range b.N {
 		measure := func(name string, d time.Duration) {
-			f0, n0, c0 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), cpu()
+			f0, n0, c0 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), rig.CPU()
 			time.Sleep(d)
-			f1, n1, c1 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), cpu()
+			f1, n1, c1 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), rig.CPU()
 			b.ReportMetric(float64(n1-n0)/d.Seconds()/1024, name+"_KiB/s")
 			b.ReportMetric(float64(f1-f0)/d.Seconds(), name+"_frames/s")
 			b.ReportMetric(100*float64(c1-c0)/float64(d), name+"_cpu%")
@@ -223,7 +187,7 @@ func BenchmarkRecording(b *testing.B) {
 			time.Sleep(500 * time.Millisecond)
 		}
 		// acu
-		c0, k0 := cpu(), childCPU()
+		c0, k0 := rig.CPU(), rig.ChildCPU()
 		rec, err := r.rec.Start(context.Background(), record.StartOptions{Format: record.MP4})
 		if err != nil {
 			b.Fatal(err)
@@ -233,7 +197,7 @@ func BenchmarkRecording(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		self, child := cpu()-c0, childCPU()-k0
+		self, child := rig.CPU()-c0, rig.ChildCPU()-k0
 		b.ReportMetric(100*float64(self+child)/float64(d), name+"_acu_cpu%")
 		b.ReportMetric(100*float64(self)/float64(d), name+"_acu_self_cpu%") // capture, hashing, the pipe's writes
 		b.ReportMetric(100*float64(child)/float64(d), name+"_acu_ffmpeg_cpu%")
