@@ -158,8 +158,8 @@ func run(d time.Duration, clients, events, ocrBytes int) error {
 		return []byte(`{"text":"message ` + strconv.FormatInt(i, 10) + `","priority":"normal"}`)
 	}
 
-	post := func(path string, b []byte) error {
-		resp, err := hc.Post(base+path, "application/json", bytes.NewReader(b))
+	// drain reads and checks one answer.
+	drain := func(path string, resp *http.Response, err error) error {
 		if err != nil {
 			return err
 		}
@@ -170,17 +170,13 @@ func run(d time.Duration, clients, events, ocrBytes int) error {
 		}
 		return nil
 	}
+	post := func(path string, b []byte) error {
+		resp, err := hc.Post(base+path, "application/json", bytes.NewReader(b))
+		return drain(path, resp, err)
+	}
 	get := func(path string) error {
 		resp, err := hc.Get(base + path)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			return fmt.Errorf("%s: %s", path, resp.Status)
-		}
-		return nil
+		return drain(path, resp, err)
 	}
 	// Seed the feed so polls return items.
 	for i := range int64(100) {
