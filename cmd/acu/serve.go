@@ -219,7 +219,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
-		StrictTargets: c.StrictTargets,
+		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency,
 	})
 	if err := d.runs.Recover(ctx, d.engine.Claim); err != nil {
 		return nil, fmt.Errorf("recover runs left live by the previous daemon: %w", err)

@@ -65,12 +65,14 @@ type Config struct {
 	ModelPrices map[string]ModelPrice
 
 	// Smart wait.
-	PollInterval   time.Duration
-	StrictTargets  bool
-	DefaultTimeout time.Duration
-	MaxTimeout     time.Duration
-	TmuxSocket     string
-	EventRetention time.Duration
+	PollInterval  time.Duration
+	StrictTargets bool
+	// JudgeConcurrency bounds the judge calls in flight (ACU_JUDGE_CONCURRENCY).
+	JudgeConcurrency int
+	DefaultTimeout   time.Duration
+	MaxTimeout       time.Duration
+	TmuxSocket       string
+	EventRetention   time.Duration
 	// KeepJudgedFrames stores the frame each wait judgement saw.
 	KeepJudgedFrames bool
 

@@ -66,6 +66,8 @@ var settings = []Setting{
 		func(c *Config) *time.Duration { return &c.PollInterval }),
 	boolean("ACU_WAIT_STRICT_TARGET", "", "false", "refuse a wait on a window that is not open yet (by default it waits for the window, judging NO until it appears)",
 		func(c *Config) *bool { return &c.StrictTargets }),
+	integer("ACU_JUDGE_CONCURRENCY", "", "32", 1, 1024, "most judge calls in flight across all waits; a wait whose turn has not come holds no frame and judges the newest one when its turn comes",
+		func(c *Config) *int { return &c.JudgeConcurrency }),
 	duration("ACU_WAIT_DEFAULT_TIMEOUT", "", "300s", time.Second, 24*time.Hour, "timeout of a wait that names none", func(c *Config) *time.Duration { return &c.DefaultTimeout }),
 	duration("ACU_WAIT_MAX_TIMEOUT", "", "24h", time.Second, 7*24*time.Hour, "longest timeout a wait may ask for", func(c *Config) *time.Duration { return &c.MaxTimeout }),
 	duration("ACU_EVENT_RETENTION", "", "720h", 0, 10*365*24*time.Hour, "progress events of runs that ended longer ago than this are deleted (runs, their lifecycle and results stay); 0 keeps everything",

@@ -94,9 +94,16 @@ func (c *verdictCache) complete(key string, cl *call) {
 // cancellation does not fail the other jobs sharing it; the caller stops
 // waiting when waitCtx ends. deduped reports a verdict this caller did not
 // pay for (cache hit or another job's call).
-func (e *Engine) judgeShared(runCtx, waitCtx context.Context, q judge.Question, hash uint64) (judge.Verdict, bool, error) {
+//
+// release gives back the caller's judge slot: when the call is done if
+// this caller makes it, at once if it joins another's call or hits the
+// cache.
+func (e *Engine) judgeShared(runCtx, waitCtx context.Context, q judge.Question, hash uint64, release func()) (judge.Verdict, bool, error) {
 	key := cacheKey(q, hash)
 	v, hit, cl, leader := e.cache.lookup(key)
+	if !leader {
+		release()
+	}
 	if hit {
 		e.metrics.deduped.Inc()
 		return v, true, nil
@@ -105,6 +112,7 @@ func (e *Engine) judgeShared(runCtx, waitCtx context.Context, q judge.Question, 
 		e.wg.Add(1)
 		go func() {
 			defer e.wg.Done()
+			defer release()
 			jctx, cancel := context.WithTimeout(runCtx, e.opts.JudgeTimeout)
 			defer cancel()
 			defer func() {
@@ -142,4 +150,16 @@ func textHash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()
+}
+
+// judgeSlot waits for a judge slot (Options.JudgeConcurrency) and returns
+// its release, which may be called more than once.
+func (e *Engine) judgeSlot(ctx context.Context) (release func(), err error) {
+	select {
+	case e.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	var once sync.Once
+	return func() { once.Do(func() { <-e.slots }) }, nil
 }

@@ -196,6 +196,18 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		j.mu.Unlock()
 	}()
 
+	// A judge slot first, then the capture: a wait whose turn has not come
+	// holds no frame, and judges the newest one when its turn comes.
+	release, err := e.judgeSlot(ectx)
+	if err != nil {
+		return observation{at: trigger}, judge.Verdict{}, false // cancelled, updated or past its deadline
+	}
+	handed := false // to judgeShared, which releases it when the call is done
+	defer func() {
+		if !handed {
+			release()
+		}
+	}()
 	obs, err := e.observe(ectx, j, sp)
 	obs.at = trigger
 	if te, ok := errors.AsType[*capture.TargetError](err); ok && !te.Ambiguous && j.target.Kind == capture.Window {
@@ -243,7 +255,8 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 
 	q := judge.Question{Condition: sp.Criteria, Elapsed: e.now().Sub(sp.CreatedAt), Frame: obs.frame, Text: obs.text, RunID: j.id}
 	start := time.Now()
-	v, deduped, err := e.judgeShared(ctx, ectx, q, obs.hash)
+	handed = true
+	v, deduped, err := e.judgeShared(ctx, ectx, q, obs.hash, release)
 	latency := time.Since(start)
 	if ectx.Err() != nil {
 		// Cancelled (Cancel, Update), cut by the deadline, or shutting down:

@@ -43,10 +43,13 @@ const (
 	DefaultMaxPoll      = 60 * time.Second
 	DefaultPtyPoll      = 250 * time.Millisecond
 	DefaultJudgeTimeout = 60 * time.Second
-	DefaultSettleQuiet  = time.Second
-	DefaultSettleLimit  = 30 * time.Second
-	minTimeout          = time.Second
-	verdictCacheSize    = 1024
+	// DefaultJudgeConcurrency bounds the judge calls in flight across all
+	// waits (ACU_JUDGE_CONCURRENCY).
+	DefaultJudgeConcurrency = 32
+	DefaultSettleQuiet      = time.Second
+	DefaultSettleLimit      = 30 * time.Second
+	minTimeout              = time.Second
+	verdictCacheSize        = 1024
 )
 
 var (
@@ -137,6 +140,11 @@ type Options struct {
 	PtyPoll      time.Duration // tmux capture-pane interval; default 250ms
 	MaxTimeout   time.Duration // default 86400s
 	JudgeTimeout time.Duration // per judgement; default 60s
+	// JudgeConcurrency bounds the judge calls in flight across all waits
+	// (default DefaultJudgeConcurrency). A wait whose turn has not come
+	// holds no frame: it captures the newest one when it gets a slot, in
+	// the order the waits asked (first come, first served).
+	JudgeConcurrency int
 
 	DefaultDisplay string // display used when a request names none, e.g. ":99"
 	// StrictTargets refuses waits on a window that is not open yet
@@ -160,6 +168,10 @@ type Engine struct {
 	metrics *metrics
 	cache   *verdictCache
 	noJudge error // set when the engine runs without a judge
+	// slots holds a token per judge call in flight (JudgeConcurrency).
+	// Goroutines blocked sending on a channel are woken in arrival order,
+	// so no wait starves.
+	slots chan struct{}
 
 	mu      sync.Mutex
 	jobs    map[string]*job // live jobs
@@ -194,6 +206,9 @@ func New(opts Options) *Engine {
 	if opts.JudgeTimeout <= 0 {
 		opts.JudgeTimeout = DefaultJudgeTimeout
 	}
+	if opts.JudgeConcurrency <= 0 {
+		opts.JudgeConcurrency = DefaultJudgeConcurrency
+	}
 	if opts.TmuxBinary == "" {
 		opts.TmuxBinary = "tmux"
 	}
@@ -220,6 +235,7 @@ func New(opts Options) *Engine {
 		now:     now,
 		metrics: newMetrics(opts.Registerer),
 		cache:   newVerdictCache(verdictCacheSize),
+		slots:   make(chan struct{}, opts.JudgeConcurrency),
 		jobs:    make(map[string]*job),
 		kick:    make(chan struct{}, 1),
 		noJudge: noJudgeErr,
