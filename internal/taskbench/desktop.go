@@ -180,6 +180,22 @@ func (d *desktop) Env() []string {
 		"GDK_BACKEND=x11", "WORK="+d.work, "CDP_PORT="+strconv.Itoa(d.cdpPort))
 }
 
+// EngineEnv is the environment of an engine (an acu process): the user's
+// own (HOME, so acu finds its configuration file; the ACU_* settings) with
+// the task's display and session bus.
+func (d *desktop) EngineEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "DISPLAY", k == "DBUS_SESSION_BUS_ADDRESS", k == "AT_SPI_BUS", strings.HasPrefix(k, "ACU_TASKBENCH_"):
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "DISPLAY="+d.x.Name(), "DBUS_SESSION_BUS_ADDRESS="+d.bus)
+}
+
 // expand replaces $WORK, $HOME and $CDP_PORT.
 func (d *desktop) expand(s string) string {
 	return strings.NewReplacer("$WORK", d.work, "$HOME", d.home, "$CDP_PORT", strconv.Itoa(d.cdpPort)).Replace(s)

@@ -116,7 +116,7 @@ func runOne(ctx context.Context, t Task, o Options) (r TaskResult) {
 	}
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(t.TimeLimit))
 	start := time.Now()
-	out := o.Engine.Run(tctx, Job{Bin: o.Bin, Task: t, Display: d.Display(), Env: d.Env(), DataDir: data, Log: o.Log})
+	out := o.Engine.Run(tctx, Job{Bin: o.Bin, Task: t, Display: d.Display(), Env: d.EngineEnv(), DataDir: data, Log: o.Log})
 	cancel()
 	r.WallSeconds = time.Since(start).Seconds()
 	r.Engine = out
