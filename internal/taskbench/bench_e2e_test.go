@@ -39,15 +39,17 @@ func TestMain(m *testing.M) {
 }
 
 // mapLine is a line of the element map: [id] type "text" ...
-var mapLine = regexp.MustCompile(`(?m)^\s*\[(\w+)\] (\w+)(?: "((?:[^"\\]|\\.)*)")?`)
+var mapLine = regexp.MustCompile(`(?m)^\s*\[(\w+)\] (\w+)(?: "((?:[^"\\]|\\.)*)")?(.*)$`)
 
-type mapElement struct{ id, role, name string }
+// mapElement is an element of the map: its id, type, quoted text and the
+// whole line (values, flags).
+type mapElement struct{ id, role, name, line string }
 
 func parseMap(system string) []mapElement {
 	_, mp, _ := strings.Cut(system, "ELEMENT MAP")
 	var out []mapElement
 	for _, m := range mapLine.FindAllStringSubmatch(mp, -1) {
-		out = append(out, mapElement{m[1], m[2], strings.ReplaceAll(m[3], `\"`, `"`)})
+		out = append(out, mapElement{m[1], m[2], strings.ReplaceAll(m[3], `\"`, `"`), m[0]})
 	}
 	return out
 }
@@ -80,7 +82,10 @@ func findElement(st taskbench.ScriptStep, els []mapElement) string {
 		if st.Name != "" && e.name != st.Name {
 			continue
 		}
-		if st.NameHas != "" && !strings.Contains(e.name, st.NameHas) {
+		if strings.Contains(e.line, " hidden") || strings.Contains(e.line, "(-") {
+			continue
+		}
+		if st.NameHas != "" && !strings.Contains(e.line, st.NameHas) {
 			continue
 		}
 		if n == st.Nth {
@@ -94,6 +99,10 @@ func findElement(st taskbench.ScriptStep, els []mapElement) string {
 func (s *scripted) handle(r llmtest.Request) llmtest.Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.handleLocked(r)
+}
+
+func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
 	switch {
 	case strings.HasPrefix(r.System, "You check the progress"):
 		return llmtest.Reply{Text: `{"progressing":true,"reason":"following the script"}`}
@@ -127,7 +136,12 @@ func (s *scripted) handle(r llmtest.Request) llmtest.Reply {
 			return llmtest.Reply{Text: `{"thought":"waiting for the element","steps":[],"complete":false}`}
 		}
 	}
-	s.cursor++
+	if st.Until == "" || findElement(taskbench.ScriptStep{Name: st.Until}, els) != "" {
+		s.cursor++
+	}
+	if st.Until != "" && findElement(taskbench.ScriptStep{Name: st.Until}, els) != "" {
+		return s.handleLocked(r)
+	}
 	step := map[string]string{"action": st.Action}
 	switch st.Action {
 	case "wait":

@@ -88,9 +88,10 @@ type Check struct {
 }
 
 // ScriptStep is one step of the scripted model: an action on the element
-// the selector finds (Role and Name: exact text; NameHas: a substring;
-// Nth: the nth match, from 0), or "wait" until the selector finds one, or
-// "done".
+// the selector finds on screen (Role and Name: exact text; NameHas: a
+// substring of the line; Nth: the nth match, from 0), or "wait" until the
+// selector finds one, or "done". Until repeats the step until an element
+// with that exact text is on screen.
 type ScriptStep struct {
 	Action  string `json:"action"`
 	Role    string `json:"role,omitempty"`
@@ -99,6 +100,7 @@ type ScriptStep struct {
 	Nth     int    `json:"nth,omitempty"`
 	Text    string `json:"text,omitempty"`
 	Keys    string `json:"keys,omitempty"`
+	Until   string `json:"until,omitempty"`
 }
 
 // Duration is a time.Duration written as "90s" or "2m" in JSON.
