@@ -3,7 +3,10 @@ package taskbench_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,5 +246,152 @@ func TestIdleModelFailsEveryTask(t *testing.T) {
 		if r.Success || r.Error != "" || r.Skipped != "" {
 			t.Errorf("%s: success %v error %q skipped %q: want a checker's failure", r.ID, r.Success, r.Error, r.Skipped)
 		}
+	}
+}
+
+// idleAgent is the vision loop's model that does nothing.
+func idleAgent(r llmtest.Request) llmtest.Reply {
+	return llmtest.Reply{Text: `{"observation":"I see a dialog and do nothing.","bboxes":[],"actions":[]}`}
+}
+
+// TestOtherEnginesRunTasks runs one task with the stateless agent loop and
+// with acu computer (Anthropic's wire), each with a model that does
+// nothing: the engines start on the task's display, end at their limits
+// and the checker fails the task.
+func TestOtherEnginesRunTasks(t *testing.T) {
+	ts, err := taskbench.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err = taskbench.Select(ts, []string{"zenity-entry"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts[0].StepLimit = 2
+	agentSrv := llmtest.NewOpenAI(t, idleAgent)
+	// Anthropic's Messages API with the computer tool: a model that ends its
+	// turn with text, no tool use.
+	compSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/messages" || r.Header.Get("x-api-key") != llmtest.Key {
+			http.Error(w, `{"type":"error","error":{"type":"authentication_error","message":"bad request"}}`, http.StatusUnauthorized)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "I will not do anything."}}, "stop_reason": "end_turn",
+			"usage": map[string]int{"input_tokens": 1500, "output_tokens": 10}})
+	}))
+	defer compSrv.Close()
+	for _, eng := range []taskbench.Engine{
+		taskbench.Agent{Env: []string{"ACU_AGENT_API_URL=" + agentSrv.URL, "ACU_AGENT_API_KEY=" + llmtest.Key, "ACU_AGENT_CAPTURE_DELAY=0"}},
+		taskbench.Computer{Provider: "anthropic", BaseURL: compSrv.URL, Env: []string{"ACU_COMPUTER_API_KEY=" + llmtest.Key}},
+	} {
+		t.Run(eng.Name(), func(t *testing.T) {
+			var log bytes.Buffer
+			rep, err := taskbench.Run(t.Context(), ts, taskbench.Options{Bin: acuBin, Engine: eng, Model: "idle", WorkDir: t.TempDir(), Log: &log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rep.Tasks[0]
+			if r.Success || r.Error != "" || r.Engine.Error != "" || r.Steps < 1 || r.Check == "" {
+				t.Errorf("%s on an idle model: %+v; want an ended run with steps that the checker fails\n%s", eng.Name(), r, log.String())
+			}
+		})
+	}
+}
+
+// cleanEnv is this process's environment without model keys and acu
+// settings, with a fresh configuration directory.
+func cleanEnv(t *testing.T) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "ACU_") || strings.HasSuffix(k, "_API_KEY") || k == "HOME" || k == "XDG_CONFIG_HOME" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	home := t.TempDir()
+	return append(env, "HOME="+home, "XDG_CONFIG_HOME="+home, "ACU_DATA_DIR="+filepath.Join(home, "data"))
+}
+
+func acuCLI(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), acuBin, args...)
+	cmd.Env = env
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), cmd.ProcessState.ExitCode()
+}
+
+// TestCLI runs `acu bench tasks` as users do: a local model endpoint
+// without a key (as Ollama, vLLM or llama.cpp server), the JSON report,
+// -publish into a copy of docs/tasks.md, -compare, and the refusals.
+func TestCLI(t *testing.T) {
+	env := cleanEnv(t)
+	out, _, code := acuCLI(t, env, "bench", "tasks", "-list")
+	if code != 0 || strings.Count(out, "\n") < 25 || !strings.Contains(out, "zenity-entry") {
+		t.Fatalf("-list: exit %d\n%s", code, out)
+	}
+	m := &scripted{t: t}
+	ts := builtin(t, true)
+	for _, task := range ts {
+		if task.ID == "zenity-entry" {
+			m.start(task, "")
+		}
+	}
+	srv := llmtest.NewOpenAI(t, m.handle)
+	srv.SetKey("") // a local server: no key
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "tasks.md")
+	orig, err := os.ReadFile("../../docs/tasks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(doc, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	local := append(env, "ACU_TASK_BASE_URL="+srv.URL, "ACU_TASK_FAST_MODEL=local-fast", "ACU_TASK_PLANNER_MODEL=local-plan", "ACU_TASK_VERIFIER_MODEL=local-verify")
+	a := filepath.Join(dir, "a.json")
+	out, errOut, code := acuCLI(t, local, "bench", "tasks", "-json", a, "-publish", "-publish-file", doc, "zenity-entry")
+	// A loopback endpoint's models cost nothing: $0, known.
+	if code != 0 || !strings.Contains(out, "| zenity-entry | pass | 3 |") || !strings.Contains(out, "cost $0.0000") {
+		t.Fatalf("bench tasks on a local model: exit %d\n%s\n%s", code, out, errOut)
+	}
+	rep, err := taskbench.ReadReport(a)
+	if err != nil || rep.Succeeded != 1 || rep.Run != 1 || rep.CostUnknown || rep.Tasks[0].Steps < 2 {
+		t.Fatalf("report %+v (%v): want 1/1 at a known $0", rep, err)
+	}
+	pub, _ := os.ReadFile(doc)
+	if !strings.Contains(string(pub), "<!-- result run fast local-fast, planner local-plan, verifier local-verify -->") ||
+		!strings.Contains(string(pub), "| zenity-entry | pass |") {
+		t.Errorf("published doc lacks the run:\n%s", pub)
+	}
+	// Compare with a failing run of the idle model.
+	srv.SetHandler(idle)
+	b := filepath.Join(dir, "b.json")
+	if _, errOut, code := acuCLI(t, local, "bench", "tasks", "-json", b, "zenity-entry"); code != 0 {
+		t.Fatalf("idle run: exit %d: %s", code, errOut)
+	}
+	out, _, code = acuCLI(t, env, "bench", "tasks", "-compare", a, b)
+	if code != 0 || !strings.Contains(out, "| zenity-entry | pass, ") || !strings.Contains(out, "fail, ") || !strings.Contains(out, "**1/1 (100%)**") || !strings.Contains(out, "**0/1 (0%)**") {
+		t.Errorf("-compare: exit %d\n%s", code, out)
+	}
+	// Refusals: publishing without a key or local endpoint, unknown tasks,
+	// a bad task directory.
+	if _, errOut, code := acuCLI(t, env, "bench", "tasks", "-publish", "-publish-file", doc, "zenity-entry"); code != 2 || !strings.Contains(errOut, "no model key") {
+		t.Errorf("-publish without a key: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := acuCLI(t, env, "bench", "tasks", "-list", "no-such-task"); code == 0 || !strings.Contains(errOut, `no task has the id or tag "no-such-task"`) {
+		t.Errorf("unknown task: exit %d: %s", code, errOut)
+	}
+	bad := t.TempDir()
+	os.WriteFile(filepath.Join(bad, "x.json"), []byte(`{"id":"x","prompt":"p","timeLimit":"1m","stepLimit":3,"setup":[{"run":["true"]}],"check":{"kind":"file","path":"f"}}`), 0o644)
+	if _, errOut, code := acuCLI(t, env, "bench", "tasks", "-dir", bad, "-list"); code == 0 || !strings.Contains(errOut, "x.json") || !strings.Contains(errOut, "no condition") {
+		t.Errorf("bad task file: exit %d: %s", code, errOut)
 	}
 }

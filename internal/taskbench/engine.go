@@ -96,8 +96,12 @@ func (c Computer) Run(ctx context.Context, j Job) Outcome {
 	if err != nil {
 		return Outcome{Status: "error", Error: err.Error()}
 	}
+	relay, err := freePort()
+	if err != nil {
+		return Outcome{Status: "error", Error: err.Error()}
+	}
 	env := append(append(j.Env, c.Env...), "ACU_DATA_DIR="+j.DataDir, "ACU_DAEMON_PORT="+strconv.Itoa(port), "ACU_LOG_LEVEL=warn",
-		"ACU_RELAY_PORT=0")
+		"ACU_RELAY_PORT="+strconv.Itoa(relay))
 	stop, err := startDaemon(ctx, j, env, port)
 	if err != nil {
 		return Outcome{Status: "error", Error: err.Error()}
