@@ -114,6 +114,9 @@ func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
 	case strings.HasPrefix(r.System, "You verify"):
 		return llmtest.Reply{Text: fmt.Sprintf(`{"done":%v,"reason":"script step %d of %d"}`, s.cursor >= len(s.task.Script), s.cursor, len(s.task.Script))}
 	}
+	if os.Getenv("ACU_TASKBENCH_MAPS") != "" {
+		s.t.Logf("%s step %d map:\n%s", s.task.ID, s.cursor, r.System[strings.Index(r.System, "ELEMENT MAP ("):])
+	}
 	done := `{"thought":"the script is done","steps":[],"complete":true,"summary":"done"}`
 	if s.cursor >= len(s.task.Script) {
 		return llmtest.Reply{Text: done}
@@ -124,9 +127,6 @@ func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Text: done}
 	}
 	els := parseMap(r.System)
-	if os.Getenv("ACU_TASKBENCH_MAPS") != "" {
-		s.t.Logf("%s step %d map:\n%s", s.task.ID, s.cursor, r.System[strings.Index(r.System, "ELEMENT MAP ("):])
-	}
 	id := ""
 	if st.Role != "" || st.Name != "" || st.NameHas != "" {
 		id = findElement(st, els)
@@ -178,7 +178,10 @@ func idle(r llmtest.Request) llmtest.Reply {
 }
 
 func modelEnv(srv *llmtest.Server) []string {
-	return []string{"ACU_TASK_BASE_URL=" + srv.URL, "ACU_TASK_API_KEY=" + llmtest.Key, "ACU_TASK_PAUSE_ON_INPUT=false"}
+	// Model names without a price: the report's cost is unknown, not a
+	// made-up figure.
+	return []string{"ACU_TASK_BASE_URL=" + srv.URL, "ACU_TASK_API_KEY=" + llmtest.Key, "ACU_TASK_PAUSE_ON_INPUT=false",
+		"ACU_TASK_FAST_MODEL=ci/scripted-fast", "ACU_TASK_PLANNER_MODEL=ci/scripted-planner", "ACU_TASK_VERIFIER_MODEL=ci/scripted-verifier"}
 }
 
 func builtin(t *testing.T, ci bool) []taskbench.Task {
