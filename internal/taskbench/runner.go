@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -39,6 +40,8 @@ func Run(ctx context.Context, tasks []Task, o Options) (*Report, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	// The engines' stdout and stderr are copied by separate goroutines.
+	o.Log = &syncWriter{w: o.Log}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -64,6 +67,17 @@ func Run(ctx context.Context, tasks []Task, o Options) (*Report, error) {
 	rep.WallSeconds = time.Since(start).Seconds()
 	rep.total()
 	return rep, ctx.Err()
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 func runOne(ctx context.Context, t Task, o Options) (r TaskResult) {
