@@ -30,9 +30,8 @@ func (d *desktop) check(ctx context.Context, c Check) error {
 		}
 		return errors.Join(errs...)
 	}
-	var got string
+	var got, what string
 	var err error
-	what := c.Kind
 	switch c.Kind {
 	case "stdout":
 		what = "stdout of " + c.Process

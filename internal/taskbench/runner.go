@@ -50,6 +50,7 @@ func Run(ctx context.Context, tasks []Task, o Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		defer os.RemoveAll(d)
 		o.WorkDir = d
 	}
 	rep := &Report{Engine: o.Engine.Name(), Model: o.Model, Started: time.Now().UTC()}
