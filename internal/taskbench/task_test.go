@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBuiltinSuite(t *testing.T) {
@@ -143,5 +144,16 @@ func TestReportCompareAndPublish(t *testing.T) {
 	os.WriteFile(doc, []byte("no markers"), 0o644)
 	if err := Publish(doc, a); err == nil || !strings.Contains(err.Error(), "no results section") {
 		t.Errorf("publish without markers: %v", err)
+	}
+}
+
+func TestMissingProgramSkips(t *testing.T) {
+	task := Task{ID: "x", Needs: []string{"acu-no-such-program"}, Prompt: "p", TimeLimit: Duration(time.Minute), StepLimit: 1}
+	rep, err := Run(t.Context(), []Task{task}, Options{Engine: Orchestrator{}, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Tasks[0]; r.Skipped == "" || !strings.Contains(r.Skipped, "acu-no-such-program is not installed") || rep.Run != 0 {
+		t.Errorf("result %+v, run %d: want skipped, not counted", r, rep.Run)
 	}
 }
