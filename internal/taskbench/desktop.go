@@ -381,8 +381,26 @@ func (d *desktop) close() {
 	for i := len(procs) - 1; i >= 0; i-- {
 		killGroup(procs[i])
 	}
+	sweep(d.work)
 	if d.x != nil {
 		_ = d.x.Stop()
+	}
+}
+
+// sweep kills what outlived its process group: a process whose command
+// line names the work directory (the accessibility bus's dbus-daemon,
+// started in a session of its own, listens there).
+func sweep(work string) {
+	dirs, _ := os.ReadDir("/proc")
+	for _, e := range dirs {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(work+"/")) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }
 
