@@ -295,6 +295,12 @@ func TestOtherEnginesRunTasks(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := rep.Tasks[0]
+			// The cost comes from the engine: the agent's /state, the
+			// computer loop's result (its default model is priced).
+			if strings.Contains(log.String(), "read the agent's cost") || eng.Name() == "computer:anthropic" && r.CostUSD <= 0 {
+				t.Errorf("%s: cost $%v unknown %v\n%s", eng.Name(), r.CostUSD, r.CostUnknown, log.String())
+			}
+			t.Logf("%s: %d steps, cost $%v unknown %v", eng.Name(), r.Steps, r.CostUSD, r.CostUnknown)
 			if r.Success || r.Error != "" || r.Engine.Error != "" || r.Steps < 1 || r.Check == "" {
 				t.Errorf("%s on an idle model: %+v; want an ended run with steps that the checker fails\n%s", eng.Name(), r, log.String())
 			}

@@ -140,8 +140,9 @@ func (c Computer) Run(ctx context.Context, j Job) Outcome {
 
 // Agent is `acu agent`, the stateless vision loop of ACU_AGENT_*: the task
 // goes in as the boot output's observation, the session ends at the step
-// limit (the loop has no completion of its own). It reports turns; model
-// time and cost are not in its output, so they show as unknown.
+// limit (the loop has no completion of its own). It reports turns and the
+// session's cost (read from the loop's GET /state when the session ends);
+// model time is not in its output and shows as 0.
 type Agent struct{ Env []string }
 
 func (Agent) Name() string { return "agent" }
@@ -160,6 +161,7 @@ func (a Agent) Run(ctx context.Context, j Job) Outcome {
 	defer cancel()
 	out := Outcome{CostUnknown: true}
 	ended := false
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.CommandContext(actx, j.Bin, "agent")
 	cmd.Env = env
 	cmd.Stdout = j.Log
@@ -185,6 +187,11 @@ func (a Agent) Run(ctx context.Context, j Job) Outcome {
 		if json.Unmarshal(b, &l) == nil && l.Msg == "agent session ended" && !ended {
 			ended = true
 			out.Status, out.Summary = l.Status, l.Reason
+			if st, err := agentState(ctx, base, filepath.Join(j.DataDir, "token")); err == nil {
+				out.CostUSD, out.CostUnknown = st.CostUSD, st.CostUnknown
+			} else if j.Log != nil {
+				fmt.Fprintf(j.Log, "read the agent's cost: %v\n", err)
+			}
 			cancel()
 		}
 	})
@@ -201,14 +208,53 @@ func (a Agent) Run(ctx context.Context, j Job) Outcome {
 	return out
 }
 
-// countTurns counts the turns of the agent's run directories.
+type agentStateReply struct {
+	CostUSD     float64 `json:"cost_usd"`
+	CostUnknown bool    `json:"cost_unknown"`
+}
+
+// agentState reads the agent loop's GET /state with the daemon's token.
+func agentState(ctx context.Context, base, tokenFile string) (agentStateReply, error) {
+	var st agentStateReply
+	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return st, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, base+"/state", nil)
+	if err != nil {
+		return st, err
+	}
+	req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(tok)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return st, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return st, fmt.Errorf("GET /state: %s", resp.Status)
+	}
+	return st, json.NewDecoder(resp.Body).Decode(&st)
+}
+
+// countTurns is the highest turn number in the agent's run directories
+// (turns.jsonl may hold more than one line a turn).
 func countTurns(dir string) int {
 	files, _ := filepath.Glob(filepath.Join(dir, "*", "turns.jsonl"))
 	n := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err == nil {
-			n += strings.Count(string(b), "\n")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			var t struct {
+				Turn int `json:"turn"`
+			}
+			if json.Unmarshal([]byte(line), &t) == nil {
+				n = max(n, t.Turn)
+			}
 		}
 	}
 	return n
