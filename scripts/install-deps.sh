@@ -2,7 +2,8 @@
 # Installs what acu needs on Debian 12, as root: X (Xvfb and small X
 # programs), Tesseract for the built-in OCR judge, libjpeg-turbo for the
 # frame encoder, tmux for pty targets, and the Python pieces of the
-# reference benchmark, and ffmpeg for recordings. Go itself must already
+# reference benchmark, ffmpeg for recordings, and the applications of the
+# task suite (`acu bench tasks`: 12 MB). Go itself must already
 # be installed (1.26 or newer, at /usr/local/go or on PATH): Debian 12's
 # golang-go is too old.
 set -euo pipefail
@@ -17,6 +18,7 @@ packages=(
   dbus-x11 at-spi2-core zenity
   xdotool
   openbox xclip
+  mousepad galculator gnumeric pcmanfm lxterminal
   ffmpeg
   python3 python3-xlib python3-numpy python3-pil python3-tk
 )

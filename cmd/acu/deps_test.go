@@ -24,7 +24,7 @@ var layers = map[string]int{
 	// Engines.
 	"internal/runs": 2, "internal/judge": 2, "internal/notify": 2, "internal/elements": 2,
 	// Features.
-	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3, "internal/actions": 3,
+	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3, "internal/taskbench": 3, "internal/actions": 3,
 	"internal/desktop": 3,
 	"internal/live":    3, "internal/record": 3,
 	// Surfaces.

@@ -156,8 +156,11 @@ func checkDaemon(ctx context.Context, e *env, c *config.Config, report func(bool
 }
 
 func runBench(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "tasks" {
+		return runBenchTasks(ctx, e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "judge" {
-		return fmt.Errorf("bench: use `acu bench judge [--set DIR]`")
+		return fmt.Errorf("bench: use `acu bench judge [--set DIR]` or `acu bench tasks [flags]`")
 	}
 	fs := newFlags(e, "bench judge", "[--set DIR] [--backend ocr|openrouter|...]")
 	set := fs.String("set", "", "directory of labelled screenshots with a labels.json (default: the set built into acu)")

@@ -70,7 +70,7 @@ func commands() []command {
 		{"mcp", "serve the MCP tools over stdio (starts the daemon, detached, when none runs)", runMCP},
 		{"install", "write systemd user units that keep the daemon up: `acu install --user`", runInstall},
 		{"doctor", "check the set-up: display, judge, notifiers", runDoctor},
-		{"bench", "benchmarks: `acu bench judge`", runBench},
+		{"bench", "benchmarks: `acu bench judge`, `acu bench tasks`", runBench},
 		{"open", "print a one-time login URL for the web pages", runOpen},
 		{"config", "print the effective configuration (secrets redacted)", runConfig},
 		{"version", "print the version", runVersion},
