@@ -134,3 +134,42 @@ func TestAutoRecordTask(t *testing.T) {
 		t.Errorf("the file lasts %.2f s, the run %.2f s", got, runFor)
 	}
 }
+
+// TestAutoRecordOtherProcess: with ACU_RECORD_RUNS=computer the daemon
+// records an `acu computer` run, which another process owns: the daemon
+// reads the run's start and end from the store, records from one to the
+// other, and links the file to the run.
+func TestAutoRecordOtherProcess(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "ACU_COMPUTER_API_KEY="+llmtest.Key, "ACU_LOG_LEVEL=info", "ACU_RECORD_RUNS=computer")
+	d := startDaemon(t, env, dataDir, port)
+	xtermShowing(t, dpy, "rec-term", "recorded line", 300*time.Millisecond)
+	f := anthropicFake(t, [2]int{100, 100}, [2]int{200, 200}, [2]int{300, 300})
+	stdout, stderr, code := acu(t, env, "computer", "-json", "--provider", "anthropic", "--base-url", f.URL, "click around")
+	if code != 0 {
+		t.Fatalf("acu computer: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var first struct {
+		RunID string `json:"runId"`
+	}
+	if err := json.Unmarshal([]byte(strings.SplitN(stdout, "\n", 2)[0]), &first); err != nil || first.RunID == "" {
+		t.Fatalf("no run id in %q", stdout)
+	}
+	var rec api.Recording
+	eventually(t, 30*time.Second, "the computer run's recording completed", func() bool {
+		l, err := d.client.Recordings(t.Context(), first.RunID, 10)
+		if err != nil || len(l.Recordings) != 1 {
+			return false
+		}
+		rec = l.Recordings[0]
+		return rec.Status == "completed"
+	})
+	if rec.RunID != first.RunID || rec.Width != 1024 || rec.Height != 600 || rec.Frames < 1 || rec.DurationMs <= 0 {
+		t.Errorf("recording %+v, want the computer run's at 1024x600", rec)
+	}
+	evs, err := d.client.EventsAfter(t.Context(), api.EventQuery{RunID: first.RunID, Streams: []string{"recording"}})
+	if err != nil || len(evs.Events) == 0 || !strings.Contains(string(evs.Events[0].Data), rec.ID) {
+		t.Errorf("the run's recording events = %+v (%v), want one naming %s", evs, err, rec.ID)
+	}
+}

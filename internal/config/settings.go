@@ -76,7 +76,7 @@ var settings = []Setting{
 		func(c *Config) *bool { return &c.KeepJudgedFrames }),
 
 	// Recordings.
-	list("ACU_RECORD_RUNS", "", "", "run kinds recorded automatically from start to end, the file linked to the run: agent, task, session (comma-separated; empty records none)",
+	list("ACU_RECORD_RUNS", "", "", "run kinds recorded automatically from start to end, the file linked to the run: agent, task, session, computer (comma-separated; empty records none)",
 		func(c *Config) *[]string { return &c.RecordRuns }),
 	enum("ACU_RECORD_FORMAT", "", "mp4", []string{"mp4", "webm"}, "format of recordings: mp4 (H.264) or webm (VP8)", func(c *Config) *string { return &c.RecordFormat }),
 	integer("ACU_RECORD_MAX_FPS", "", "10", 1, 60, "most frames a second a recording writes while the screen keeps changing (an idle screen writes none)",

@@ -37,6 +37,7 @@ type Runs interface {
 	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
 	LastCursor(ctx context.Context) (int64, error)
+	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
 }
 
 // RunKind is the kind of a recording's run; Stream the stream of the
@@ -81,6 +82,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// autoRec is the automatic recording of a run.
+type autoRec struct {
+	id      string // the recording's id; "" while it starts
+	ended   bool   // the run has ended
+	stopped bool
+}
+
 // Recorder runs recordings. Safe for concurrent use.
 type Recorder struct {
 	opts Options
@@ -88,7 +96,7 @@ type Recorder struct {
 
 	mu   sync.Mutex
 	live map[string]*recording // by recording id
-	auto map[string]string     // recorded run id -> recording id
+	auto map[string]*autoRec   // by recorded run id, until its recording stops
 	wg   sync.WaitGroup
 }
 
@@ -112,7 +120,7 @@ func New(o Options) (*Recorder, error) {
 	if o.MaxFPS <= 0 {
 		o.MaxFPS = DefaultMaxFPS
 	}
-	return &Recorder{opts: o, log: o.Logger, live: make(map[string]*recording), auto: make(map[string]string)}, nil
+	return &Recorder{opts: o, log: o.Logger, live: make(map[string]*recording), auto: make(map[string]*autoRec)}, nil
 }
 
 func checkFormat(f string) error {
@@ -507,8 +515,21 @@ func (r *Recorder) Run(ctx context.Context) error {
 	return nil
 }
 
-// follow starts and stops automatic recordings on lifecycle events.
+// tailEvery is how often the store is read for runs started or ended by
+// other processes (acu agent, acu computer, acu run on the same database).
+const tailEvery = 250 * time.Millisecond
+
+// follow starts and stops automatic recordings on lifecycle events: this
+// process's as they happen (its subscription), and every process's from
+// the store (a tail of the persisted lifecycle events), so a run that
+// another process owns is recorded too. onLifecycle takes each event once
+// whichever path brings it first.
 func (r *Recorder) follow(ctx context.Context) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.tail(ctx)
+	}()
 	for ctx.Err() == nil {
 		cur, err := r.opts.Runs.LastCursor(ctx)
 		if err != nil {
@@ -529,6 +550,36 @@ func (r *Recorder) follow(ctx context.Context) {
 	}
 }
 
+// tail reads the lifecycle events every process persisted after start.
+func (r *Recorder) tail(ctx context.Context) {
+	cur, err := r.opts.Runs.LastCursor(ctx)
+	for err != nil && ctx.Err() == nil {
+		r.log.Warn("auto-record: read the event cursor", "err", err)
+		sleep(ctx, time.Second)
+		cur, err = r.opts.Runs.LastCursor(ctx)
+	}
+	t := time.NewTicker(tailEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		evs, err := r.opts.Runs.Events(ctx, cur, runs.Filter{Streams: []string{runs.StreamLifecycle}}, 1000)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.log.Warn("auto-record: read runs' lifecycle events", "err", err)
+			}
+			continue
+		}
+		for _, ev := range evs {
+			cur = ev.Cursor
+			r.onLifecycle(ctx, ev)
+		}
+	}
+}
+
 func (r *Recorder) onLifecycle(ctx context.Context, ev runs.Event) {
 	var lc runs.Lifecycle
 	if json.Unmarshal(ev.Data, &lc) != nil {
@@ -536,38 +587,73 @@ func (r *Recorder) onLifecycle(ctx context.Context, ev runs.Event) {
 	}
 	switch lc.Phase {
 	case runs.PhaseStart:
+		r.mu.Lock()
+		_, seen := r.auto[ev.RunID]
+		r.mu.Unlock()
+		if seen {
+			return // the other path brought it first
+		}
 		run, err := r.opts.Runs.Get(ctx, ev.RunID)
-		if err != nil || !r.autoKind(run.Kind) {
+		if err != nil || !r.autoKind(run.Kind) || !run.Live() {
 			return
 		}
+		r.mu.Lock()
+		if _, seen := r.auto[run.ID]; seen {
+			r.mu.Unlock()
+			return
+		}
+		r.auto[run.ID] = &autoRec{}
+		r.mu.Unlock()
 		var sp struct {
 			Display string `json:"display"`
 		}
 		_ = json.Unmarshal(run.Spec, &sp)
 		rec, err := r.Start(ctx, StartOptions{Display: sp.Display, RunID: run.ID})
+		r.mu.Lock()
+		a := r.auto[run.ID]
+		if err == nil {
+			a.id = rec.ID
+		}
+		ended := a.ended
+		r.mu.Unlock()
 		if err != nil {
 			r.log.Warn("auto-record a run", "run_id", run.ID, "err", err)
 			return
 		}
-		r.mu.Lock()
-		r.auto[run.ID] = rec.ID
-		r.mu.Unlock()
 		r.link(ctx, run.ID, map[string]any{"phase": "started", "recording_id": rec.ID, "format": rec.Format, "url": rec.URL})
+		if ended { // the run ended while its recording started
+			r.stopAuto(ctx, run.ID)
+		}
 	default:
-		r.mu.Lock()
-		id, ok := r.auto[ev.RunID]
-		delete(r.auto, ev.RunID)
-		r.mu.Unlock()
-		if !ok {
-			return
-		}
-		rec, err := r.Stop(context.WithoutCancel(ctx), id)
-		if err != nil {
-			r.log.Warn("stop an automatic recording", "run_id", ev.RunID, "recording", id, "err", err)
-			return
-		}
-		r.log.Info("auto-recorded a run", "run_id", ev.RunID, "recording", id, "path", rec.Path)
+		r.stopAuto(ctx, ev.RunID)
 	}
+}
+
+// stopAuto stops the automatic recording of a run that ended, once.
+func (r *Recorder) stopAuto(ctx context.Context, runID string) {
+	r.mu.Lock()
+	a, ok := r.auto[runID]
+	if !ok || a.stopped {
+		r.mu.Unlock()
+		return
+	}
+	a.ended = true
+	if a.id == "" { // still starting: the starter stops it
+		r.mu.Unlock()
+		return
+	}
+	a.stopped = true
+	id := a.id
+	// Forgotten now: a late copy of the start finds the run ended, and a
+	// late copy of the end finds nothing to stop.
+	delete(r.auto, runID)
+	r.mu.Unlock()
+	rec, err := r.Stop(context.WithoutCancel(ctx), id)
+	if err != nil {
+		r.log.Warn("stop an automatic recording", "run_id", runID, "recording", id, "err", err)
+		return
+	}
+	r.log.Info("auto-recorded a run", "run_id", runID, "recording", id, "path", rec.Path)
 }
 
 // link records the recording on the recorded run, while it is live.
