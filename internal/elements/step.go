@@ -21,13 +21,27 @@ const (
 	StepClick = "click" // activate: the element's AT-SPI action, else a pointer click at its centre
 	StepType  = "type"  // replace the text of an editable element
 	StepKey   = "key"   // focus the element (when given), then press keys ("Return", "ctrl+a")
+	// Pointer steps: XTest at the element's centre (the working area's
+	// centre when a scroll names no element).
+	StepDoubleClick = "double_click"
+	StepRightClick  = "right_click"
+	StepScroll      = "scroll" // Text: up, down (default), left or right; Amount wheel clicks (default 5)
+	StepDrag        = "drag"   // from Target to the element To
+)
+
+// A scroll step's wheel clicks when it names none, and the most it may ask.
+const (
+	DefaultScrollAmount = 5
+	MaxScrollAmount     = 20
 )
 
 // Step is one semantic step on an element of a map.
 type Step struct {
-	Kind   string // StepClick, StepType, StepKey
-	Target string // element id; optional for StepKey
-	Text   string // the text (StepType) or keys (StepKey)
+	Kind   string // StepClick, StepType, StepKey, StepDoubleClick, StepRightClick, StepScroll, StepDrag
+	Target string // element id; optional for StepKey and StepScroll
+	Text   string // the text (StepType), keys (StepKey) or direction (StepScroll)
+	To     string // StepDrag: the element dropped on
+	Amount int    // StepScroll: wheel clicks (default DefaultScrollAmount)
 	// Pointer uses XTest even when the element offers an AT-SPI way.
 	Pointer bool
 }
@@ -41,6 +55,14 @@ func (s Step) String() string {
 			return "press " + s.Text
 		}
 		return fmt.Sprintf("press %s in %s", s.Text, s.Target)
+	case StepScroll:
+		where := s.Target
+		if where == "" {
+			where = "the screen"
+		}
+		return fmt.Sprintf("scroll %s %d in %s", firstOr(s.Text, "down"), s.amount(), where)
+	case StepDrag:
+		return fmt.Sprintf("drag %s to %s", s.Target, s.To)
 	}
 	return s.Kind + " " + s.Target
 }
@@ -78,17 +100,8 @@ type Result struct {
 // returned in both cases; its After map is the newest.
 func (x *Extractor) Execute(ctx context.Context, m *Map, s Step) (Result, error) {
 	res := Result{Step: s, Before: m}
-	switch s.Kind {
-	case StepClick, StepType:
-		if s.Target == "" {
-			return res, fmt.Errorf("%s: no target element: give an element id", s.Kind)
-		}
-	case StepKey:
-		if s.Text == "" {
-			return res, fmt.Errorf("key: no keys: give keys like \"Return\" or \"ctrl+a\"")
-		}
-	default:
-		return res, fmt.Errorf("step kind %q: use %s, %s or %s", s.Kind, StepClick, StepType, StepKey)
+	if err := s.check(); err != nil {
+		return res, err
 	}
 	cur := m
 	var lastErr error
@@ -111,7 +124,7 @@ func (x *Extractor) Execute(ctx context.Context, m *Map, s Step) (Result, error)
 			el = e
 			res.Element = *e
 		}
-		via, actErr := x.act(ctx, el, s)
+		via, actErr := x.act(ctx, cur, el, s)
 		res.Via = via
 		if actErr != nil && ctx.Err() != nil {
 			return res, actErr
@@ -148,7 +161,7 @@ func effective(s Step, after *Map, d Diff) bool {
 }
 
 // act performs one attempt of s on el and says how.
-func (x *Extractor) act(ctx context.Context, el *Element, s Step) (string, error) {
+func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (string, error) {
 	tree := x.opts.Tree
 	switch s.Kind {
 	case StepClick:
@@ -191,8 +204,90 @@ func (x *Extractor) act(ctx context.Context, el *Element, s Step) (string, error
 			}
 		}
 		return ViaPointer, x.key(ctx, s.Text)
+	case StepDoubleClick:
+		return ViaPointer, x.pointer(ctx, input.Action{Kind: input.KindDoubleClick}, el)
+	case StepRightClick:
+		return ViaPointer, x.pointer(ctx, input.Action{Kind: input.KindRightClick}, el)
+	case StepScroll:
+		a := input.Action{Kind: input.KindScroll}
+		n := s.amount()
+		switch firstOr(strings.ToLower(s.Text), "down") {
+		case "up":
+			a.DY = -n
+		case "left":
+			a.DX = -n
+		case "right":
+			a.DX = n
+		default:
+			a.DY = n
+		}
+		if el == nil {
+			a.X, a.Y = input.NormMax/2, input.NormMax/2
+			return ViaPointer, x.do(ctx, a)
+		}
+		return ViaPointer, x.pointer(ctx, a, el)
+	case StepDrag:
+		to, ok := m.Get(s.To)
+		if !ok {
+			return ViaPointer, fmt.Errorf("drag %s: %w: %s", s.Target, ErrNoElement, s.To)
+		}
+		if x.opts.Input == nil {
+			return ViaPointer, ErrNoInput
+		}
+		c := to.Center()
+		area := x.opts.Input.Area()
+		a := input.Action{Kind: input.KindDrag}
+		a.X2, a.Y2 = area.ToNorm(c.X, c.Y)
+		return ViaPointer, x.pointer(ctx, a, el)
 	}
 	return "", fmt.Errorf("step kind %q unknown", s.Kind)
+}
+
+// check reports whether s has what its kind needs.
+func (s Step) check() error {
+	switch s.Kind {
+	case StepClick, StepType, StepDoubleClick, StepRightClick:
+		if s.Target == "" {
+			return fmt.Errorf("%s: no target element: give an element id", s.Kind)
+		}
+	case StepKey:
+		if s.Text == "" {
+			return fmt.Errorf("key: no keys: give keys like \"Return\" or \"ctrl+a\"")
+		}
+	case StepScroll:
+		switch firstOr(strings.ToLower(s.Text), "down") {
+		case "up", "down", "left", "right":
+		default:
+			return fmt.Errorf("scroll: direction %q: use up, down, left or right", s.Text)
+		}
+		if s.Amount < 0 || s.Amount > MaxScrollAmount {
+			return fmt.Errorf("scroll: amount %d: use 1 to %d wheel clicks", s.Amount, MaxScrollAmount)
+		}
+	case StepDrag:
+		if s.Target == "" || s.To == "" {
+			return fmt.Errorf("drag: give the element to drag (target) and the one to drop it on (to)")
+		}
+	default:
+		return fmt.Errorf("step kind %q: use %s", s.Kind, strings.Join(StepKinds, ", "))
+	}
+	return nil
+}
+
+// StepKinds lists the step kinds Execute knows.
+var StepKinds = []string{StepClick, StepType, StepKey, StepDoubleClick, StepRightClick, StepScroll, StepDrag}
+
+func (s Step) amount() int {
+	if s.Amount > 0 {
+		return s.Amount
+	}
+	return DefaultScrollAmount
+}
+
+func firstOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 // pickAction prefers the action that activates: click, press, activate,
@@ -246,17 +341,8 @@ func (x *Extractor) do(ctx context.Context, a input.Action) error {
 // ErrNoElement when s.Target is not in m.
 func (x *Extractor) Do(ctx context.Context, m *Map, s Step) (string, error) {
 	var el *Element
-	switch s.Kind {
-	case StepClick, StepType:
-		if s.Target == "" {
-			return "", fmt.Errorf("%s: no target element: give an element id", s.Kind)
-		}
-	case StepKey:
-		if s.Text == "" {
-			return "", fmt.Errorf("key: no keys: give keys like \"Return\" or \"ctrl+a\"")
-		}
-	default:
-		return "", fmt.Errorf("step kind %q: use %s, %s or %s", s.Kind, StepClick, StepType, StepKey)
+	if err := s.check(); err != nil {
+		return "", err
 	}
 	if s.Target != "" {
 		e, ok := m.Get(s.Target)
@@ -265,5 +351,5 @@ func (x *Extractor) Do(ctx context.Context, m *Map, s Step) (string, error) {
 		}
 		el = e
 	}
-	return x.act(ctx, el, s)
+	return x.act(ctx, m, el, s)
 }

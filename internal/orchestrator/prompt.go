@@ -23,13 +23,18 @@ You act only on element ids from the current map. Each iteration, reply with one
 {"thought":"what you see and what you do next",
  "steps":[{"action":"click","target":"btn_ok"},
           {"action":"type","target":"txt_1","text":"text to put in the field"},
-          {"action":"key","target":"optional element id to focus","keys":"Return"}],
+          {"action":"key","target":"optional element id to focus","keys":"Return"},
+          {"action":"double_click","target":"itm_report_txt"}, {"action":"right_click","target":"txt_1"},
+          {"action":"scroll","target":"optional element id to scroll in","direction":"down","amount":5},
+          {"action":"drag","target":"element to drag","to":"element to drop it on"}],
  "complete":false,
  "summary":"when complete: what was done"}
 Rules:
 - 1 to 3 steps per reply; the map is read again after them.
 - "type" replaces the whole content of an editable element.
 - "key" takes X key names and chords: Return, Escape, Tab, ctrl+a, alt+Left, Page_Down.
+- "scroll" turns the mouse wheel over the element (up, down, left, right; 1-20 clicks, default 5): use it to
+  reach elements listed as not showing.
 - Set "complete": true with no steps only when the screen shows the task is done.
 - Never repeat an action that did not change anything: try something else.`
 
@@ -46,6 +51,10 @@ type fastStep struct {
 	Target string `json:"target,omitempty"`
 	Text   string `json:"text,omitempty"`
 	Keys   string `json:"keys,omitempty"`
+	// scroll and drag
+	Direction string `json:"direction,omitempty"`
+	Amount    int    `json:"amount,omitempty"`
+	To        string `json:"to,omitempty"`
 }
 
 // fastStepWire is a step as models write it: acu's "target" or
@@ -78,11 +87,25 @@ func (s fastStep) step() (elements.Step, error) {
 		if st.Text == "" {
 			return st, fmt.Errorf("key step without keys")
 		}
+	case "double_click", "doubleclick", "dblclick":
+		st.Kind = elements.StepDoubleClick
+	case "right_click", "rightclick", "context_click":
+		st.Kind = elements.StepRightClick
+	case "scroll":
+		st.Kind = elements.StepScroll
+		st.Text = strings.ToLower(firstNonEmpty(s.Direction, s.Text))
+		st.Amount = s.Amount
+	case "drag", "drag_and_drop":
+		st.Kind = elements.StepDrag
+		st.To = s.To
 	default:
-		return st, fmt.Errorf("unknown action %q: use click, type or key", s.Action)
+		return st, fmt.Errorf("unknown action %q: use click, type, key, double_click, right_click, scroll or drag", s.Action)
 	}
-	if st.Kind != elements.StepKey && st.Target == "" {
+	if st.Kind != elements.StepKey && st.Kind != elements.StepScroll && st.Target == "" {
 		return st, fmt.Errorf("%s step without a target element id", st.Kind)
+	}
+	if st.Kind == elements.StepDrag && st.To == "" {
+		return st, fmt.Errorf("drag step without \"to\", the element to drop on")
 	}
 	return st, nil
 }

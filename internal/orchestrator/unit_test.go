@@ -138,7 +138,25 @@ func TestParseFast(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("steps (-want +got):\n%s", d)
 	}
-	for _, bad := range []fastStep{{Action: "click"}, {Action: "key"}, {Action: "drag", Target: "x"}} {
+	// The pointer steps of seed 003's rest.
+	r, err = parseFast(`{"steps":[{"action":"double_click","element":"itm_a"},{"action":"right_click","target":"txt_1"},` +
+		`{"action":"scroll","target":"lst_1","direction":"Up","amount":3},{"action":"scroll"},{"action":"drag","target":"itm_a","to":"itm_b"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, s := range r.Steps {
+		st, err := s.step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, st.String())
+	}
+	want = []string{"double_click itm_a", "right_click txt_1", "scroll up 3 in lst_1", "scroll down 5 in the screen", "drag itm_a to itm_b"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("pointer steps (-want +got):\n%s", d)
+	}
+	for _, bad := range []fastStep{{Action: "click"}, {Action: "key"}, {Action: "drag", Target: "x"}, {Action: "double_click"}, {Action: "hover", Target: "x"}} {
 		if _, err := bad.step(); err == nil {
 			t.Errorf("step(%+v) = nil error", bad)
 		}
