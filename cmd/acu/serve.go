@@ -103,7 +103,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// Tasks (ACU_TASK_ENABLED, on when a task model is configured).
-	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.runs, d.db, d.ledger, log); ts != nil {
+	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.runs, d.db, d.ledger, d.engine, log); ts != nil {
 		defer ts.Close() // ends a live task as cancelled, before the database closes
 		d.tasks = ts.Orch
 	}

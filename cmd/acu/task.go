@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
@@ -22,6 +24,7 @@ import (
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -55,7 +58,7 @@ func (s *taskService) Close() {
 // DBUS_SESSION_BUS_ADDRESS, the fallback when the display does not publish
 // its accessibility bus.
 func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
-	sessionBus, home string, onEvent func(runID, stream string, data any), log *slog.Logger) (_ *taskService, err error) {
+	wait orchestrator.Waiter, sessionBus, home string, onEvent func(runID, stream string, data any), log *slog.Logger) (_ *taskService, err error) {
 	tc := c.Task()
 	log = log.With("component", "task")
 	s := &taskService{}
@@ -144,6 +147,8 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
 		Input: dev, Screenshots: tc.Screenshots, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
 		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: onEvent, Logger: log,
+		Launch: orchestrator.DesktopLauncher{Dirs: dirs, Display: dpy, Bus: ao.Address, Env: os.Environ(), Logger: log.With("component", "launch")},
+		Wait:   wait,
 	}
 	if tc.RecoverAfter == 0 {
 		oo.RecoverAfter = -1 // the count alone; the orchestrator's 0 means its default
@@ -214,7 +219,12 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 			_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
 		}
 	}
-	s, err := newTaskService(ctx, c, parts.hub, parts.runs, parts.db, nil, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
+	// wait_for steps wait through the daemon's smart wait when one runs.
+	var wait orchestrator.Waiter
+	if cl, _, err := newClient(e); err == nil {
+		wait = clientWaiter{cl: cl, display: c.TaskDisplay()}
+	}
+	s, err := newTaskService(ctx, c, parts.hub, parts.runs, parts.db, nil, wait, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
 	if err != nil {
 		return err
 	}
@@ -309,17 +319,16 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// serveTasks is referenced here until serve.go calls it (see
-// docs/orchestrator.md); delete this line then.
 // serveTasks builds the task service for `acu serve` on the daemon's parts,
 // or returns nil (logged) when tasks are off (ACU_TASK_ENABLED=false) or
 // cannot run here (no key, no display, no accessibility bus and no OCR):
 // the daemon still starts and POST /v1/tasks answers 503 saying why.
-func serveTasks(ctx context.Context, c *config.Config, getenv func(string) string, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger, log *slog.Logger) *taskService {
+func serveTasks(ctx context.Context, c *config.Config, getenv func(string) string, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
+	eng *smartwait.Engine, log *slog.Logger) *taskService {
 	if !c.Task().Enabled {
 		return nil
 	}
-	s, err := newTaskService(ctx, c, hub, reg, db, ledger, getenv("DBUS_SESSION_BUS_ADDRESS"), getenv("HOME"), nil, log)
+	s, err := newTaskService(ctx, c, hub, reg, db, ledger, engineWaiter{eng: eng, display: c.TaskDisplay()}, getenv("DBUS_SESSION_BUS_ADDRESS"), getenv("HOME"), nil, log)
 	if err != nil {
 		log.Warn("tasks are off: POST /v1/tasks and run_task answer 503 until this is fixed", "problem", err)
 		return nil
@@ -340,4 +349,38 @@ func costText(usd float64, unpriced int) string {
 		calls = "call"
 	}
 	return fmt.Sprintf("cost unknown (%d unpriced %s, $%.4f known; set ACU_MODEL_PRICES)", unpriced, calls, usd)
+}
+
+// engineWaiter carries out wait_for steps on the daemon's own smart wait.
+type engineWaiter struct {
+	eng     *smartwait.Engine
+	display string
+}
+
+func (w engineWaiter) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
+	return w.eng.WaitFor(ctx, smartwait.Spec{Criteria: condition, Display: w.display, Timeout: timeout})
+}
+
+// clientWaiter carries out `acu run`'s wait_for steps through the
+// daemon's smart wait.
+type clientWaiter struct {
+	cl      *api.Client
+	display string
+}
+
+func (w clientWaiter) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
+	wt, err := w.cl.CreateWait(ctx, api.CreateWait{Criteria: condition, Timeout: timeout.Seconds(), Display: w.display})
+	if err != nil {
+		return false, "", fmt.Errorf("smart wait through the daemon (acu serve): %w", err)
+	}
+	if _, err := w.cl.WaitRun(ctx, wt.ID, timeout+30*time.Second); err != nil {
+		if ctx.Err() != nil {
+			_, _ = w.cl.CancelWait(context.WithoutCancel(ctx), wt.ID, "the task stopped waiting")
+		}
+		return false, "", err
+	}
+	if wt, err = w.cl.GetWait(ctx, wt.ID); err != nil {
+		return false, "", err
+	}
+	return wt.State == smartwait.StatusResolved, firstOf(wt.Evidence, wt.State), nil
 }

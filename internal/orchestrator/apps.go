@@ -1,7 +1,10 @@
 package orchestrator
 
 import (
+	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -67,4 +70,31 @@ func parseDesktopEntry(r io.Reader) (App, bool) {
 		a.Exec = filepath.Base(argv[0])
 	}
 	return a, true
+}
+
+// DesktopLauncher starts applications by desktop entry (file id or Name)
+// from Dirs on Display, detached, with accessibility on (launch.Env).
+type DesktopLauncher struct {
+	Dirs    []string
+	Display string
+	Bus     string   // the display's accessibility bus address, "" when unknown
+	Env     []string // the base environment (os.Environ())
+	Logger  *slog.Logger
+}
+
+// Launch starts the entry named name and says what it started.
+func (l DesktopLauncher) Launch(_ context.Context, name string) (string, error) {
+	e, err := launch.Find(l.Dirs, name)
+	if err != nil {
+		return "", err
+	}
+	argv, err := e.Argv()
+	if err != nil {
+		return "", fmt.Errorf("launch %s: %w", name, err)
+	}
+	p, err := launch.Start(launch.Spec{Argv: argv, Env: launch.Env(l.Env, l.Display, l.Bus)}, l.Logger)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("started %s (%s, pid %d)", e.Name, argv[0], p.PID), nil
 }

@@ -317,9 +317,19 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 	var notes []string
 	cur2 := m
 	for _, fs := range reply.Steps {
-		st, err := fs.step()
-		a := Action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
-		if err == nil {
+		var (
+			st  elements.Step
+			err error
+			a   Action
+		)
+		if kind, ok := fs.desktopStep(); ok {
+			a, err = l.desktopStep(ctx, i, kind, fs)
+			cur2 = m // the screen changed outside the map: the next iteration reads it again
+		} else {
+			st, err = fs.step()
+			a = Action{Iteration: i, Step: fmt.Sprintf("%s %s", fs.Action, fs.Target), Kind: st.Kind, Target: st.Target}
+		}
+		if err == nil && a.Kind != stepLaunch && a.Kind != stepWaitFor {
 			a.Step = st.String()
 			if e, ok := cur2.Get(st.Target); ok {
 				l.protect(e.Window)
@@ -345,6 +355,9 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 		a.OK = true
 		ev.Steps = append(ev.Steps, a)
 		l.actions = append(l.actions, a)
+		if a.Kind == stepLaunch || a.Kind == stepWaitFor {
+			break // the screen has changed under the map the other steps were planned on
+		}
 	}
 	l.mark(ctx)
 	if cur2 != m && cur2.Settled {
@@ -909,3 +922,50 @@ func (l *loop) keepFrame(ctx context.Context, m *elements.Map) string {
 	}
 	return f.Hash
 }
+
+// desktopStep carries out a launch or wait_for step, which act on the
+// desktop rather than on an element of the map.
+func (l *loop) desktopStep(ctx context.Context, i int, kind string, fs fastStep) (Action, error) {
+	a := Action{Iteration: i, Kind: kind}
+	switch kind {
+	case stepLaunch:
+		a.Step = "launch " + fs.App
+		if l.opts.Launch == nil {
+			return a, errors.New("launch steps are not available here: open the application another way")
+		}
+		if fs.App == "" {
+			return a, errors.New(`launch step without "app", the application's name`)
+		}
+		out, err := l.opts.Launch.Launch(ctx, fs.App)
+		a.Via = out
+		return a, err
+	default:
+		timeout := time.Duration(fs.Timeout * float64(time.Second))
+		if timeout <= 0 {
+			timeout = defaultWaitFor
+		}
+		timeout = min(timeout, maxWaitFor)
+		a.Step = fmt.Sprintf("wait_for %q (%s)", fs.Condition, timeout)
+		if l.opts.Wait == nil {
+			return a, errors.New("wait_for steps are not available here (no smart wait): look at the map again instead")
+		}
+		if strings.TrimSpace(fs.Condition) == "" {
+			return a, errors.New(`wait_for step without "condition"`)
+		}
+		met, evidence, err := l.opts.Wait.WaitFor(ctx, fs.Condition, timeout)
+		if err != nil {
+			return a, fmt.Errorf("wait_for: %w", err)
+		}
+		a.Via = "smart_wait: " + evidence
+		if !met {
+			return a, fmt.Errorf("the condition did not hold within %s: %s", timeout, evidence)
+		}
+		return a, nil
+	}
+}
+
+// The bounds of a wait_for step's timeout.
+const (
+	defaultWaitFor = 60 * time.Second
+	maxWaitFor     = 10 * time.Minute
+)

@@ -93,6 +93,19 @@ type Arranger interface {
 	Arrange(ctx context.Context, windows [2]string) error
 }
 
+// Waiter waits until a condition holds on the screen (acu's smart wait),
+// for the fast agent's wait_for steps: one cheap judgement per screen
+// change instead of a fast-agent iteration a second.
+type Waiter interface {
+	WaitFor(ctx context.Context, condition string, timeout time.Duration) (met bool, evidence string, err error)
+}
+
+// Launcher starts an application by the name of its desktop entry, for the
+// fast agent's launch steps (DesktopLauncher).
+type Launcher interface {
+	Launch(ctx context.Context, name string) (string, error)
+}
+
 // Options configures an Orchestrator.
 type Options struct {
 	// Elements reads and acts on the display; required.
@@ -120,6 +133,10 @@ type Options struct {
 	// Arrange tiles two windows when a plan recommends a split; nil ignores
 	// the recommendation (it is still recorded).
 	Arrange Arranger
+	// Wait carries out wait_for steps; nil: they fail saying so.
+	Wait Waiter
+	// Launch carries out launch steps; nil: they fail saying so.
+	Launch Launcher
 	// Screenshots sends the settled frame (JPEG) to the planner and the
 	// verifier besides the element map; the fast agent sees only the map.
 	Screenshots bool

@@ -3,13 +3,19 @@ package orchestrator_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
+	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/smartwait"
 )
 
 // TestEndToEndScrollAndDoubleClick: a task on a real zenity list of 60 rows
@@ -93,5 +99,100 @@ func TestEndToEndScrollAndDoubleClick(t *testing.T) {
 				t.Errorf("iteration %d step %q failed: %s", it.Iteration, s.Step, s.Error)
 			}
 		}
+	}
+}
+
+// engineWaiter is the wait_for steps' smart wait on a real engine.
+type engineWaiter struct {
+	eng *smartwait.Engine
+	dpy string
+}
+
+func (w engineWaiter) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
+	return w.eng.WaitFor(ctx, smartwait.Spec{Criteria: condition, Display: w.dpy, Timeout: timeout})
+}
+
+// TestEndToEndLaunchAndWaitFor: the fast agent launches an application by
+// its desktop entry's name (a real entry, started detached on the task's
+// display) and then waits for its slow export with one wait_for step,
+// which acu's smart wait (Tesseract reading the real xterm) ends when
+// "Export DONE" shows: three fast-agent calls for a 3 s export, not one a
+// second.
+func TestEndToEndLaunchAndWaitFor(t *testing.T) {
+	d := newDesktop(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "acu-slow-export.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho Exporting; sleep 3; echo Export DONE; exec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := "[Desktop Entry]\nType=Application\nName=Acu Slow Export\nExec=xterm -T slowexport -fa Monospace -fs 16 -bg white -fg black -e " + script + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "acu-slow-export.desktop"), []byte(entry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", script).Run() })
+
+	oe, err := ocr.New(ocr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jd, err := judge.NewOCR(judge.OCROptions{Engine: oe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := smartwait.New(smartwait.Options{Runs: d.reg, Capture: d.base.Hub, Judge: jd, Store: d.db, DefaultDisplay: d.dpy})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = eng.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	var calls counter
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		switch calls.next() {
+		case 1:
+			return llmtest.Reply{Text: `{"thought":"start it","steps":[{"action":"launch","app":"Acu Slow Export"}],"complete":false}`}
+		case 2:
+			return llmtest.Reply{Text: `{"thought":"the export is slow","steps":[{"action":"wait_for","condition":"\"Export DONE\" is visible","timeout":60}],"complete":false}`}
+		}
+		return llmtest.Reply{Text: stepsJSON(true)}
+	}, llmtest.Text(planJSON("Launch and wait", "Launch the exporter", "Wait for it")), llmtest.Text(`{"done":true,"reason":"the export is done"}`))
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) {
+		o.Launch = orchestrator.DesktopLauncher{Dirs: []string{dir}, Display: d.dpy, Env: os.Environ()}
+		o.Wait = engineWaiter{eng: eng, dpy: d.dpy}
+	})
+	tctx, tcancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer tcancel()
+	run, err := or.Start(tctx, orchestrator.Spec{Task: "Run the slow export and wait until it is done", TaskID: "task_export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.reg.Wait(tctx, run.ID, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != runs.StatusCompleted {
+		t.Fatalf("status = %s (%s), want completed", res.Status, res.Error)
+	}
+	iters := events[iterEv](t, d, run.ID, orchestrator.StreamIteration)
+	var steps []string
+	for _, it := range iters {
+		for _, s := range it.Steps {
+			if !s.OK {
+				t.Errorf("iteration %d step %q failed: %s", it.Iteration, s.Step, s.Error)
+			}
+			steps = append(steps, s.Step)
+		}
+	}
+	if len(steps) != 2 || !strings.HasPrefix(steps[0], "launch Acu Slow Export") || !strings.HasPrefix(steps[1], `wait_for "\"Export DONE\" is visible"`) {
+		t.Errorf("steps %q, want the launch, then the wait_for", steps)
+	}
+	if n := calls.next() - 1; n != 3 {
+		t.Errorf("%d fast-agent calls, want 3: launch, wait_for, complete", n)
+	}
+	waits, err := d.reg.List(tctx, runs.ListFilter{Kind: "wait"})
+	if err != nil || len(waits) != 1 || waits[0].Status != smartwait.StatusResolved {
+		t.Errorf("wait runs %+v (%v), want one resolved wait", waits, err)
 	}
 }

@@ -26,7 +26,9 @@ You act only on element ids from the current map. Each iteration, reply with one
           {"action":"key","target":"optional element id to focus","keys":"Return"},
           {"action":"double_click","target":"itm_report_txt"}, {"action":"right_click","target":"txt_1"},
           {"action":"scroll","target":"optional element id to scroll in","direction":"down","amount":5},
-          {"action":"drag","target":"element to drag","to":"element to drop it on"}],
+          {"action":"drag","target":"element to drag","to":"element to drop it on"},
+          {"action":"launch","app":"Mousepad"},
+          {"action":"wait_for","condition":"the export has finished","timeout":120}],
  "complete":false,
  "summary":"when complete: what was done"}
 Rules:
@@ -35,6 +37,8 @@ Rules:
 - "key" takes X key names and chords: Return, Escape, Tab, ctrl+a, alt+Left, Page_Down.
 - "scroll" turns the mouse wheel over the element (up, down, left, right; 1-20 clicks, default 5): use it to
   reach elements listed as not showing.
+- "launch" starts an installed application by its name. "wait_for" waits until a condition you describe is true
+  on the screen (up to "timeout" seconds): use it for anything slow instead of replying again and again.
 - Set "complete": true with no steps only when the screen shows the task is done.
 - Never repeat an action that did not change anything: try something else.`
 
@@ -55,6 +59,27 @@ type fastStep struct {
 	Direction string `json:"direction,omitempty"`
 	Amount    int    `json:"amount,omitempty"`
 	To        string `json:"to,omitempty"`
+	// launch and wait_for
+	App       string  `json:"app,omitempty"`
+	Condition string  `json:"condition,omitempty"`
+	Timeout   float64 `json:"timeout,omitempty"` // seconds
+}
+
+// The steps that act on the desktop rather than on an element.
+const (
+	stepLaunch  = "launch"
+	stepWaitFor = "wait_for"
+)
+
+// desktopStep reports whether s is a launch or wait_for step, and which.
+func (s fastStep) desktopStep() (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s.Action)) {
+	case "launch", "open_app", "start_app":
+		return stepLaunch, true
+	case "wait_for", "wait", "wait_until":
+		return stepWaitFor, true
+	}
+	return "", false
 }
 
 // fastStepWire is a step as models write it: acu's "target" or

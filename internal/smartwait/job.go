@@ -694,3 +694,39 @@ func (e *Engine) Resume(ctx context.Context) error {
 	}
 	return nil
 }
+
+// WaitFor creates a wait from s and blocks until it ends: met when it
+// resolved, with the judge's evidence (or why it ended otherwise). When
+// ctx ends first the wait is cancelled. It is the task orchestrator's
+// wait_for step: one judgement per screen change while it waits.
+func (e *Engine) WaitFor(ctx context.Context, s Spec) (met bool, evidence string, err error) {
+	j, err := e.Create(ctx, s)
+	if err != nil {
+		return false, "", err
+	}
+	e.mu.Lock()
+	live := e.jobs[j.ID]
+	e.mu.Unlock()
+	if live != nil {
+		select {
+		case <-live.done:
+		case <-ctx.Done():
+			_, _ = e.Cancel(context.WithoutCancel(ctx), j.ID, "the caller stopped waiting")
+			return false, "", ctx.Err()
+		}
+	}
+	got, err := e.Get(context.WithoutCancel(ctx), j.ID)
+	if err != nil {
+		return false, "", err
+	}
+	if got.Status == StatusResolved {
+		return true, got.Evidence, nil
+	}
+	why := got.Status
+	if got.Reason != "" {
+		why += ": " + got.Reason
+	} else if got.LastVerdict != nil && got.LastVerdict.Evidence != "" {
+		why += " (last verdict: " + got.LastVerdict.Evidence + ")"
+	}
+	return false, why, nil
+}
