@@ -121,7 +121,7 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 	rect := image.Rect(origin.X, origin.Y, origin.X+f.W, origin.Y+f.H)
 	geo := ShotGeometry{Display: dpy, Region: rect, W: w, H: h, At: f.At}
 	if m != nil {
-		drawLabels(annotate.Image{Pix: pix, W: w, H: h, Stride: stride, Format: annotate.BGRX}, m, geo)
+		m.DrawMarks(annotate.Image{Pix: pix, W: w, H: h, Stride: stride, Format: annotate.BGRX}, geo.Region)
 	}
 	out := &api.ActShot{Width: w, Height: h, Region: [4]int{rect.Min.X, rect.Min.Y, rect.Dx(), rect.Dy()}}
 	if out.Screen[0], out.Screen[1], err = s.opts.Hub.ScreenSize(ctx, dpy); err != nil {
@@ -143,61 +143,6 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 	}
 	out.ID = s.shots.Remember(geo)
 	return out, nil
-}
-
-// Label colours: a bright box and its id on a dark tag.
-var (
-	labelBox = annotate.Color{R: 255, G: 40, B: 120, A: 255}
-	labelFG  = annotate.Color{R: 255, G: 255, B: 255, A: 255}
-	labelBG  = annotate.Color{R: 200, G: 20, B: 90, A: 230}
-)
-
-// drawLabels outlines each showing element of m and writes its id at its
-// top-left corner (set-of-marks), in the picture's pixels.
-func drawLabels(img annotate.Image, m *elements.Map, g ShotGeometry) {
-	sx := float64(g.W) / float64(g.Region.Dx())
-	sy := float64(g.H) / float64(g.Region.Dy())
-	for i := range m.Elements {
-		e := &m.Elements[i]
-		if e.Box.Empty() || e.Type == elements.TypeWindow || (e.Source&elements.FromTree != 0 && !e.Showing) {
-			continue
-		}
-		b := e.Box.Sub(g.Region.Min)
-		x1, y1 := int(float64(b.Min.X)*sx), int(float64(b.Min.Y)*sy)
-		x2, y2 := int(float64(b.Max.X)*sx)-1, int(float64(b.Max.Y)*sy)-1
-		if x2 < 0 || y2 < 0 || x1 >= g.W || y1 >= g.H {
-			continue
-		}
-		outline(img, x1, y1, x2, y2, labelBox)
-		label := strings.ToValidUTF8(e.ID, "?")
-		_, th := annotate.TextSize(label)
-		ty := y1 - th
-		if ty < 0 {
-			ty = y1
-		}
-		annotate.DrawText(img, x1, ty, label, labelFG, labelBG)
-	}
-}
-
-// outline draws a 2-pixel rectangle, clipped to the picture.
-func outline(img annotate.Image, x1, y1, x2, y2 int, c annotate.Color) {
-	set := func(x, y int) {
-		if x < 0 || y < 0 || x >= img.W || y >= img.H {
-			return
-		}
-		p := img.Pix[y*img.Stride+x*4:]
-		p[0], p[1], p[2] = c.B, c.G, c.R // BGRX
-	}
-	for t := range 2 {
-		for x := x1; x <= x2; x++ {
-			set(x, y1+t)
-			set(x, y2-t)
-		}
-		for y := y1; y <= y2; y++ {
-			set(x1+t, y)
-			set(x2-t, y)
-		}
-	}
 }
 
 // Elements reads the element map of q.Display (only the elements inside

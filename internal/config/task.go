@@ -27,13 +27,16 @@ type TaskConfig struct {
 	CallTimeout   time.Duration
 	MaxTokens     int
 
-	OCR          bool
-	Screenshots  bool
-	PauseOnUser  bool
-	PauseQuiet   time.Duration
-	RecoverAfter time.Duration
-	Split        bool
-	AppDirs      []string
+	OCR         bool
+	Screenshots bool
+	// FastScreenshot sends the fast agent and the progress checker a
+	// screenshot with the elements' ids drawn on it.
+	FastScreenshot bool
+	PauseOnUser    bool
+	PauseQuiet     time.Duration
+	RecoverAfter   time.Duration
+	Split          bool
+	AppDirs        []string
 }
 
 // Task returns c's task settings.
@@ -91,6 +94,7 @@ func init() {
 		integer("ACU_TASK_MAX_TOKENS", "", "1024", 64, 32768, "max_tokens of the fast agent (the planner gets twice as many)", func(c *Config) *int { return &t(c).MaxTokens }),
 		boolean("ACU_TASK_OCR", "", "true", "add Tesseract text to element maps (what the accessibility tree lacks)", func(c *Config) *bool { return &t(c).OCR }),
 		boolean("ACU_TASK_SCREENSHOTS", "", "true", "send a screenshot to the planner and the verifier besides the element map", func(c *Config) *bool { return &t(c).Screenshots }),
+		boolean("ACU_TASK_FAST_SCREENSHOT", "", "true", "send the fast agent and the progress checker a screenshot each iteration with every element's id drawn on it (set-of-marks); false for a text-only fast model", func(c *Config) *bool { return &t(c).FastScreenshot }),
 		safety(boolean("ACU_TASK_PAUSE_ON_INPUT", "", "true", "pause a task while someone else makes input, pointer or keyboard (recorded as an intervention)", func(c *Config) *bool { return &t(c).PauseOnUser })),
 		duration("ACU_TASK_PAUSE_QUIET", "", "5s", 100*time.Millisecond, time.Hour, "how long the user's input must stop before a paused task resumes",
 			func(c *Config) *time.Duration { return &t(c).PauseQuiet }),

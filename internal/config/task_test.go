@@ -19,7 +19,7 @@ func TestTaskDefaults(t *testing.T) {
 		Enabled: true, Provider: "openai", BaseURL: "https://openrouter.ai/api/v1",
 		FastModel: "anthropic/claude-haiku-4.5", PlannerModel: "anthropic/claude-opus-4.1", VerifierModel: "anthropic/claude-haiku-4.5",
 		MaxIterations: 50, CallTimeout: 90 * time.Second, MaxTokens: 1024,
-		OCR: true, Screenshots: true, PauseOnUser: true, PauseQuiet: 5 * time.Second, RecoverAfter: 10 * time.Second, Split: true,
+		OCR: true, Screenshots: true, FastScreenshot: true, PauseOnUser: true, PauseQuiet: 5 * time.Second, RecoverAfter: 10 * time.Second, Split: true,
 		AppDirs: []string{"/usr/share/applications", "/usr/local/share/applications"},
 	}
 	if d := cmp.Diff(want, *c.Task(), cmpopts.EquateEmpty()); d != "" {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"image"
 	"testing"
+	"time"
 
 	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/llm"
 )
 
@@ -70,4 +72,26 @@ func BenchmarkIterationOverhead(b *testing.B) {
 		bytes += len(sys) + len(msgs)
 	}
 	b.ReportMetric(float64(bytes)/float64(b.N), "prompt_bytes/op")
+}
+
+// BenchmarkMarkedShot is the fast agent's screenshot per iteration: a
+// 1280x720 frame copied, its 126 elements' marks drawn, and the JPEG
+// encoded (q70), beside BenchmarkIterationOverhead's own work.
+func BenchmarkMarkedShot(b *testing.B) {
+	pix := make([]byte, 1280*720*4)
+	for i := range pix {
+		pix[i] = byte(i * 7 / 3)
+	}
+	f := frame.New(pix, 1280, 720, 1280*4, ":0", "screen", time.Now())
+	l := newLoop(&Orchestrator{opts: Options{FastScreenshots: true}}, "task_bench", Spec{Task: "t"})
+	maps := [2]*elements.Map{benchMap(1, "a"), benchMap(2, "b")}
+	maps[0].Frame, maps[1].Frame = f, f
+	var size int
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		imgs := l.markedShot(maps[i%2])
+		size += len(imgs[0].Data)
+	}
+	b.ReportMetric(float64(size)/float64(b.N)/1024, "jpeg_KiB")
 }

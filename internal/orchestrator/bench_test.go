@@ -17,15 +17,18 @@ import (
 // spent in model calls is subtracted: ms/iter is the orchestrator's
 // per-iteration cost without models. reuse_verified_map starts an
 // iteration on the map the previous step was verified with (the default);
-// extract_every_iteration extracts again at the top of each.
+// extract_every_iteration extracts again at the top of each;
+// fast_screenshot adds the fast agent's marked screenshot (resize, marks,
+// JPEG encode) to every iteration.
 func BenchmarkIterationOnDesktop(b *testing.B) {
 	d := newDesktop(b)
 	d.entry(b)
-	b.Run("reuse_verified_map", func(b *testing.B) { benchIterations(b, d, 0) })
-	b.Run("extract_every_iteration", func(b *testing.B) { benchIterations(b, d, -1) })
+	b.Run("reuse_verified_map", func(b *testing.B) { benchIterations(b, d, 0, false) })
+	b.Run("reuse_verified_map/fast_screenshot", func(b *testing.B) { benchIterations(b, d, 0, true) })
+	b.Run("extract_every_iteration", func(b *testing.B) { benchIterations(b, d, -1, false) })
 }
 
-func benchIterations(b *testing.B, d *desktop, reuse time.Duration) {
+func benchIterations(b *testing.B, d *desktop, reuse time.Duration, shots bool) {
 	var n counter
 	m := newModels(b, func(r llmtest.Request) llmtest.Reply {
 		if isCheck(r) {
@@ -36,6 +39,7 @@ func benchIterations(b *testing.B, d *desktop, reuse time.Duration) {
 	var model time.Duration
 	or := d.orchestrator(b, m, func(o *orchestrator.Options) {
 		o.ReuseMapAge = reuse
+		o.FastScreenshots = shots
 		o.OnEvent = func(_, stream string, data any) {
 			switch ev := data.(type) {
 			case orchestrator.IterationEvent:

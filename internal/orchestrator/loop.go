@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/acu-dev/acu/internal/annotate"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/input"
@@ -114,6 +116,12 @@ type planOutcome struct {
 
 // loop is one task's state: the seed's AgentOrchestrator fields.
 type loop struct {
+	// marked is the newest map's marked screenshot (markedShot).
+	marked struct {
+		m    *elements.Map
+		imgs []llm.Image
+		buf  []byte
+	}
 	o      *Orchestrator
 	opts   *Options
 	runID  string
@@ -283,6 +291,9 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 	system := fastPrompt(&l.sb, i, enhanced, m, diff)
 	cur := fmt.Sprintf("Iteration %d of %d. What are your next steps?", i, l.max)
 	msgs := window(pinnedMessage(l.task, l.plan), l.history, cur)
+	if shot := l.markedShot(m); shot != nil {
+		msgs[len(msgs)-1].Images = shot // the current turn's message: not kept in the history
+	}
 	resp, c := l.chat(ctx, "fast", l.opts.Fast, llm.Request{System: system, Messages: msgs, MaxTokens: l.opts.MaxTokens, JSON: true, RunID: l.runID}, cur)
 	c.System = system
 	ev.Call = c
@@ -499,7 +510,7 @@ func (l *loop) checkProgress(ctx context.Context, i int, m *elements.Map) {
 	l.lastProgressCheck = i
 	l.res.Checks++
 	prompt := checkPrompt(i, l.task, m, l.actions)
-	req := llm.Request{System: checkSystem, Messages: []llm.Message{{Role: "user", Text: prompt}}, MaxTokens: 200, JSON: true, RunID: l.runID}
+	req := llm.Request{System: checkSystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: l.markedShot(m)}}, MaxTokens: 200, JSON: true, RunID: l.runID}
 	resp, c := l.chat(ctx, "check", l.opts.Fast, req, prompt)
 	ev := CheckEvent{Iteration: i, Call: c, Error: c.Error, Progressing: true}
 	if c.Error == "" {
@@ -658,6 +669,47 @@ func (l *loop) planCallImages(ctx context.Context, r planRequest, imgs []llm.Ima
 	}
 	out.plan = p
 	return out
+}
+
+// fastShotDim and fastShotQuality are the fast agent's screenshot's
+// longest side and JPEG quality.
+const (
+	fastShotDim     = 1280
+	fastShotQuality = 70
+)
+
+// markedShot is the map's frame with each element's id drawn on it
+// (set-of-marks), for the fast agent and the progress checker, made once
+// per map; nil when FastScreenshots is off or the map has no frame. The
+// resize buffer is kept across iterations.
+func (l *loop) markedShot(m *elements.Map) []llm.Image {
+	if !l.opts.FastScreenshots || m == nil || m.Frame == nil {
+		return nil
+	}
+	if l.marked.m == m {
+		return l.marked.imgs
+	}
+	f := m.Frame
+	w, h := frame.TargetSize(f.W, f.H, fastShotDim)
+	if cap(l.marked.buf) < w*h*4 {
+		l.marked.buf = make([]byte, w*h*4)
+	}
+	pix := l.marked.buf[:w*h*4]
+	if w == f.W && h == f.H {
+		for y := range h {
+			copy(pix[y*w*4:(y+1)*w*4], f.Pix[y*f.Stride:y*f.Stride+w*4])
+		}
+	} else {
+		frame.Resize(pix, w, h, f.Pix, f.W, f.H, f.Stride, f.Resample)
+	}
+	m.DrawMarks(annotate.Image{Pix: pix, W: w, H: h, Stride: w * 4, Format: annotate.BGRX}, image.Rect(0, 0, f.W, f.H))
+	b, err := frame.EncodeJPEG(nil, pix, w, h, w*4, fastShotQuality)
+	if err != nil {
+		l.o.log.Warn("encode the fast agent's screenshot", "run_id", l.runID, "err", err)
+		return nil
+	}
+	l.marked.m, l.marked.imgs = m, []llm.Image{{MIME: "image/jpeg", Data: b}}
+	return l.marked.imgs
 }
 
 // screenshot is the map's frame for the planner and the verifier.

@@ -138,8 +138,12 @@ type Options struct {
 	// Launch carries out launch steps; nil: they fail saying so.
 	Launch Launcher
 	// Screenshots sends the settled frame (JPEG) to the planner and the
-	// verifier besides the element map; the fast agent sees only the map.
+	// verifier besides the element map.
 	Screenshots bool
+	// FastScreenshots sends the fast agent and the progress checker each
+	// iteration's frame with every element's id drawn on it (set-of-marks),
+	// besides the element map (ACU_TASK_FAST_SCREENSHOT).
+	FastScreenshots bool
 	// MaxIterations per task; default 50.
 	MaxIterations int
 	// CallTimeout bounds each model call; default 90 s.

@@ -196,3 +196,64 @@ func TestEndToEndLaunchAndWaitFor(t *testing.T) {
 		t.Errorf("wait runs %+v (%v), want one resolved wait", waits, err)
 	}
 }
+
+// TestFastAgentSeesMarkedScreenshot: with FastScreenshots the fast agent's
+// call carries the iteration's frame with each element's box outlined and
+// its id drawn (set-of-marks): the fake model decodes the JPEG it was
+// sent and finds the mark colour on the outline of the OK button, where
+// the map says the button is.
+func TestFastAgentSeesMarkedScreenshot(t *testing.T) {
+	d := newDesktop(t)
+	app := d.entry(t)
+	var shots, marked int
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		if !strings.Contains(r.System, `window "Acu Entry"`) {
+			return llmtest.Reply{Text: stepsJSON(true)}
+		}
+		last := r.Messages[len(r.Messages)-1]
+		entry, ok := findID(r.System, "input", ""), findID(r.System, "button", "OK")
+		if len(last.Images) == 1 && last.Images[0].Image != nil {
+			shots++
+			img := last.Images[0].Image
+			// The OK button's box from the map line: "(centre x,y wxh)".
+			var cx, cy, w, h int
+			for _, line := range strings.Split(r.System, "\n") {
+				if strings.HasPrefix(line, "["+ok+"]") {
+					geo := line[strings.Index(line, "(")+1 : strings.Index(line, ")")]
+					fmt.Sscanf(geo, "%d,%d %dx%d", &cx, &cy, &w, &h)
+				}
+			}
+			sx := float64(img.Bounds().Dx()) / float64(d.conn.Screen.Width)
+			x0, y0 := int(float64(cx-w/2)*sx), int(float64(cy-h/2)*sx)
+			pink := 0
+			for x := x0; x < x0+int(float64(w)*sx); x++ {
+				for y := y0 - 1; y <= y0+2; y++ {
+					r, g, b, _ := img.At(x, y).RGBA()
+					if r>>8 > 200 && g>>8 < 110 && b>>8 > 70 && b>>8 < 180 {
+						pink++
+					}
+				}
+			}
+			if pink > w/4 {
+				marked++
+			}
+		}
+		return llmtest.Reply{Text: stepsJSON(false, typeStep(entry, "Ada"), clickStep(ok))}
+	}, llmtest.Text(planJSON("Fill and confirm", "Type the name", "Click OK")), doneReply)
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.FastScreenshots = true })
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := or.Run(ctx, orchestrator.Spec{Task: "Enter Ada and press OK"})
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if out, err := app.Wait(ctx); err != nil || out != "Ada\n" {
+		t.Errorf("zenity printed %q (%v)", out, err)
+	}
+	if shots == 0 || marked != shots {
+		t.Errorf("%d fast calls with a screenshot, %d with the OK button's mark; want at least one, all marked", shots, marked)
+	}
+}
