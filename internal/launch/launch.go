@@ -33,6 +33,7 @@ type Entry struct {
 	ID        string // file name without .desktop ("org.gnome.Calculator")
 	Path      string
 	Name      string
+	Comment   string // the entry's description ("Edit text files")
 	Exec      string
 	Icon      string
 	Type      string // "Application", "Link", "Directory"
@@ -141,6 +142,8 @@ func Parse(r io.Reader, path string) (Entry, error) {
 		switch strings.TrimSpace(k) {
 		case "Name":
 			e.Name = unescape(strings.TrimSpace(v))
+		case "Comment":
+			e.Comment = unescape(strings.TrimSpace(v))
 		case "Exec":
 			e.Exec = unescape(strings.TrimSpace(v))
 		case "Icon":

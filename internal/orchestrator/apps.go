@@ -15,8 +15,9 @@ import (
 
 // App is an installed application, from its desktop entry.
 type App struct {
-	Name string `json:"name"`
-	Exec string `json:"exec,omitempty"` // the program, without field codes
+	Name    string `json:"name"`
+	Exec    string `json:"exec,omitempty"`    // the program, without field codes
+	Comment string `json:"comment,omitempty"` // the entry's description
 }
 
 // maxApps caps the applications sent to the planner.
@@ -64,7 +65,7 @@ func parseDesktopEntry(r io.Reader) (App, bool) {
 	if err != nil || e.Type != "Application" || e.Hidden || e.NoDisplay || e.Name == "" {
 		return App{}, false
 	}
-	a := App{Name: e.Name}
+	a := App{Name: e.Name, Comment: e.Comment}
 	e.Terminal = false // listed all the same; only the program's name is wanted
 	if argv, err := e.Argv(); err == nil {
 		a.Exec = filepath.Base(argv[0])
@@ -97,4 +98,16 @@ func (l DesktopLauncher) Launch(_ context.Context, name string) (string, error) 
 		return "", err
 	}
 	return fmt.Sprintf("started %s (%s, pid %d)", e.Name, argv[0], p.PID), nil
+}
+
+// line is the app as the models see it: "- Name (program): description".
+func (a App) line() string {
+	s := "- " + a.Name
+	if a.Exec != "" {
+		s += " (" + a.Exec + ")"
+	}
+	if a.Comment != "" {
+		s += ": " + a.Comment
+	}
+	return s
 }

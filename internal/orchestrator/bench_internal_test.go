@@ -58,7 +58,7 @@ func BenchmarkIterationOverhead(b *testing.B) {
 		l.actions = append(l.actions[:0:0], Action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true},
 			Action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true},
 			Action{Iteration: i, Kind: "click", Target: "item_report_07_txt", Step: "click item_report_07_txt", OK: true})
-		sys := fastPrompt(&l.sb, i+1, l.enhancedTask(m), m, obs.Diff.String())
+		sys := fastPrompt(&l.sb, i+1, l.enhancedTask(m), m, obs.Diff.String(), nil)
 		msgs := window(pinnedMessage(l.task, l.plan), l.history, "Iteration 2 of 50. What are your next steps?")
 		r, err := parseFast(reply)
 		if err != nil {

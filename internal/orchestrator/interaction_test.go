@@ -337,9 +337,58 @@ func TestLastResort(t *testing.T) {
 	if len(lr) != 1 || lr[0].Iteration != 7 || !lr[0].Blocking || lr[0].Adopted != 7 {
 		t.Fatalf("last-resort plans = %+v, want one blocking, asked and adopted at iteration 7", lr)
 	}
+	if strings.Contains(lr[0].Guidance, "screen changed") {
+		t.Errorf("guidance %q warns of a change on a screen that did not change", lr[0].Guidance)
+	}
 	iters := events[iterEv](t, d, res.RunID, orchestrator.StreamIteration)
 	if it := iters[len(iters)-1]; it.Iteration != 7 || !it.Guided || !it.Complete {
 		t.Errorf("iteration 7 = %+v, want guided by the last-resort plan and complete", it)
+	}
+}
+
+// The stale-UI check: the screen changes while the blocking last-resort
+// plan is being made (the "user" types into the entry); the plan's
+// guidance says so, and the fast agent's prompt of that iteration carries
+// the warning and the fresh map.
+func TestLastResortStaleScreen(t *testing.T) {
+	d := newDesktop(t)
+	d.entry(t)
+	var fast counter
+	var sawWarning bool
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		n := fast.next()
+		switch {
+		case strings.Contains(r.Messages[0].Text, "Recommended approach: Last resort"):
+			sawWarning = strings.Contains(r.Messages[0].Text, "WARNING: the screen changed while this plan was being made") &&
+				strings.Contains(r.System, "typedbyuser")
+			return llmtest.Reply{Text: stepsJSON(true)}
+		case n == 6 || n >= 8:
+			return llmtest.Reply{Text: stepsJSON(false, clickStep("btn_missing"))}
+		}
+		return llmtest.Reply{Text: stepsJSON(false, typeStep("txt_1", fmt.Sprintf("v%d", n)))}
+	}, func(r llmtest.Request) llmtest.Reply {
+		if strings.Contains(r.Text(), "LAST RESORT") {
+			// Meanwhile the screen changes: text typed into the entry.
+			_ = d.dev.Do(context.Background(), input.Action{Kind: input.KindType, Text: "typedbyuser"})
+			time.Sleep(300 * time.Millisecond)
+			return llmtest.Reply{Text: planJSON("Last resort", "Click OK now")}
+		}
+		return unusable(r)
+	}, doneReply)
+	or := d.orchestrator(t, m, nil)
+	res := run(t, or, 10)
+	if res.Status != runs.StatusCompleted {
+		t.Fatalf("result %s, want completed", res.Status)
+	}
+	lr := plansOf(events[planEv](t, d, res.RunID, orchestrator.StreamPlan), orchestrator.PlanLastResort)
+	if len(lr) != 1 || !strings.Contains(lr[0].Guidance, "the screen changed while this plan was being made (") {
+		t.Fatalf("last-resort plans = %+v, want one whose guidance warns that the screen changed", lr)
+	}
+	if !sawWarning {
+		t.Errorf("the fast agent's prompt after the plan lacks the warning or the fresh map (with the typed text)")
 	}
 }
 

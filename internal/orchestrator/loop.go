@@ -234,6 +234,9 @@ func (l *loop) iterate(ctx context.Context) Result {
 			l.lastPlanConsult = i
 			l.stopPlanning()
 			out := l.planCall(ctx, l.planReq(PlanLastResort, i, m), m, true)
+			if fresh := l.staleCheck(ctx, m, out.plan); fresh != nil {
+				m = fresh
+			}
 			l.pending = make(chan planOutcome, 1)
 			l.pending <- out
 			l.adoptPlan(ctx, i, true)
@@ -288,7 +291,7 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 	if i > 1 {
 		diff = obs.Diff.String()
 	}
-	system := fastPrompt(&l.sb, i, enhanced, m, diff)
+	system := fastPrompt(&l.sb, i, enhanced, m, diff, l.o.device)
 	cur := fmt.Sprintf("Iteration %d of %d. What are your next steps?", i, l.max)
 	msgs := window(pinnedMessage(l.task, l.plan), l.history, cur)
 	if shot := l.markedShot(m); shot != nil {
@@ -1021,3 +1024,56 @@ const (
 	defaultWaitFor = 60 * time.Second
 	maxWaitFor     = 10 * time.Minute
 )
+
+// staleCheck is the seed's stale-UI check after a blocking planning call:
+// the map is read again and compared with the one the plan was made on.
+// When the screen changed meanwhile, the plan's guidance says so (and how
+// much), and the fresh map is returned for the iteration to act on; nil
+// when nothing changed or there is no plan.
+func (l *loop) staleCheck(ctx context.Context, before *elements.Map, p *Plan) *elements.Map {
+	if p == nil || before == nil {
+		return nil
+	}
+	fresh, err := l.opts.Elements.Extract(ctx)
+	if err != nil {
+		return nil
+	}
+	d := elements.Compare(before, fresh)
+	if d.Empty() {
+		return nil
+	}
+	p.Stale = fmt.Sprintf("the screen changed while this plan was being made (%d elements added, %d removed, %d changed): "+
+		"its steps were written for the screen before; check the current element map before following them", len(d.Added), len(d.Removed), len(d.Changed))
+	for _, directive := range staleDirectives(d, p) {
+		p.Stale += "\n- " + directive
+	}
+	l.prev = fresh
+	return fresh
+}
+
+// staleDirectives are the seed's safety-checker directives: the changes
+// that call for an action before the plan's steps, matched in the diff. A
+// window that opened is dealt with first; an element the plan's steps name
+// that is gone is not looked for.
+func staleDirectives(d elements.Diff, p *Plan) []string {
+	var out []string
+	for _, e := range d.Added {
+		if e.Type == elements.TypeWindow {
+			out = append(out, fmt.Sprintf("A new window %q opened (%s): answer or close it first if it blocks the task.", e.Text, e.ID))
+		}
+	}
+	var steps string
+	if rec := p.recommended(); rec != nil {
+		steps = strings.ToLower(strings.Join(rec.Steps, "\n"))
+	}
+	for _, e := range d.Removed {
+		if e.Type == elements.TypeWindow {
+			out = append(out, fmt.Sprintf("The window %q closed: the plan's steps in it no longer apply.", e.Text))
+			continue
+		}
+		if t := strings.ToLower(strings.TrimSpace(e.Text)); t != "" && steps != "" && strings.Contains(steps, t) {
+			out = append(out, fmt.Sprintf("%q, which the plan's steps name, is no longer on screen: find another way.", e.Text))
+		}
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -202,6 +203,8 @@ type Result struct {
 type Orchestrator struct {
 	opts Options
 	log  *slog.Logger
+	// device is the device context of the fast agent's prompts.
+	device *DeviceContext
 
 	mu     sync.Mutex
 	cancel map[string]context.CancelCauseFunc
@@ -249,7 +252,7 @@ func New(o Options) (*Orchestrator, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Orchestrator{opts: o, log: o.Logger, cancel: map[string]context.CancelCauseFunc{}}, nil
+	return &Orchestrator{opts: o, log: o.Logger, cancel: map[string]context.CancelCauseFunc{}, device: NewDeviceContext(os.Getenv, o.Apps)}, nil
 }
 
 // errCancelled is the cause of a Cancel.

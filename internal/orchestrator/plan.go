@@ -33,6 +33,9 @@ type Plan struct {
 	Split       *Split     `json:"split,omitempty"`
 	Iteration   int        `json:"iteration"` // when the plan was asked for
 	Kind        string     `json:"kind"`      // PlanInitial, PlanRecovery or PlanLastResort
+	// Stale says how the screen changed while a blocking plan was made
+	// (the seed's stale-UI check); the guidance tells the fast agent.
+	Stale string `json:"stale,omitempty"`
 }
 
 // Plan kinds.
@@ -103,6 +106,9 @@ func (p *Plan) GuidanceText() string {
 	if p.Diagnosis != "" {
 		fmt.Fprintf(&b, "\nDiagnosis: %s\n", p.Diagnosis)
 	}
+	if p.Stale != "" {
+		fmt.Fprintf(&b, "\nWARNING: %s\n", p.Stale)
+	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
@@ -164,11 +170,8 @@ func (r planRequest) prompt() string {
 	if len(r.apps) > 0 {
 		b.WriteString("Installed applications:\n")
 		for _, a := range r.apps {
-			if a.Exec != "" {
-				fmt.Fprintf(&b, "- %s (%s)\n", a.Name, a.Exec)
-			} else {
-				fmt.Fprintf(&b, "- %s\n", a.Name)
-			}
+			b.WriteString(a.line())
+			b.WriteByte('\n')
 		}
 		b.WriteByte('\n')
 	}

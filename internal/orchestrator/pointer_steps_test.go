@@ -206,6 +206,7 @@ func TestFastAgentSeesMarkedScreenshot(t *testing.T) {
 	d := newDesktop(t)
 	app := d.entry(t)
 	var shots, marked int
+	var system string
 	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
 		if isCheck(r) {
 			return progressing(true)
@@ -215,6 +216,9 @@ func TestFastAgentSeesMarkedScreenshot(t *testing.T) {
 		}
 		last := r.Messages[len(r.Messages)-1]
 		entry, ok := findID(r.System, "input", ""), findID(r.System, "button", "OK")
+		if system == "" {
+			system = r.System
+		}
 		if len(last.Images) == 1 && last.Images[0].Image != nil {
 			shots++
 			img := last.Images[0].Image
@@ -252,6 +256,12 @@ func TestFastAgentSeesMarkedScreenshot(t *testing.T) {
 	}
 	if out, err := app.Wait(ctx); err != nil || out != "Ada\n" {
 		t.Errorf("zenity printed %q (%v)", out, err)
+	}
+	// The device context: the screen, the focused window, the locale and
+	// the installed applications.
+	want := fmt.Sprintf("DEVICE:\nScreen %dx%d. Focused window: \"Acu Entry\"", d.conn.Screen.Width, d.conn.Screen.Height)
+	if !strings.Contains(system, want) || !strings.Contains(system, "time zone") || !strings.Contains(system, "- Zenity (zenity)") {
+		t.Errorf("the fast agent's prompt lacks the device context %q and the apps:\n%s", want, system)
 	}
 	if shots == 0 || marked != shots {
 		t.Errorf("%d fast calls with a screenshot, %d with the OK button's mark; want at least one, all marked", shots, marked)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/llm"
@@ -171,11 +172,15 @@ func parseFast(text string) (fastReply, error) {
 
 // fastPrompt is the fast agent's system prompt of one iteration: the rules,
 // the enhanced task, the element map and its diff.
-func fastPrompt(b *strings.Builder, i int, enhancedTask string, m *elements.Map, diff string) string {
+func fastPrompt(b *strings.Builder, i int, enhancedTask string, m *elements.Map, diff string, device *DeviceContext) string {
 	b.Reset()
 	b.WriteString(fastSystem)
 	b.WriteString("\n\nTASK:\n")
 	b.WriteString(enhancedTask)
+	if device != nil {
+		b.WriteString("\n\nDEVICE:\n")
+		device.write(b, m)
+	}
 	fmt.Fprintf(b, "\n\nELEMENT MAP (iteration %d):\n", i)
 	b.WriteString(m.Text())
 	if diff != "" {
@@ -338,4 +343,53 @@ func window(pinned string, history []llm.Message, cur string) []llm.Message {
 	}
 	add(llm.Message{Role: "user", Text: cur})
 	return out
+}
+
+// DeviceContext is the device context of the fast agent's prompt (seed 003):
+// the screen, the focused application, the locale, and the installed
+// applications with their descriptions, for launch steps.
+type DeviceContext struct {
+	Language, TimeZone string
+	Apps               []App
+	apps               string // the apps' lines, made once
+}
+
+// maxDeviceApps caps the applications listed to the fast agent (the
+// planner gets up to maxApps).
+const maxDeviceApps = 60
+
+// NewDeviceContext returns the device context of a host: its locale from getenv
+// (LC_ALL, LC_MESSAGES, LANG), its time zone, and apps.
+func NewDeviceContext(getenv func(string) string, apps []App) *DeviceContext {
+	d := &DeviceContext{Language: firstNonEmpty(getenv("LC_ALL"), getenv("LC_MESSAGES"), getenv("LANG"), "unknown"), TimeZone: time.Local.String(), Apps: apps}
+	var b strings.Builder
+	for k, a := range apps {
+		if k == maxDeviceApps {
+			fmt.Fprintf(&b, "(and %d more)\n", len(apps)-k)
+			break
+		}
+		b.WriteString(a.line())
+		b.WriteByte('\n')
+	}
+	d.apps = b.String()
+	return d
+}
+
+func (d *DeviceContext) write(b *strings.Builder, m *elements.Map) {
+	fmt.Fprintf(b, "Screen %dx%d. ", m.Screen.Dx(), m.Screen.Dy())
+	for _, e := range m.Elements {
+		if e.Type == elements.TypeWindow && e.Active {
+			fmt.Fprintf(b, "Focused window: %q", e.Text)
+			if e.App != "" {
+				fmt.Fprintf(b, " of %s", e.App)
+			}
+			b.WriteString(". ")
+			break
+		}
+	}
+	fmt.Fprintf(b, "Language %s, time zone %s.\n", d.Language, d.TimeZone)
+	if d.apps != "" {
+		b.WriteString("Installed applications (launch takes the name):\n")
+		b.WriteString(d.apps)
+	}
 }

@@ -186,7 +186,7 @@ func TestParsePlan(t *testing.T) {
 func TestDesktopApps(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"gedit.desktop":  "[Desktop Entry]\nName=Text Editor\nName[de]=Texteditor\nExec=/usr/bin/gedit %U\nType=Application\n",
+		"gedit.desktop":  "[Desktop Entry]\nName=Text Editor\nName[de]=Texteditor\nComment=Edit text files\nExec=/usr/bin/gedit %U\nType=Application\n",
 		"hidden.desktop": "[Desktop Entry]\nName=Helper\nExec=helper\nType=Application\nNoDisplay=true\n",
 		"link.desktop":   "[Desktop Entry]\nName=Docs\nType=Link\nURL=https://example.invalid\n",
 		"term.desktop":   "# comment\n[Desktop Entry]\nType=Application\nName=XTerm\nExec=\"xterm\"\n[Desktop Action new]\nName=New Window\nExec=xterm -e bash\n",
@@ -198,9 +198,12 @@ func TestDesktopApps(t *testing.T) {
 		}
 	}
 	got := DesktopApps([]string{dir, filepath.Join(dir, "missing")})
-	want := []App{{Name: "Text Editor", Exec: "gedit"}, {Name: "XTerm", Exec: "xterm"}}
+	want := []App{{Name: "Text Editor", Exec: "gedit", Comment: "Edit text files"}, {Name: "XTerm", Exec: "xterm"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("DesktopApps (-want +got):\n%s", d)
+	}
+	if l := got[0].line(); l != "- Text Editor (gedit): Edit text files" {
+		t.Errorf("app line %q", l)
 	}
 }
 
@@ -245,4 +248,28 @@ func FuzzDesktopEntry(f *testing.F) {
 			t.Errorf("entry accepted without a name: %+v", a)
 		}
 	})
+}
+
+// The safety-checker directives of the stale-UI check: a new window, a
+// closed window and a vanished element the plan's steps name each call
+// for an action; other changes do not.
+func TestStaleDirectives(t *testing.T) {
+	p, err := parsePlan(`{"approaches":[{"name":"Save","description":"d","steps":["Click Save","Type the name"]}],"recommended":0}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := elements.Diff{
+		Added:   []elements.Element{{ID: "win_overwrite", Type: elements.TypeWindow, Text: "Overwrite?"}, {ID: "btn_yes", Type: elements.TypeButton, Text: "Yes"}},
+		Removed: []elements.Element{{ID: "btn_save", Type: elements.TypeButton, Text: "Save"}, {ID: "btn_help", Type: elements.TypeButton, Text: "Help"}, {ID: "win_old", Type: elements.TypeWindow, Text: "Old"}},
+		Changed: []elements.Change{{ID: "txt_1", What: []string{"value"}}},
+	}
+	got := staleDirectives(d, p)
+	want := []string{
+		`A new window "Overwrite?" opened (win_overwrite): answer or close it first if it blocks the task.`,
+		`"Save", which the plan's steps name, is no longer on screen: find another way.`,
+		`The window "Old" closed: the plan's steps in it no longer apply.`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("directives (-want +got):\n%s", diff)
+	}
 }
