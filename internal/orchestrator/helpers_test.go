@@ -127,6 +127,7 @@ type iterEv struct {
 	Steps []struct {
 		Step  string `json:"step"`
 		OK    bool   `json:"ok"`
+		Via   string `json:"via"`
 		Error string `json:"error"`
 	} `json:"steps"`
 	Loop     string `json:"loop"`

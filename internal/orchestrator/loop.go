@@ -330,7 +330,26 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 
 	var notes []string
 	cur2 := m
-	for _, fs := range reply.Steps {
+	for k := 0; k < len(reply.Steps); k++ {
+		fs := reply.Steps[k]
+		// Independent typing steps: carried out together, verified by one
+		// map read (the seed's parallel verification).
+		if batch := typeRun(reply.Steps[k:], cur2); len(batch) >= 2 {
+			acts, after, failed := l.typeBatch(ctx, i, cur2, batch)
+			if ctx.Err() != nil {
+				return false, ""
+			}
+			cur2 = after
+			ev.Steps = append(ev.Steps, acts...)
+			l.actions = append(l.actions, acts...)
+			if failed != nil {
+				notes = append(notes, fmt.Sprintf("WARNING: step %q didn't work: %s. Look at the current map before trying again.", failed.Step, failed.Error))
+				l.stepFailure(ctx, i, fmt.Sprintf("Step '%s' failed twice. First: %s", failed.Step, failed.Error))
+				break
+			}
+			k += len(batch) - 1
+			continue
+		}
 		var (
 			st  elements.Step
 			err error
@@ -1076,4 +1095,75 @@ func staleDirectives(d elements.Diff, p *Plan) []string {
 		}
 	}
 	return out
+}
+
+// typeRun returns the type steps at the start of fs that can be carried
+// out together: each replaces the text of a different editable element of
+// m, so none changes what the others act on.
+func typeRun(fs []fastStep, m *elements.Map) []elements.Step {
+	var out []elements.Step
+	seen := map[string]bool{}
+	for _, f := range fs {
+		if _, desk := f.desktopStep(); desk {
+			break
+		}
+		st, err := f.step()
+		if err != nil || st.Kind != elements.StepType || seen[st.Target] {
+			break
+		}
+		e, ok := m.Get(st.Target)
+		if !ok || !e.Editable {
+			break
+		}
+		seen[st.Target] = true
+		out = append(out, st)
+	}
+	return out
+}
+
+// typeBatch types each step's text without reading the map in between,
+// then reads it once and checks every element holds its text. A step the
+// read does not confirm, or whose typing failed, is carried out again on
+// its own with Execute (which verifies and retries). It returns the
+// actions, the newest map and the action that failed, if one did; the
+// steps after a failure are not carried out.
+func (l *loop) typeBatch(ctx context.Context, i int, cur *elements.Map, sts []elements.Step) ([]Action, *elements.Map, *Action) {
+	acts := make([]Action, len(sts))
+	typed := make([]bool, len(sts))
+	for k, st := range sts {
+		acts[k] = Action{Iteration: i, Step: st.String(), Kind: st.Kind, Target: st.Target}
+		if e, ok := cur.Get(st.Target); ok {
+			l.protect(e.Window)
+		}
+		via, err := l.opts.Elements.Do(ctx, cur, st)
+		acts[k].Via = via
+		typed[k] = err == nil
+		if err != nil {
+			break
+		}
+	}
+	after, err := l.opts.Elements.Extract(ctx)
+	if err != nil {
+		after = cur
+	}
+	for k, st := range sts {
+		if typed[k] {
+			if e, ok := after.Get(st.Target); ok && strings.Contains(e.Value, st.Text) {
+				acts[k].OK = true
+				acts[k].Via += fmt.Sprintf(" (verified together with %d other steps)", len(sts)-1)
+				continue
+			}
+		}
+		res, err := l.opts.Elements.Execute(ctx, after, st)
+		if res.After != nil {
+			after = res.After
+		}
+		acts[k].Via = res.Via
+		if err != nil {
+			acts[k].Error = err.Error()
+			return acts[:k+1], after, &acts[k]
+		}
+		acts[k].OK = true
+	}
+	return acts, after, nil
 }

@@ -57,6 +57,9 @@ var ErrBusy = errors.New("another task is running on this display: wait for it o
 type Elements interface {
 	Extract(ctx context.Context) (*elements.Map, error)
 	Execute(ctx context.Context, m *elements.Map, s elements.Step) (elements.Result, error)
+	// Do carries out a step once without verifying it (typeBatch
+	// verifies a run of independent steps with one map read).
+	Do(ctx context.Context, m *elements.Map, s elements.Step) (string, error)
 }
 
 // Model is one role's model client (*llm.Client).

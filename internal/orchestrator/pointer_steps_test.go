@@ -267,3 +267,41 @@ func TestFastAgentSeesMarkedScreenshot(t *testing.T) {
 		t.Errorf("%d fast calls with a screenshot, %d with the OK button's mark; want at least one, all marked", shots, marked)
 	}
 }
+
+// TestIndependentStepsVerifiedTogether: three type steps into three fields
+// of a real zenity form are carried out one after the other and verified
+// by one map read (the seed's parallel verification), then OK is clicked;
+// zenity prints the three values.
+func TestIndependentStepsVerifiedTogether(t *testing.T) {
+	d := newDesktop(t)
+	app := d.zenity(t, "--forms", "--title=Acu Form3", "--text=Three", "--add-entry=Name", "--add-entry=City", "--add-entry=Year")
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		if !strings.Contains(r.System, `window "Acu Form3"`) {
+			return llmtest.Reply{Text: stepsJSON(true)}
+		}
+		return llmtest.Reply{Text: stepsJSON(false, typeStep("txt_1", "Ada"), typeStep("txt_2", "London"), typeStep("txt_3", "1815"),
+			clickStep(findID(r.System, "button", "OK")))}
+	}, llmtest.Text(planJSON("Fill", "Type the three fields", "Click OK")), doneReply)
+	or := d.orchestrator(t, m, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := or.Run(ctx, orchestrator.Spec{Task: "Fill in Ada, London and 1815, then press OK"})
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	if out, err := app.Wait(ctx); err != nil || out != "Ada|London|1815\n" {
+		t.Errorf("zenity printed %q (%v)", out, err)
+	}
+	iters := events[iterEv](t, d, res.RunID, orchestrator.StreamIteration)
+	if len(iters) == 0 || len(iters[0].Steps) != 4 {
+		t.Fatalf("iteration 1 = %+v, want four steps", iters)
+	}
+	for k, s := range iters[0].Steps[:3] {
+		if !s.OK || !strings.Contains(s.Via, "verified together with 2 other steps") {
+			t.Errorf("step %d %+v, want typed and verified with the other two", k, s)
+		}
+	}
+}
