@@ -326,3 +326,16 @@ func fromNode(n *atspi.Node) (Element, bool) {
 	}
 	return e, true
 }
+
+// Only returns the part of m in the window named window (its window
+// element and the elements whose Window it is), for an agent that works in
+// that window; ids are m's, so a step planned on it runs on m.
+func (m *Map) Only(window string) *Map {
+	out := &Map{Iteration: m.Iteration, Screen: m.Screen, Frame: m.Frame, Settled: m.Settled, At: m.At, TreeErr: m.TreeErr}
+	for _, e := range m.Elements {
+		if e.Window == window || (e.Type == TypeWindow && e.Text == window) {
+			out.Elements = append(out.Elements, e)
+		}
+	}
+	return out
+}

@@ -667,6 +667,9 @@ func (l *loop) split(ctx context.Context, i int, p *Plan) {
 		ev["error"] = err.Error()
 	}
 	l.emit(ctx, StreamSplit, ev)
+	if err == nil && len(p.Split.Tasks) == 2 {
+		l.windowAgents(ctx, i, w, [2]string{p.Split.Tasks[0], p.Split.Tasks[1]})
+	}
 }
 
 func (l *loop) planCall(ctx context.Context, r planRequest, m *elements.Map, blocking bool) planOutcome {
@@ -763,8 +766,9 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 	if err != nil {
 		c.Error = err.Error()
 	}
-	if role == "planner" {
-		// Background plans add their cost when recorded (res is the loop's).
+	if role == "planner" || role == roleWindow {
+		// Background plans and window agents add their cost in the task's
+		// goroutine (res is the loop's).
 		return resp, c
 	}
 	l.addCost(c)

@@ -171,7 +171,8 @@ type Options struct {
 	// Now is the clock of stagnation recovery; nil: time.Now.
 	Now func() time.Time
 	// OnEvent sees every event as it is emitted (the CLI's live progress),
-	// from the task's goroutine; nil: none.
+	// one at a time: from the task's goroutine, or from a window agent's
+	// while the task's goroutine waits for them; nil: none.
 	OnEvent func(runID, stream string, data any)
 	Logger  *slog.Logger
 }

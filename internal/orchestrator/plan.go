@@ -23,6 +23,9 @@ type Approach struct {
 type Split struct {
 	Windows []string `json:"windows"`
 	Reason  string   `json:"reason,omitempty"`
+	// Tasks are the two windows' parts of the task, for one agent per
+	// window working in parallel; none keeps the split to tiling.
+	Tasks []string `json:"tasks,omitempty"`
 }
 
 // Plan is the planning agent's answer (the seed's PlanningResult).
@@ -131,7 +134,8 @@ Reply with one JSON object only:
 {"approaches":[{"name":"...","description":"...","steps":["..."],"confidence":0.8}],
  "recommended":0,
  "diagnosis":"(recovery only) why the previous attempts failed",
- "split":null or {"windows":["window title A","window title B"],"reason":"..."}}`
+ "split":null or {"windows":["window title A","window title B"],"reason":"...","tasks":["what to do in A","what to do in B"]}}
+With "tasks", one agent per window works on its part in parallel; leave "tasks" out when the two parts depend on each other step by step.`
 
 // planRequest is what a planning call needs.
 type planRequest struct {
@@ -210,6 +214,7 @@ type splitWire struct {
 	SecondaryApp string   `json:"secondaryApp"`
 	Reason       string   `json:"reason"`
 	Rationale    string   `json:"rationale"`
+	Tasks        []string `json:"tasks"`
 }
 
 func (w *splitWire) split() *Split {
@@ -217,6 +222,9 @@ func (w *splitWire) split() *Split {
 		return nil
 	}
 	s := &Split{Windows: w.Windows, Reason: firstNonEmpty(w.Reason, w.Rationale)}
+	if len(w.Tasks) == 2 && strings.TrimSpace(w.Tasks[0]) != "" && strings.TrimSpace(w.Tasks[1]) != "" {
+		s.Tasks = w.Tasks
+	}
 	if len(s.Windows) == 0 {
 		s.Windows = w.Apps
 	}

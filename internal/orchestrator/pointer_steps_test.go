@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -303,5 +304,88 @@ func TestIndependentStepsVerifiedTogether(t *testing.T) {
 		if !s.OK || !strings.Contains(s.Via, "verified together with 2 other steps") {
 			t.Errorf("step %d %+v, want typed and verified with the other two", k, s)
 		}
+	}
+}
+
+// TestSplitScreenWindowAgents: a plan that splits the task across two
+// windows with a part for each runs one agent per window in parallel (their
+// model calls overlap), each on its own window's map: each fills and
+// confirms its own zenity dialog, and both print their values.
+func TestSplitScreenWindowAgents(t *testing.T) {
+	d := newDesktop(t)
+	left := d.zenity(t, "--entry", "--title=Acu Left", "--text=Left:")
+	right := d.zenity(t, "--entry", "--title=Acu Right", "--text=Right:")
+	var mu sync.Mutex
+	spans := map[string][][2]time.Time{}
+	var leak bool
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		if !strings.HasPrefix(r.System, "WINDOW AGENT") {
+			if strings.Contains(r.System, `window "Acu Left"`) || strings.Contains(r.System, `window "Acu Right"`) {
+				return llmtest.Reply{Text: stepsJSON(false)} // the window agents do the work
+			}
+			return llmtest.Reply{Text: stepsJSON(true)}
+		}
+		win, value := "Acu Left", "west"
+		if strings.Contains(r.System, `window "Acu Right"`) {
+			win, value = "Acu Right", "east"
+		}
+		other := map[string]string{"Acu Left": "Acu Right", "Acu Right": "Acu Left"}[win]
+		start := time.Now()
+		time.Sleep(300 * time.Millisecond) // a model thinking
+		mu.Lock()
+		spans[win] = append(spans[win], [2]time.Time{start, time.Now()})
+		if strings.Contains(r.System, `window "`+other+`"`) {
+			leak = true
+		}
+		mu.Unlock()
+		entry, ok := findID(r.System, "input", ""), findID(r.System, "button", "OK")
+		if entry == "" || ok == "" {
+			return llmtest.Reply{Text: stepsJSON(true)}
+		}
+		return llmtest.Reply{Text: stepsJSON(false, typeStep(entry, value), clickStep(ok))}
+	}, llmtest.Text(`{"approaches":[{"name":"Both at once","description":"fill both","steps":["fill left","fill right"]}],"recommended":0,
+		"split":{"windows":["Acu Left","Acu Right"],"reason":"independent","tasks":["type west and press OK","type east and press OK"]}}`), doneReply)
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Arrange = orchestrator.NewWindowArranger(d.conn) })
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := or.Run(ctx, orchestrator.Spec{Task: "Type west into the left dialog and east into the right one", MaxIterations: 10})
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("run = %+v, %v", res, err)
+	}
+	for _, c := range []struct {
+		app interface {
+			Wait(context.Context) (string, error)
+		}
+		want string
+	}{{left, "west\n"}, {right, "east\n"}} {
+		if out, err := c.app.Wait(ctx); err != nil || out != c.want {
+			t.Errorf("zenity printed %q (%v), want %q", out, err, c.want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if leak {
+		t.Error("a window agent's map showed the other window")
+	}
+	if len(spans["Acu Left"]) == 0 || len(spans["Acu Right"]) == 0 {
+		t.Fatalf("window agent calls %v, want both windows'", spans)
+	}
+	a, b := spans["Acu Left"][0], spans["Acu Right"][0]
+	if !a[0].Before(b[1]) || !b[0].Before(a[1]) {
+		t.Errorf("the window agents' first calls %v and %v did not overlap: not in parallel", a, b)
+	}
+	type agentEv struct {
+		Window   string `json:"window"`
+		Complete bool   `json:"complete"`
+	}
+	done := map[string]bool{}
+	for _, ev := range events[agentEv](t, d, res.RunID, orchestrator.StreamWindowAgent) {
+		done[ev.Window] = done[ev.Window] || ev.Complete
+	}
+	if !done["Acu Left"] || !done["Acu Right"] {
+		t.Errorf("window agent events say done %v, want both", done)
 	}
 }
