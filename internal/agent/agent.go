@@ -663,6 +663,7 @@ func (a *Agent) turn(ctx context.Context, text string) (next, done string, err e
 	a.mu.Lock()
 	a.cost += reply.CostUSD
 	a.st.CostUSD = a.cost
+	a.st.ModelMs += float64(reply.Latency.Microseconds()) / 1000
 	if !reply.CostKnown {
 		a.st.CostUnknown = true
 		a.st.UnpricedCalls++

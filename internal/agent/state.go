@@ -25,6 +25,8 @@ type State struct {
 	RunID     string     `json:"run_id,omitempty"`
 	RunDir    string     `json:"run_dir,omitempty"`
 	CostUSD   float64    `json:"cost_usd"`
+	// ModelMs is the session's time in model calls that answered.
+	ModelMs float64 `json:"model_ms"`
 	// CostUnknown is set once a call of the session came back with no
 	// cost (no provider figure, no price): CostUSD is then only the part
 	// that is known, and UnpricedCalls counts the rest.

@@ -300,6 +300,10 @@ func TestOtherEnginesRunTasks(t *testing.T) {
 			if strings.Contains(log.String(), "read the agent's cost") || eng.Name() == "computer:anthropic" && r.CostUSD <= 0 {
 				t.Errorf("%s: cost $%v unknown %v\n%s", eng.Name(), r.CostUSD, r.CostUnknown, log.String())
 			}
+			// So does the model time: the agent's /state, the loop's turns.
+			if r.ModelSeconds <= 0 {
+				t.Errorf("%s: model time %v s, want the engine's model time", eng.Name(), r.ModelSeconds)
+			}
 			t.Logf("%s: %d steps, cost $%v unknown %v", eng.Name(), r.Steps, r.CostUSD, r.CostUnknown)
 			if r.Success || r.Error != "" || r.Engine.Error != "" || r.Steps < 1 || r.Check == "" {
 				t.Errorf("%s on an idle model: %+v; want an ended run with steps that the checker fails\n%s", eng.Name(), r, log.String())

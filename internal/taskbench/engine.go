@@ -141,8 +141,8 @@ func (c Computer) Run(ctx context.Context, j Job) Outcome {
 // Agent is `acu agent`, the stateless vision loop of ACU_AGENT_*: the task
 // goes in as the boot output's observation, the session ends at the step
 // limit (the loop has no completion of its own). It reports turns and the
-// session's cost (read from the loop's GET /state when the session ends);
-// model time is not in its output and shows as 0.
+// session's cost and model time (read from the loop's GET /state when the
+// session ends).
 type Agent struct{ Env []string }
 
 func (Agent) Name() string { return "agent" }
@@ -188,7 +188,7 @@ func (a Agent) Run(ctx context.Context, j Job) Outcome {
 			ended = true
 			out.Status, out.Summary = l.Status, l.Reason
 			if st, err := agentState(ctx, base, filepath.Join(j.DataDir, "token")); err == nil {
-				out.CostUSD, out.CostUnknown = st.CostUSD, st.CostUnknown
+				out.CostUSD, out.CostUnknown, out.ModelMs = st.CostUSD, st.CostUnknown, st.ModelMs
 			} else if j.Log != nil {
 				fmt.Fprintf(j.Log, "read the agent's cost: %v\n", err)
 			}
@@ -211,6 +211,7 @@ func (a Agent) Run(ctx context.Context, j Job) Outcome {
 type agentStateReply struct {
 	CostUSD     float64 `json:"cost_usd"`
 	CostUnknown bool    `json:"cost_unknown"`
+	ModelMs     float64 `json:"model_ms"`
 }
 
 // agentState reads the agent loop's GET /state with the daemon's token.
