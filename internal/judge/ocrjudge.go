@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -28,7 +29,14 @@ type OCROptions struct {
 // offline, free, deterministic.
 type OCRJudge struct {
 	o OCROptions
+
+	mu    sync.Mutex
+	snaps map[string]*ocr.Snapshot // the last page read per display and target
 }
+
+// maxSnapshots bounds the pages the judge remembers (one per watched
+// display and target).
+const maxSnapshots = 64
 
 // NewOCR returns the OCR judge.
 func NewOCR(o OCROptions) (*OCRJudge, error) {
@@ -38,7 +46,7 @@ func NewOCR(o OCROptions) (*OCRJudge, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &OCRJudge{o: o}, nil
+	return &OCRJudge{o: o, snaps: map[string]*ocr.Snapshot{}}, nil
 }
 
 // Name implements Backend.
@@ -105,7 +113,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			}
 		}
 	case q.Frame != nil:
-		res, err := j.o.Engine.RecognizeFrame(ctx, q.Frame)
+		res, err := j.recognize(ctx, q)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("ocr judge: %w", err)
 		}
@@ -328,4 +336,28 @@ func levenshtein(a []byte, b string, limit int) int {
 		prev, cur = cur, prev
 	}
 	return min(prev[len(b)], limit)
+}
+
+// recognize reads the question's frame, only the rows that changed since
+// the last page of the same display and target (ocr.RecognizeChanged).
+func (j *OCRJudge) recognize(ctx context.Context, q Question) (ocr.Result, error) {
+	key := q.Frame.Display + " " + q.Frame.Target
+	j.mu.Lock()
+	prev := j.snaps[key]
+	j.mu.Unlock()
+	res, snap, st, err := j.o.Engine.RecognizeChanged(ctx, q.Frame, prev)
+	if err != nil {
+		return ocr.Result{}, err
+	}
+	j.mu.Lock()
+	if _, ok := j.snaps[key]; !ok && len(j.snaps) >= maxSnapshots {
+		for k := range j.snaps { // forget one: a target no longer watched, most likely
+			delete(j.snaps, k)
+			break
+		}
+	}
+	j.snaps[key] = snap
+	j.mu.Unlock()
+	j.o.Logger.Debug("ocr judge read", "target", key, "full", st.Full, "strips", st.Strips, "rows", st.RowsRead)
+	return res, nil
 }
