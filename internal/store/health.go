@@ -76,7 +76,10 @@ func (db *DB) Health(ctx context.Context) error {
 	if err := checkHeader(db.path); err != nil {
 		return err
 	}
-	if err := db.tx(ctx, func(tx *sql.Tx) error {
+	// The probe does not clear a remembered failure: one page may still fit
+	// in the WAL's allocated space on a full disk while the write that
+	// failed (a run's outcome, many pages) does not.
+	if err := db.runTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at`, db.now().UnixMilli())
 		return err
 	}); err != nil && ctx.Err() == nil && !isBusy(err) {
