@@ -28,9 +28,17 @@
 //     commits the previous batch, and the next batch is one transaction.
 //     Each Emit still returns only after its own event is committed and
 //     published; once queued it no longer watches its context.
-//   - Recover, at start-up, offers every run a previous process left live to
-//     its owner (claim) and ends the rest with phase "error" and
-//     RestartMessage: a run never silently vanishes.
+//   - Every run has an owner: the process instance whose registry started it
+//     (Own registers it with a heartbeat lease). Recover, at the daemon's
+//     start and then periodically (Sweep), takes over only runs no lease
+//     covers (the owner stopped, its lease ran out, or its pid on this host
+//     is gone), with a compare-and-set so one process wins, offers each to
+//     claim (a wait resumes) and ends the rest with phase "error" and
+//     RestartMessage or OwnerLostMessage: a run never silently vanishes, and
+//     a live process's runs are never touched.
+//   - Events other processes write reach this registry's subscribers and
+//     waiters from the store (tail.go), in one gap-free cursor order with
+//     its own.
 //
 // Run ids are the run's kind (when it is a short lower-case word, else
 // "run"), an underscore, and 12 random base32 characters (60 bits), for

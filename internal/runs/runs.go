@@ -44,6 +44,12 @@ const (
 // claimed it after a restart.
 const RestartMessage = "daemon restarted while the run was live"
 
+// OwnerLostMessage is the error of a run that Recover ended because the
+// process that owned it (program, pid, host) stopped while it was live.
+func OwnerLostMessage(program string, pid int, host string) string {
+	return fmt.Sprintf("its owner process stopped while the run was live (acu %s, pid %d on %s)", program, pid, host)
+}
+
 // Errors callers branch on. ErrNotFound and ErrEnded are the store's, so
 // errors.Is works whichever layer returned them.
 var (
@@ -66,6 +72,9 @@ type Run struct {
 	Spec       json.RawMessage `json:"spec,omitempty"`
 	Result     json.RawMessage `json:"result,omitempty"`
 	UpdatedAt  time.Time       `json:"updatedAt"`
+	// Owner is the id of the process instance that owns the live run (see
+	// Own); empty for runs of a registry that owns nothing.
+	Owner string `json:"owner,omitempty"`
 }
 
 // Live reports whether the run has not ended.
@@ -109,6 +118,14 @@ type Store interface {
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	CountRuns(ctx context.Context, f store.RunFilter) (int, error)
 	LiveRuns(ctx context.Context) ([]store.Run, error)
+	UnownedRuns(ctx context.Context, now time.Time) ([]store.Run, error)
+	TakeRun(ctx context.Context, id, from, to string) error
+	RegisterOwner(ctx context.Context, o store.Owner) error
+	RenewOwner(ctx context.Context, id string, until time.Time) error
+	StopOwner(ctx context.Context, id string) error
+	ExpireOwner(ctx context.Context, id string) error
+	GetOwner(ctx context.Context, id string) (store.Owner, error)
+	Owners(ctx context.Context, now time.Time) ([]store.Owner, error)
 	EventsAfter(ctx context.Context, cursor int64, f store.EventFilter) ([]store.Event, error)
 	LastCursor(ctx context.Context) (int64, error)
 }
@@ -139,8 +156,13 @@ type Registry struct {
 	// wmu is held across each store write and the publication of its event,
 	// so events reach subscribers in cursor order.
 	wmu sync.Mutex
+	// published is the cursor up to which every event, this process's and
+	// others', has been published (unknownCursor before the first); see
+	// tail.go. Guarded by wmu.
+	published int64
 
-	mu      sync.Mutex // guards the maps below
+	mu      sync.Mutex  // guards the maps below and owner
+	owner   store.Owner // set by Own
 	live    map[string]Run
 	waiters map[string]*waiter
 	subs    map[*sub]struct{}
@@ -178,6 +200,8 @@ func New(st Store, opts Options) *Registry {
 		live:    map[string]Run{},
 		waiters: map[string]*waiter{},
 		subs:    map[*sub]struct{}{},
+
+		published: unknownCursor,
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -259,7 +283,7 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 		}
 		now := r.now()
 		run := Run{ID: id, Kind: o.Kind, SessionKey: o.SessionKey, TaskID: o.TaskID, Status: StatusRunning,
-			StartedAt: now, Spec: spec, UpdatedAt: now}
+			StartedAt: now, Spec: spec, UpdatedAt: now, Owner: r.ownerID()}
 		data, _ := json.Marshal(Lifecycle{Phase: PhaseStart, StartedAt: now, Status: StatusRunning})
 
 		r.wmu.Lock()
@@ -271,10 +295,7 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 			}
 			return Run{}, fmt.Errorf("start %s run: %w", o.Kind, err)
 		}
-		r.mu.Lock()
-		r.live[id] = run
-		r.publish(Event(ev))
-		r.mu.Unlock()
+		r.publishLocalLocked(ctx, Event(ev), func() { r.live[id] = run })
 		r.wmu.Unlock()
 
 		r.m.started.WithLabelValues(run.Kind).Inc()
@@ -382,13 +403,11 @@ func (r *Registry) commit(batch []*pending) {
 	r.wmu.Lock()
 	errs, err := r.st.AppendEvents(context.Background(), evs)
 	if err == nil {
-		r.mu.Lock()
 		for i := range evs {
 			if errs[i] == nil {
-				r.publish(Event(evs[i]))
+				r.publishLocalLocked(context.Background(), Event(evs[i]), nil)
 			}
 		}
-		r.mu.Unlock()
 	}
 	r.wmu.Unlock()
 	r.m.batches.Inc()
@@ -450,15 +469,14 @@ func (r *Registry) End(ctx context.Context, runID, status, errMsg string, result
 		return Run{}, fmt.Errorf("end run %q: %w", runID, err)
 	}
 	run := Run(sr)
-	r.mu.Lock()
-	delete(r.live, runID)
-	r.publish(Event(sev))
-	if w := r.waiters[runID]; w != nil {
-		w.run = run
-		close(w.done)
-		delete(r.waiters, runID)
-	}
-	r.mu.Unlock()
+	r.publishLocalLocked(ctx, Event(sev), func() {
+		delete(r.live, runID)
+		if w := r.waiters[runID]; w != nil {
+			w.run = run
+			close(w.done)
+			delete(r.waiters, runID)
+		}
+	})
 	r.wmu.Unlock()
 
 	r.m.ended.WithLabelValues(run.Kind, status).Inc()
@@ -534,15 +552,23 @@ func resultOf(run Run) Result {
 	return Result{RunID: run.ID, Status: run.Status, StartedAt: run.StartedAt, EndedAt: run.EndedAt, Error: run.Error}
 }
 
-// Recover runs once at start-up, before new work starts. Each run a previous
-// process left live is offered to claim (the wait engine claims its own kind
-// and resumes it; claimed runs become live here, their seq continuing); the
-// rest are ended with phase "error" and RestartMessage. claim may be nil.
+// Recover offers every live run that no lease covers (its owner stopped,
+// its lease expired, or its process on this host is gone) to claim: the
+// registry first takes the run over in the store (of two processes
+// recovering at once, one wins), then claim may resume it (the wait engine
+// claims its own kind; claimed runs become live here, their seq
+// continuing); the rest are ended with phase "error" and RestartMessage (or
+// OwnerLostMessage for a run of another program). Runs whose owner still
+// holds its lease (a running `acu agent`, `acu task`, another daemon) are
+// never touched. The daemon calls it at start-up and then periodically
+// (Sweep). claim may be nil.
 func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
-	left, err := r.st.LiveRuns(ctx)
+	r.expireGoneOwners(ctx)
+	left, err := r.st.UnownedRuns(ctx, r.now())
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)
 	}
+	me := r.ownerID()
 	var errs []error
 	for _, sr := range left {
 		run := Run(sr)
@@ -552,14 +578,23 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 		if owned {
 			continue
 		}
+		prev := run.Owner
+		if err := r.st.TakeRun(ctx, run.ID, prev, me); err != nil {
+			if !errors.Is(err, store.ErrNotOwner) && !errors.Is(err, ErrEnded) && !errors.Is(err, ErrNotFound) {
+				errs = append(errs, err)
+			}
+			continue // another process took it, or it ended meanwhile
+		}
+		run.Owner = me
 		if claim != nil && claim(run) {
 			r.mu.Lock()
 			r.live[run.ID] = run
 			r.mu.Unlock()
-			r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed after restart", slog.String(keyRunID, run.ID), slog.String(keyKind, run.Kind))
+			r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed from a stopped owner", slog.String(keyRunID, run.ID),
+				slog.String(keyKind, run.Kind), slog.String("previous_owner", prev))
 			continue
 		}
-		if _, err := r.End(ctx, run.ID, StatusError, RestartMessage, nil); err != nil && !errors.Is(err, ErrEnded) {
+		if _, err := r.End(ctx, run.ID, StatusError, r.lostMessage(ctx, prev), nil); err != nil && !errors.Is(err, ErrEnded) {
 			errs = append(errs, err)
 		}
 	}

@@ -22,6 +22,12 @@
 // has ended (ErrEnded). Schema changes are numbered files under migrations/,
 // applied in order, one transaction each, recorded in schema_migrations.
 //
+// Ownership and leases: the owners table holds each process instance that
+// runs work, with a lease it renews; runs.owner names a live run's owner and
+// TakeRun moves it only from the owner the caller saw (compare-and-set).
+// Outbox rows are claimed for one attempt with ClaimOutbox, a lease that
+// also ends when its holder's owner lease ends.
+//
 // What it does not do: publish events to subscribers, decide lifecycle
 // phases, or deliver notifications; internal/runs and internal/notify do.
 // Timestamps are stored as UTC unix milliseconds, so times read back are

@@ -44,6 +44,12 @@ type OutboxAttempt struct {
 	Error    string
 }
 
+// outboxFree is true for an outbox row no lease holds at ?1 (now, unix ms):
+// never leased, its lease ran out, or its lease holder is a registered owner
+// whose own lease has ended (a dispatcher in a process that died).
+const outboxFree = `(lease_until IS NULL OR lease_until <= ?1 OR lease_owner IN
+	(SELECT id FROM owners WHERE stopped_at IS NOT NULL OR lease_until <= ?1))`
+
 const outboxCols = `id, key, notifier, run_id, message, payload, created_at, next_at, attempts, delivered_at, last_error, dead_at`
 
 func scanOutbox(s scanner) (OutboxItem, error) {
@@ -96,18 +102,50 @@ func (db *DB) Enqueue(ctx context.Context, it OutboxItem) (id int64, inserted bo
 }
 
 // DueOutbox returns up to limit undelivered, not dead-lettered items whose NextAt is not after
-// now, earliest due first (then oldest first).
+// now and that no dispatcher holds a lease on, earliest due first (then
+// oldest first). Reading does not claim: a dispatcher claims each item with
+// ClaimOutbox before its attempt.
 func (db *DB) DueOutbox(ctx context.Context, now time.Time, limit int) ([]OutboxItem, error) {
 	return db.queryOutbox(ctx, `SELECT `+outboxCols+` FROM outbox
-		WHERE delivered_at IS NULL AND dead_at IS NULL AND next_at <= ? ORDER BY next_at, id LIMIT ?`,
+		WHERE delivered_at IS NULL AND dead_at IS NULL AND next_at <= ?1 AND `+outboxFree+`
+		ORDER BY next_at, id LIMIT ?2`,
 		now.UnixMilli(), clampLimit(limit, 100, 10000))
 }
 
-// NextDue returns when the earliest undelivered item is due; ok is false when
-// nothing is pending. A dispatcher sleeps until then.
+// ClaimOutbox leases item id to owner until until, for one delivery
+// attempt, if it is still as the caller read it: undelivered, not dead, due
+// at now, attempted attempts times, and not leased to anyone (a lease of a
+// registered owner whose own lease has ended counts as free). It reports
+// whether the claim was won: of several dispatchers (in one process or
+// many) reading the same due item, exactly one wins until the lease ends.
+// RecordAttempt and DeadLetter release the lease; a dispatcher that dies
+// mid-attempt leaves it to expire, after which the item is due again (at
+// least once).
+func (db *DB) ClaimOutbox(ctx context.Context, id int64, attempts int, owner string, now, until time.Time) (bool, error) {
+	var won bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE outbox SET lease_owner = ?2, lease_until = ?3
+			WHERE id = ?4 AND attempts = ?5 AND delivered_at IS NULL AND dead_at IS NULL AND next_at <= ?1 AND `+outboxFree,
+			now.UnixMilli(), owner, until.UnixMilli(), id, attempts)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		won = n == 1
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("claim notification %d: %w", id, err)
+	}
+	return won, nil
+}
+
+// NextDue returns when the earliest undelivered item is due (or, when it is
+// leased, when its lease ends); ok is false when nothing is pending. A
+// dispatcher sleeps until then.
 func (db *DB) NextDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, `SELECT min(next_at) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL`).Scan(&next); err != nil {
+	if err := db.r.QueryRowContext(ctx, `SELECT min(max(next_at, COALESCE(lease_until, 0))) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("read next due notification: %w", err)
 	}
 	return fromMS(next), next.Valid, nil
@@ -130,12 +168,14 @@ func (db *DB) RecordAttempt(ctx context.Context, id int64, ok bool, errMsg strin
 		}
 		var err error
 		if ok {
-			_, err = tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, ?), last_error = '' WHERE id = ?`, now, id)
+			_, err = tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, delivered_at = COALESCE(delivered_at, ?), last_error = '',
+				lease_owner = '', lease_until = NULL WHERE id = ?`, now, id)
 		} else {
 			if next.IsZero() {
 				next = time.UnixMilli(now)
 			}
-			_, err = tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_at = ? WHERE id = ?`, errMsg, next.UnixMilli(), id)
+			_, err = tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_at = ?,
+				lease_owner = '', lease_until = NULL WHERE id = ?`, errMsg, next.UnixMilli(), id)
 		}
 		return err
 	})
@@ -169,7 +209,8 @@ func (db *DB) DeadLetter(ctx context.Context, id int64, errMsg string) (OutboxIt
 			id, now, errMsg); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = ?, dead_at = ? WHERE id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET attempts = attempts + 1, last_error = ?, dead_at = ?,
+			lease_owner = '', lease_until = NULL WHERE id = ?`,
 			errMsg, now, id); err != nil {
 			return err
 		}

@@ -24,6 +24,10 @@ type Run struct {
 	Spec       json.RawMessage // the owner's data for resume
 	Result     json.RawMessage
 	UpdatedAt  time.Time
+	// Owner is the id of the owner instance (a process, see Owner) whose
+	// lease covers this run while it is live; empty for runs written before
+	// ownership existed.
+	Owner string
 }
 
 // Live reports whether the run has not ended.
@@ -55,7 +59,7 @@ type RunEnd struct {
 	EndedAt time.Time // the clock's now when zero
 }
 
-const runCols = `id, kind, session_key, task_id, status, started_at, ended_at, error, spec, result, updated_at`
+const runCols = `id, kind, session_key, task_id, status, started_at, ended_at, error, spec, result, updated_at, owner`
 
 type scanner interface{ Scan(...any) error }
 
@@ -63,7 +67,7 @@ func scanRun(s scanner) (Run, error) {
 	var r Run
 	var started, ended, updated sql.NullInt64
 	var spec, result sql.NullString
-	if err := s.Scan(&r.ID, &r.Kind, &r.SessionKey, &r.TaskID, &r.Status, &started, &ended, &r.Error, &spec, &result, &updated); err != nil {
+	if err := s.Scan(&r.ID, &r.Kind, &r.SessionKey, &r.TaskID, &r.Status, &started, &ended, &r.Error, &spec, &result, &updated, &r.Owner); err != nil {
 		return Run{}, err
 	}
 	r.StartedAt, r.EndedAt, r.UpdatedAt = fromMS(started), fromMS(ended), fromMS(updated)
@@ -115,9 +119,9 @@ func (db *DB) insertRun(ctx context.Context, tx *sql.Tx, r *Run) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
-		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli())
+		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli(), r.Owner)
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}

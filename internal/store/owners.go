@@ -1,0 +1,190 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotOwner: the run is owned by someone else than the caller named (it
+// was taken over, or its owner changed in between).
+var ErrNotOwner = errors.New("run is owned by another process")
+
+// Owner is one process instance that runs work: `acu serve`, a standalone
+// `acu agent`, `acu task` or `acu computer`. It holds a lease it renews by
+// heartbeat; its live runs may be taken over only once the lease has
+// expired (or, on the same host, once its process is gone, which the caller
+// checks with Host, PID and PIDStart).
+type Owner struct {
+	ID          string
+	Host        string
+	PID         int
+	PIDStart    int64 // the process's start in clock ticks since boot; 0 when unknown
+	Program     string
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+	LeaseUntil  time.Time
+	StoppedAt   time.Time // set when the process stopped cleanly
+}
+
+// Expired reports whether the owner's lease no longer covers its runs at
+// now: it stopped, or did not renew in time.
+func (o Owner) Expired(now time.Time) bool {
+	return !o.StoppedAt.IsZero() || !now.Before(o.LeaseUntil)
+}
+
+const ownerCols = `id, host, pid, pid_start, program, started_at, heartbeat_at, lease_until, stopped_at`
+
+func scanOwner(s scanner) (Owner, error) {
+	var o Owner
+	var started, beat, until, stopped sql.NullInt64
+	if err := s.Scan(&o.ID, &o.Host, &o.PID, &o.PIDStart, &o.Program, &started, &beat, &until, &stopped); err != nil {
+		return Owner{}, err
+	}
+	o.StartedAt, o.HeartbeatAt, o.LeaseUntil, o.StoppedAt = fromMS(started), fromMS(beat), fromMS(until), fromMS(stopped)
+	return o, nil
+}
+
+// RegisterOwner records o (a new process instance) with a lease until
+// o.LeaseUntil. Registering an id again replaces the row.
+func (db *DB) RegisterOwner(ctx context.Context, o Owner) error {
+	if o.ID == "" || o.Host == "" {
+		return errors.New("register owner: id and host are required")
+	}
+	now := db.now()
+	if o.StartedAt.IsZero() {
+		o.StartedAt = now
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO owners (`+ownerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
+			ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, lease_until = excluded.lease_until, stopped_at = NULL`,
+			o.ID, o.Host, o.PID, o.PIDStart, o.Program, o.StartedAt.UnixMilli(), now.UnixMilli(), o.LeaseUntil.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("register owner %s: %w", o.ID, err)
+	}
+	return nil
+}
+
+// RenewOwner extends owner id's lease to until. ErrNotFound when the owner
+// is unknown; a stopped owner stays stopped.
+func (db *DB) RenewOwner(ctx context.Context, id string, until time.Time) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE owners SET heartbeat_at = ?, lease_until = ? WHERE id = ? AND stopped_at IS NULL`,
+			db.now().UnixMilli(), until.UnixMilli(), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("renew lease of owner %s: %w", id, err)
+	}
+	return nil
+}
+
+// StopOwner marks owner id stopped: its lease ends now, so whatever it left
+// live is free to be taken over at once.
+func (db *DB) StopOwner(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now().UnixMilli()
+		_, err := tx.ExecContext(ctx, `UPDATE owners SET stopped_at = ?, lease_until = min(lease_until, ?) WHERE id = ?`, now, now, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("stop owner %s: %w", id, err)
+	}
+	return nil
+}
+
+// ExpireOwner ends owner id's lease now without marking it stopped: a
+// process on the same host found it gone (killed), so its runs need not
+// wait out the lease.
+func (db *DB) ExpireOwner(ctx context.Context, id string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now().UnixMilli()
+		_, err := tx.ExecContext(ctx, `UPDATE owners SET lease_until = min(lease_until, ?) WHERE id = ?`, now, id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("expire owner %s: %w", id, err)
+	}
+	return nil
+}
+
+// GetOwner returns owner id, or ErrNotFound.
+func (db *DB) GetOwner(ctx context.Context, id string) (Owner, error) {
+	o, err := scanOwner(db.r.QueryRowContext(ctx, `SELECT `+ownerCols+` FROM owners WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Owner{}, fmt.Errorf("get owner %q: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Owner{}, fmt.Errorf("get owner %q: %w", id, err)
+	}
+	return o, nil
+}
+
+// Owners returns the owners of live runs and every owner whose lease has
+// not expired at now, oldest first.
+func (db *DB) Owners(ctx context.Context, now time.Time) ([]Owner, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+ownerCols+` FROM owners
+		WHERE (stopped_at IS NULL AND lease_until > ?) OR id IN (SELECT owner FROM runs WHERE ended_at IS NULL)
+		ORDER BY started_at, id`, now.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("list owners: %w", err)
+	}
+	defer rows.Close()
+	var out []Owner
+	for rows.Next() {
+		o, err := scanOwner(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list owners: %w", err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list owners: %w", err)
+	}
+	return out, nil
+}
+
+// UnownedRuns returns the live runs no lease covers at now, oldest first:
+// runs without an owner, of an unknown owner, or of an owner whose lease
+// has expired. They are what a process may take over (TakeRun).
+func (db *DB) UnownedRuns(ctx context.Context, now time.Time) ([]Run, error) {
+	return db.queryRuns(ctx, `SELECT `+runCols+` FROM runs r WHERE ended_at IS NULL AND NOT EXISTS
+		(SELECT 1 FROM owners o WHERE o.id = r.owner AND o.stopped_at IS NULL AND o.lease_until > ?)
+		ORDER BY started_at, id`, now.UnixMilli())
+}
+
+// TakeRun moves live run id from owner from to owner to, only if from still
+// owns it: two processes taking over the same run cannot both succeed.
+// ErrNotOwner when from no longer owns it, ErrEnded when it has ended,
+// ErrNotFound when it does not exist. The caller checks that from's lease
+// has expired.
+func (db *DB) TakeRun(ctx context.Context, id, from, to string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET owner = ?, updated_at = ? WHERE id = ? AND owner = ? AND ended_at IS NULL`,
+			to, db.now().UnixMilli(), id, from)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return nil
+		}
+		if err := db.liveCheck(ctx, tx, id); err != nil {
+			return err
+		}
+		return ErrNotOwner
+	})
+	if err != nil {
+		return fmt.Errorf("take run %q from owner %q: %w", id, from, err)
+	}
+	return nil
+}
