@@ -24,6 +24,9 @@ import (
 type Outbox interface {
 	Enqueue(ctx context.Context, it store.OutboxItem) (id int64, inserted bool, err error)
 	DueOutbox(ctx context.Context, now time.Time, limit int) ([]store.OutboxItem, error)
+	// ClaimOutbox leases a due item for one attempt; false when another
+	// dispatcher won it or it changed since it was read.
+	ClaimOutbox(ctx context.Context, id int64, attempts int, owner string, now, until time.Time) (bool, error)
 	RecordAttempt(ctx context.Context, id int64, ok bool, errMsg string, next time.Time) error
 	// DeadLetter records a last failed attempt and sets the row aside.
 	DeadLetter(ctx context.Context, id int64, errMsg string) (store.OutboxItem, error)
@@ -130,6 +133,15 @@ type DispatcherOptions struct {
 	// PermanentError dead-letters at once; a row naming an unconfigured
 	// notifier is never dead-lettered (configuring it delivers the row).
 	MaxAttempts int
+	// Owner names this dispatcher in the outbox's leases: the process's
+	// owner id (store.Owner), so a lease of a process that died is free as
+	// soon as the process's own lease ends. Random when empty.
+	Owner string
+	// Lease is how long one attempt holds its item against every other
+	// dispatcher on the database (default 5 min, longer than any notifier's
+	// attempt timeout). A dispatcher killed mid-attempt leaves the item to
+	// be delivered again once the lease (or its owner's) ends.
+	Lease time.Duration
 	// Clock is the time used for due times; default time.Now.
 	Clock func() time.Time
 	// Logger gets delivered (Info) and failed (Warn) attempts.
@@ -153,6 +165,8 @@ type Dispatcher struct {
 	backoff   Backoff
 	clock     func() time.Time
 	log       *slog.Logger
+	owner     string
+	lease     time.Duration
 
 	kick    chan struct{} // Kick: rows were enqueued
 	done    chan struct{} // a delivery finished: slots freed
@@ -185,6 +199,8 @@ func NewDispatcher(ob Outbox, opts DispatcherOptions) (*Dispatcher, error) {
 		backoff:   opts.Backoff.withDefaults(),
 		clock:     opts.Clock,
 		log:       opts.Logger,
+		owner:     opts.Owner,
+		lease:     opts.Lease,
 		kick:      make(chan struct{}, 1),
 		done:      make(chan struct{}, 1),
 		inflight:  make(map[int64]bool),
@@ -210,6 +226,12 @@ func NewDispatcher(ob Outbox, opts DispatcherOptions) (*Dispatcher, error) {
 	}
 	if d.clock == nil {
 		d.clock = time.Now
+	}
+	if d.owner == "" {
+		d.owner = fmt.Sprintf("dispatcher-%016x", rand.Uint64())
+	}
+	if d.lease <= 0 {
+		d.lease = 5 * time.Minute
 	}
 	if d.maxTries == 0 {
 		d.maxTries = DefaultMaxAttempts
@@ -344,13 +366,22 @@ func (d *Dispatcher) deliver(ctx context.Context, wg *sync.WaitGroup, it store.O
 	if len(it.Payload) > 0 {
 		_ = json.Unmarshal(it.Payload, &p) // a foreign payload only loses event and key
 	}
+	now := d.clock()
+	won, err := d.ob.ClaimOutbox(ctx, it.ID, it.Attempts, d.owner, now, now.Add(d.lease))
+	if err != nil || !won {
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("notify: claim a due notification; retrying", "key", it.Key, "err", err)
+		}
+		d.finish(it.ID, slot)
+		return
+	}
 	dl := Delivery{
 		ID: it.ID, Key: it.Key, BaseKey: p.Key, Notifier: it.Notifier, RunID: it.RunID,
 		Event: p.Event, Message: it.Message, Attempt: it.Attempts + 1, Created: it.CreatedAt,
 	}
 
 	start := time.Now()
-	err := d.attempt(ctx, dl)
+	err = d.attempt(ctx, dl)
 	took := time.Since(start)
 	d.duration.WithLabelValues(it.Notifier).Observe(took.Seconds())
 
@@ -406,12 +437,20 @@ func (d *Dispatcher) deliver(ctx context.Context, wg *sync.WaitGroup, it store.O
 	}
 
 	d.mu.Lock()
-	delete(d.inflight, it.ID)
-	d.finishSeq++
-	d.finished[it.ID] = d.finishSeq
 	if !ok && !dead && (d.retryAt.IsZero() || next.Before(d.retryAt)) {
 		d.retryAt = next
 	}
+	d.mu.Unlock()
+	d.finish(it.ID, slot)
+}
+
+// finish takes item id out of flight, frees its notifier slot and wakes the
+// loop.
+func (d *Dispatcher) finish(id int64, slot chan struct{}) {
+	d.mu.Lock()
+	delete(d.inflight, id)
+	d.finishSeq++
+	d.finished[id] = d.finishSeq
 	d.mu.Unlock()
 	<-slot
 	select {
