@@ -160,7 +160,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	}
 	// The session is a run in acu's store either way, visible to `acu runs`.
 	// This process never calls Recover: a running daemon owns that.
-	parts, err := openWorkParts(ctx, c, log, nil)
+	parts, err := openWorkParts(ctx, c, log, nil, "agent")
 	if err != nil {
 		return err
 	}

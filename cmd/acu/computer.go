@@ -120,7 +120,7 @@ action has safety checks (OpenAI), the run waits for the user's answer: acu runs
 		log.Info("acu computer: no daemon answered; started one, detached", "addr", cl.BaseURL(), "log", daemonLogPath(c))
 	}
 	cl.SetClientName("computer:" + *provider)
-	parts, err := openWorkParts(ctx, c, log, nil)
+	parts, err := openWorkParts(ctx, c, log, nil, "computer")
 	if err != nil {
 		return err
 	}

@@ -142,17 +142,25 @@ func checkPrivateFile(path, what string) error {
 }
 
 // workParts are what every acu process that runs work opens: the store,
-// the run registry on it, and a capture hub. Close releases them.
+// the run registry on it (owning its runs under a lease, and following
+// other processes' events), and a capture hub. Close releases them.
 type workParts struct {
 	db   *store.DB
 	runs *runs.Registry
 	hub  *capture.Hub
+
+	release  func()             // ends the ownership lease
+	stopTail context.CancelFunc // stops following other processes' events
+	tailDone chan struct{}
 }
 
 // openWorkParts opens the store at ACU_DB, a run registry and a capture hub
-// configured from c; metrics go to reg when it is not nil. It never calls
-// Recover: a running daemon owns that.
-func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg prometheus.Registerer) (*workParts, error) {
+// configured from c; metrics go to reg when it is not nil. The registry
+// owns the runs it starts as program ("serve", "agent", "task",
+// "computer") under a heartbeat lease, so no other process ends or resumes
+// them while this one runs, and it delivers other processes' events to its
+// subscribers. It never calls Recover: a running daemon owns that.
+func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg prometheus.Registerer, program string) (*workParts, error) {
 	resample, err := frame.ParseMode(c.FrameResize)
 	if err != nil {
 		return nil, err
@@ -167,11 +175,27 @@ func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg 
 		db.Close()
 		return nil, err
 	}
-	return &workParts{db: db, runs: runs.New(db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg}), hub: hub}, nil
+	p := &workParts{db: db, runs: runs.New(db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg}), hub: hub}
+	if p.release, err = p.runs.Own(ctx, runs.Self(program, c.HostID), c.OwnerLease); err != nil {
+		hub.Close()
+		db.Close()
+		return nil, err
+	}
+	tctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	p.stopTail, p.tailDone = stop, make(chan struct{})
+	go func() {
+		defer close(p.tailDone)
+		p.runs.Tail(tctx, 0)
+	}()
+	return p, nil
 }
 
-// Close closes the hub, then the store.
+// Close stops following events, ends the ownership lease, closes the hub,
+// then the store.
 func (p *workParts) Close() {
+	p.stopTail()
+	<-p.tailDone
+	p.release()
 	p.hub.Close()
 	p.db.Close()
 }

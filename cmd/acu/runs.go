@@ -46,9 +46,18 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, _, err := newClient(e)
-	if err != nil {
-		return err
+	var cl *api.Client
+	switch sub {
+	case "list", "show", "wait":
+		var done func()
+		if cl, done, err = readClient(ctx, e); err != nil {
+			return err
+		}
+		defer done()
+	default:
+		if cl, _, err = newClient(e); err != nil {
+			return err
+		}
 	}
 	switch sub {
 	case "list":
@@ -64,13 +73,15 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 			return printJSON(e.stdout, l)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tSTARTED\tENDED\tERROR")
+		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tSTARTED\tENDED\tOWNER\tERROR")
 		for _, r := range l.Runs {
-			ended := "-"
+			ended, owner := "-", "-"
 			if r.EndedAt != nil {
 				ended = r.EndedAt.Local().Format(time.TimeOnly)
+			} else if r.Owner != nil {
+				owner = r.Owner.String()
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Status, r.StartedAt.Local().Format(time.DateTime), ended, r.Error)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Status, r.StartedAt.Local().Format(time.DateTime), ended, owner, r.Error)
 		}
 		return tw.Flush()
 	case "show":
@@ -105,10 +116,11 @@ func runEvents(ctx context.Context, e *env, args []string) error {
 	default:
 		return fmt.Errorf("events: --from must be start or now, got %q", *from)
 	}
-	cl, _, err := newClient(e)
+	cl, done, err := readClient(ctx, e)
 	if err != nil {
 		return err
 	}
+	defer done()
 	q := api.EventQuery{RunID: *run, After: *after, FromStart: fromStart}
 	if *stream != "" {
 		q.Streams = strings.Split(*stream, ",")

@@ -134,6 +134,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 // daemon holds the wired parts of `acu serve`.
 type daemon struct {
 	cfg      *config.Config
+	parts    *workParts
 	db       *store.DB
 	runs     *runs.Registry
 	hub      *capture.Hub
@@ -171,11 +172,11 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	parts, err := openWorkParts(ctx, c, log, reg)
+	parts, err := openWorkParts(ctx, c, log, reg, "serve")
 	if err != nil {
 		return nil, err
 	}
-	d.db, d.runs, d.hub = parts.db, parts.runs, parts.hub
+	d.parts, d.db, d.runs, d.hub = parts, parts.db, parts.runs, parts.hub
 	sel := selectOptions(c, log)
 	sel.Client.Metrics = llm.NewMetrics(reg)
 	sel.Client.Ledger = d.ledger
@@ -207,7 +208,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	if err := notify.Check(notifiers); err != nil {
 		log.Warn("a notifier cannot deliver yet; wake-ups are kept in the outbox and retried until it can", "problem", err)
 	}
-	if d.dispatch, err = notify.NewDispatcher(d.db, notify.DispatcherOptions{Notifiers: notifiers,
+	if d.dispatch, err = notify.NewDispatcher(d.db, notify.DispatcherOptions{Notifiers: notifiers, Owner: d.runs.OwnerID(),
 		MaxAttempts: maxAttempts(c), Logger: log.With("component", "notify"), Registerer: reg}); err != nil {
 		return nil, err
 	}
@@ -222,7 +223,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency,
 	})
 	if err := d.runs.Recover(ctx, d.engine.Claim); err != nil {
-		return nil, fmt.Errorf("recover runs left live by the previous daemon: %w", err)
+		return nil, fmt.Errorf("recover runs left live by stopped processes: %w", err)
 	}
 	d.token = token
 	d.metrics = reg
@@ -297,6 +298,9 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.engine.Run(gctx) })
 	g.Go(func() error { return d.dispatch.Run(gctx) })
+	// Runs of a process that stops while the daemon runs (a killed `acu
+	// agent`) are taken over or ended once its lease ends.
+	g.Go(func() error { d.runs.Sweep(gctx, c.OwnerLease/3, d.engine.Claim); return nil })
 	g.Go(func() error { return acts.Run(gctx) })
 	g.Go(func() error { return lv.Run(gctx) })
 	g.Go(func() error { return recorder.Run(gctx) })
@@ -398,10 +402,10 @@ func (d *daemon) close() {
 	if d.desktop != nil {
 		d.desktop.Close()
 	}
-	if d.hub != nil {
-		d.hub.Close()
-	}
-	if d.db != nil {
+	switch {
+	case d.parts != nil:
+		d.parts.Close()
+	case d.db != nil:
 		d.db.Close()
 	}
 }

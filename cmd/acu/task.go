@@ -207,7 +207,7 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
 	}
-	parts, err := openWorkParts(ctx, c, log, nil)
+	parts, err := openWorkParts(ctx, c, log, nil, "task")
 	if err != nil {
 		return err
 	}

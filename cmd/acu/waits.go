@@ -23,9 +23,18 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, _, err := newClient(e)
-	if err != nil {
-		return err
+	var cl *api.Client
+	switch sub {
+	case "list", "show":
+		var done func()
+		if cl, done, err = readClient(ctx, e); err != nil {
+			return err
+		}
+		defer done()
+	default:
+		if cl, _, err = newClient(e); err != nil {
+			return err
+		}
 	}
 	switch sub {
 	case "list":

@@ -54,6 +54,35 @@ type Run struct {
 	Error      string          `json:"error,omitempty"`
 	Spec       json.RawMessage `json:"spec,omitempty"`
 	Result     json.RawMessage `json:"result,omitempty"`
+	// Owner is the process that owns the run (runs of a registry that owns
+	// nothing, and runs from before ownership, have none).
+	Owner *RunOwner `json:"owner,omitempty"`
+}
+
+// RunOwner is a process instance that owns runs: `acu serve`, a standalone
+// `acu agent`, `acu task` or `acu computer`. Alive is whether its lease
+// covers its runs now; once it is false, the daemon takes the live ones
+// over (a wait resumes) or ends them.
+type RunOwner struct {
+	ID         string    `json:"id"`
+	Host       string    `json:"host"`
+	PID        int       `json:"pid"`
+	Program    string    `json:"program"`
+	StartedAt  time.Time `json:"startedAt"`
+	LeaseUntil time.Time `json:"leaseUntil"`
+	Alive      bool      `json:"alive"`
+}
+
+// String is how the CLI shows an owner: "agent pid 123 on host".
+func (o *RunOwner) String() string {
+	if o == nil {
+		return "-"
+	}
+	s := fmt.Sprintf("%s pid %d on %s", o.Program, o.PID, o.Host)
+	if !o.Alive {
+		s += " (stopped)"
+	}
+	return s
 }
 
 // RunList is a page of runs, newest first. Next is the cursor for the

@@ -45,6 +45,10 @@ type Config struct {
 	AllowRemoteX   bool
 	MemoryLimit    int64 // bytes; 0: none
 
+	// Run ownership.
+	HostID     string        // ACU_HOST_ID: this machine's name in owner ids (default the host name)
+	OwnerLease time.Duration // ACU_OWNER_LEASE
+
 	// Judges and model keys.
 	VisionBackend     string
 	VisionBaseURL     string

@@ -29,6 +29,12 @@ var settings = []Setting{
 	enum("ACU_LOG_LEVEL", "log-level", "info", []string{"debug", "info", "warn", "error"}, "log level", func(c *Config) *string { return &c.LogLevel }),
 	integer64("ACU_MAX_BODY_BYTES", "", "1048576", 1024, 64<<20, "largest accepted API request body", func(c *Config) *int64 { return &c.MaxBody }),
 
+	// Run ownership.
+	str("ACU_HOST_ID", "host-id", "", "a name without spaces", "this machine's name in run owners (default the host name); each machine sharing a database needs its own",
+		func(c *Config) *string { return &c.HostID }),
+	duration("ACU_OWNER_LEASE", "", "15s", time.Second, time.Hour, "how long a process's hold on its live runs lasts without a heartbeat (renewed every third of it); another process takes over or ends the runs of one whose lease ran out",
+		func(c *Config) *time.Duration { return &c.OwnerLease }),
+
 	// Screen pipeline.
 	str("DISPLAY", "display", "", "an X display name such as :99", "default X display for captures and input", func(c *Config) *string { return &c.Display }),
 	integer("ACU_FRAME_MAX_DIM", "", "960", 64, 8192, "max pixel dimension of frames sent to the vision model", func(c *Config) *int { return &c.FrameMaxDim }),

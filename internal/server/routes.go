@@ -193,11 +193,41 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
 		list = list[:limit]
 		out.Next = list[limit-1].ID
 	}
+	owners := map[string]*api.RunOwner{}
 	for _, run := range list {
-		out.Runs = append(out.Runs, toAPIRun(run))
+		a := toAPIRun(run)
+		a.Owner = s.ownerOf(r.Context(), run.Owner, owners)
+		out.Runs = append(out.Runs, a)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// ownerLookup is the optional part of Runs that describes run owners.
+type ownerLookup interface {
+	Owner(ctx context.Context, id string) (runs.Owner, error)
+}
+
+// ownerOf describes owner id for the API, through seen (a page's cache);
+// nil when the run has no owner or it cannot be read.
+func (s *Server) ownerOf(ctx context.Context, id string, seen map[string]*api.RunOwner) *api.RunOwner {
+	if id == "" {
+		return nil
+	}
+	if o, ok := seen[id]; ok {
+		return o
+	}
+	var out *api.RunOwner
+	if ol, ok := s.opts.Runs.(ownerLookup); ok {
+		if o, err := ol.Owner(ctx, id); err == nil {
+			out = &api.RunOwner{ID: o.ID, Host: o.Host, PID: o.PID, Program: o.Program, StartedAt: o.StartedAt,
+				LeaseUntil: o.LeaseUntil, Alive: !o.Expired(time.Now())}
+		}
+	}
+	if seen != nil {
+		seen[id] = out
+	}
+	return out
 }
 
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) error {
@@ -206,7 +236,9 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return runError(id, err)
 	}
-	writeJSON(w, http.StatusOK, toAPIRun(run))
+	out := toAPIRun(run)
+	out.Owner = s.ownerOf(r.Context(), run.Owner, nil)
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
