@@ -3,7 +3,8 @@
 # programs), Tesseract for the built-in OCR judge, libjpeg-turbo for the
 # frame encoder, tmux for pty targets, and the Python pieces of the
 # reference benchmark, ffmpeg for recordings, and the applications of the
-# task suite (`acu bench tasks`: 12 MB). Go itself must already
+# task suite (`acu bench tasks`: 12 MB), and PostgreSQL 15 for the fleet
+# store's tests (its service is not started). Go itself must already
 # be installed (1.26 or newer, at /usr/local/go or on PATH): Debian 12's
 # golang-go is too old.
 set -euo pipefail
@@ -20,6 +21,7 @@ packages=(
   openbox xclip
   mousepad galculator gnumeric pcmanfm lxterminal
   ffmpeg
+  postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk
 )
 
@@ -39,7 +41,19 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
+  # Installing postgresql-15 would create and start a cluster as a
+  # service; acu's tests start their own servers, so nothing is started
+  # (policy-rc.d: 101 forbids starting services) and nothing is left
+  # running.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    policy=/usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   apt-get install -y --no-install-recommends "${missing[@]}"
+  if [ -n "$policy" ]; then rm -f "$policy"; trap - EXIT; fi
 fi
 
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is needed, then runs every check and test: gofmt, go vet,
 # go mod tidy, go test -race (which also runs the fuzz targets' seed
-# corpora and the OCR judge benchmark set). Tests start and stop their own
-# Xvfb servers, daemons and helpers.
+# corpora and the OCR judge benchmark set), then the store's, runs' and
+# notify's tests again on PostgreSQL. Tests start and stop their own Xvfb
+# servers, PostgreSQL servers, daemons and helpers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -21,3 +22,8 @@ echo "== go vet"
 go vet ./...
 echo "== go test -race"
 go test -race -count=1 -timeout 40m ./... 2>&1 | tee /tmp/acu-test.log
+echo "== go test -race on PostgreSQL (store, runs, notify)"
+# The same tests once more with the store on a real PostgreSQL 15 server
+# (internal/pgtest starts one: initdb in a temporary directory, a free
+# port, the postgres user).
+ACU_TEST_ENGINE=postgres go test -race -count=1 -timeout 20m ./internal/store/ ./internal/runs/ ./internal/notify/ 2>&1 | tee -a /tmp/acu-test.log

@@ -19,7 +19,7 @@ var layers = map[string]int{
 	"internal/display": 1, "internal/xvfb": 1, "internal/input": 1, "internal/ocr": 1,
 	"internal/store": 1, "internal/atspi": 1, "internal/runlog": 1, "internal/capture": 1,
 	"internal/clipboard": 1, "internal/launch": 1,
-	"internal/testx": 1, "internal/testfs": 1, "internal/llm/llmtest": 1, "internal/ocr/ocrtest": 1, "internal/atspi/atspitest": 1,
+	"internal/testx": 1, "internal/testfs": 1, "internal/pgtest": 1, "internal/llm/llmtest": 1, "internal/ocr/ocrtest": 1, "internal/atspi/atspitest": 1,
 	"internal/guard/guardtest": 1,
 	// Engines.
 	"internal/runs": 2, "internal/judge": 2, "internal/notify": 2, "internal/elements": 2,

@@ -19,8 +19,15 @@ const Grace = 5 * time.Second
 // Main runs the tests, then exits non-zero when goroutines whose stacks
 // mention one of match (import path fragments such as "acu/internal/llm")
 // outlive Grace. With no match, any goroutine of acu's packages counts.
-func Main(m *testing.M, match ...string) {
+func Main(m *testing.M, match ...string) { MainThen(m, nil, match...) }
+
+// MainThen is Main with after run once the tests have run (stopping a
+// shared server they used) and before goroutines are checked.
+func MainThen(m *testing.M, after func(), match ...string) {
 	code := m.Run()
+	if after != nil {
+		after()
+	}
 	if code == 0 {
 		if leaked := Leaked(Grace, match...); leaked != "" {
 			fmt.Fprintf(os.Stderr, "goroutines leaked by the tests:\n%s\n", leaked)

@@ -3,10 +3,11 @@ package notify
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acu-dev/acu/internal/pgtest"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -51,7 +52,7 @@ func TestDispatcherDeadLetters(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := t.Context()
-			db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+			db := openStore(t, pgtest.Path(t, "acu.db"))
 			now := time.Now()
 			if err := db.CreateRun(ctx, store.Run{ID: "wait_d", Kind: "wait", Status: "watching", StartedAt: now}); err != nil {
 				t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/pgtest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -115,7 +117,7 @@ func counterValue(t *testing.T, reg *prometheus.Registry, notifier, result strin
 // TestDispatcherDeliversBoth is the resolution path: one notification, one
 // row per notifier, the exec message in a file exactly, the webhook signed.
 func TestDispatcherDeliversBoth(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	out := filepath.Join(t.TempDir(), "wake.txt")
 	ex, err := NewExec(ExecOptions{Command: `sh -c 'printf %s "$1" > "$2"' sh {message} ` + quoteArg(out)})
 	if err != nil {
@@ -187,7 +189,7 @@ func TestDispatcherDeliversBoth(t *testing.T) {
 }
 
 func TestDispatcherRetriesUntilDelivered(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	srv := newHookServer(t, http.StatusInternalServerError, http.StatusBadGateway)
 	wh, err := NewWebhook(WebhookOptions{URL: srv.URL + "/hooks/wake", Token: testToken})
 	if err != nil {
@@ -231,7 +233,7 @@ func TestDispatcherRetriesUntilDelivered(t *testing.T) {
 // on the same SQLite file (a new process, in effect) delivers what was
 // pending, continuing the attempt count.
 func TestDispatcherRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "state", "acu.db")
+	path := pgtest.Path(t, "state/acu.db")
 
 	var down atomic.Bool
 	down.Store(true)
@@ -299,7 +301,7 @@ func TestDispatcherRestart(t *testing.T) {
 // TestDispatcherShutdownMidDelivery: a delivery cut short by shutdown is
 // recorded as interrupted and due at once, so the next start delivers it.
 func TestDispatcherShutdownMidDelivery(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "acu.db")
+	path := pgtest.Path(t, "acu.db")
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
 	hang, err := NewExec(ExecOptions{Command: `sh -c ': > "$1"; sleep 300' sh ` + quoteArg(started) + ` {message}`})
@@ -351,7 +353,7 @@ func TestDispatcherShutdownMidDelivery(t *testing.T) {
 // through exec are delivered meanwhile; the hung attempt is then recorded as
 // timed out and retried.
 func TestDispatcherHungNotifierDoesNotBlock(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	entered := make(chan struct{})
 	var hung atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -399,7 +401,7 @@ func TestDispatcherHungNotifierDoesNotBlock(t *testing.T) {
 }
 
 func TestDispatcherUnknownNotifier(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	ex, err := NewExec(ExecOptions{CLI: "true"})
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +423,7 @@ func TestDispatcherUnknownNotifier(t *testing.T) {
 }
 
 func TestEnqueue(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	n := Notification{Key: "wait_1:resolved", RunID: "wait_1", Event: "resolved", Message: "m"}
 	for i, want := range []int{2, 0} {
 		got, err := Enqueue(t.Context(), db, n, []string{"exec", "webhook"})
@@ -461,7 +463,7 @@ func TestNewDispatcherRejectsDuplicateNames(t *testing.T) {
 }
 
 func TestDispatcherRunTwice(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	d, err := NewDispatcher(db, DispatcherOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -491,7 +493,7 @@ func (f *flakyOutbox) DueOutbox(ctx context.Context, now time.Time, limit int) (
 }
 
 func TestDispatcherSurvivesOutboxErrors(t *testing.T) {
-	db := &flakyOutbox{DB: openStore(t, filepath.Join(t.TempDir(), "acu.db"))}
+	db := &flakyOutbox{DB: openStore(t, pgtest.Path(t, "acu.db"))}
 	db.fail.Store(2)
 	ex, err := NewExec(ExecOptions{CLI: "true"})
 	if err != nil {
@@ -649,7 +651,7 @@ func (c *countingNotifier) Notify(ctx context.Context, d Delivery) error {
 }
 
 func TestDispatcherSkipsStaleDueRead(t *testing.T) {
-	ob := &staleOutbox{DB: openStore(t, filepath.Join(t.TempDir(), "acu.db")), reading: make(chan struct{}), release: make(chan struct{})}
+	ob := &staleOutbox{DB: openStore(t, pgtest.Path(t, "acu.db")), reading: make(chan struct{}), release: make(chan struct{})}
 	cn := &countingNotifier{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
 	d, err := NewDispatcher(ob, DispatcherOptions{Notifiers: []Notifier{cn}, PollInterval: time.Hour})
 	if err != nil {

@@ -3,10 +3,11 @@ package notify
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acu-dev/acu/internal/pgtest"
 
 	"github.com/acu-dev/acu/internal/store"
 )
@@ -29,7 +30,7 @@ func (r *recordingNotifier) Notify(ctx context.Context, d Delivery) error {
 // Two dispatchers on one database (two processes' store handles) deliver
 // every message exactly once: each attempt is claimed with a lease.
 func TestTwoDispatchersDeliverOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "acu.db")
+	path := pgtest.Path(t, "acu.db")
 	rec := &recordingNotifier{keys: map[string]int{}}
 	var ds []*Dispatcher
 	for i := range 2 {
@@ -68,7 +69,7 @@ func TestTwoDispatchersDeliverOnce(t *testing.T) {
 // by another once the dead process's owner lease ends, without waiting out
 // the row's own (long) lease.
 func TestLeaseOfDeadOwnerIsFree(t *testing.T) {
-	db := openStore(t, filepath.Join(t.TempDir(), "acu.db"))
+	db := openStore(t, pgtest.Path(t, "acu.db"))
 	ctx := t.Context()
 	dead := store.Owner{ID: "dead-proc", Host: "h", PID: 1, LeaseUntil: time.Now().Add(time.Hour)}
 	if err := db.RegisterOwner(ctx, dead); err != nil {

@@ -5,12 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/pgtest"
+
 	"github.com/acu-dev/acu/internal/leakcheck"
 )
 
 // TestMain fails the package when goroutines started by notify outlive the
 // tests (a dispatcher or delivery that did not stop).
-func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/notify.") }
+func TestMain(m *testing.M) { leakcheck.MainThen(m, pgtest.Stop, "acu/internal/notify.") }
 
 // waitFor polls cond until it holds, failing the test after a generous
 // bound (a liveness check, not a timing assertion).

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/pgtest"
+
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -58,7 +60,7 @@ func (p *proc) get(t *testing.T, id string) Run {
 // A daemon starting beside a running agent leaves the agent's run alone:
 // its owner holds its lease.
 func TestRecoverLeavesLeasedRuns(t *testing.T) {
-	path := t.TempDir() + "/acu.db"
+	path := pgtest.Path(t, "acu.db")
 	agent := openProc(t, path, "agent", time.Minute)
 	run := agent.start(t, "agent")
 	if run.Owner == "" || run.Owner != agent.reg.self().ID {
@@ -85,7 +87,7 @@ func TestRecoverLeavesLeasedRuns(t *testing.T) {
 // and ended with a message naming the owner; before the lease runs out it
 // is not.
 func TestRecoverTakesStoppedAndExpiredOwners(t *testing.T) {
-	path := t.TempDir() + "/acu.db"
+	path := pgtest.Path(t, "acu.db")
 	daemon := openProc(t, path, "serve", time.Minute)
 
 	// Stopped cleanly (release) with a run left live.
@@ -132,7 +134,7 @@ func TestRecoverTakesStoppedAndExpiredOwners(t *testing.T) {
 // runs at once, without waiting out its lease; a reused pid is not taken
 // for the owner.
 func TestRecoverGoneProcess(t *testing.T) {
-	path := t.TempDir() + "/acu.db"
+	path := pgtest.Path(t, "acu.db")
 	daemon := openProc(t, path, "serve", time.Minute)
 	ctx := t.Context()
 	cmd := exec.Command("true")
@@ -166,7 +168,7 @@ func TestRecoverGoneProcess(t *testing.T) {
 // Two daemons recovering the same orphaned runs at once: each run is
 // claimed (resumed) by exactly one of them.
 func TestConcurrentRecoverClaimsOnce(t *testing.T) {
-	path := t.TempDir() + "/acu.db"
+	path := pgtest.Path(t, "acu.db")
 	a := openProc(t, path, "serve", time.Minute)
 	b := openProc(t, path, "serve", time.Minute)
 	old := openProc(t, path, "", 0)
@@ -205,7 +207,7 @@ func TestConcurrentRecoverClaimsOnce(t *testing.T) {
 // cursor order with no gap, interleaved with its own; a Wait in one
 // process resolves when another process ends the run.
 func TestEventsOfOtherProcesses(t *testing.T) {
-	path := t.TempDir() + "/acu.db"
+	path := pgtest.Path(t, "acu.db")
 	daemon := openProc(t, path, "serve", time.Minute)
 	agent := openProc(t, path, "agent", time.Minute)
 	ctx, cancel := context.WithCancel(t.Context())

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,15 +12,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acu-dev/acu/internal/leakcheck"
-	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/pgtest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/acu-dev/acu/internal/leakcheck"
+	"github.com/acu-dev/acu/internal/store"
 )
 
 // TestMain fails the package when goroutines started by the registry (or by
 // these tests) outlive the tests.
-func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/runs.") }
+func TestMain(m *testing.M) { leakcheck.MainThen(m, pgtest.Stop, "acu/internal/runs.") }
 
 type env struct {
 	path string
@@ -32,7 +34,7 @@ type env struct {
 
 func newEnv(t testing.TB, opts Options) *env {
 	t.Helper()
-	e := &env{path: filepath.Join(t.TempDir(), "acu.db")}
+	e := &env{path: pgtest.Path(t, "acu.db")}
 	e.open(t, opts)
 	return e
 }

@@ -33,6 +33,9 @@ type EventFilter struct {
 // event is not stored).
 func (db *DB) AppendEvent(ctx context.Context, ev Event) (Event, error) {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.eventLock(ctx, tx); err != nil {
+			return err
+		}
 		if err := db.liveCheck(ctx, tx, ev.RunID); err != nil {
 			return fmt.Errorf("append %s event to run %q: %w", ev.Stream, ev.RunID, err)
 		}
@@ -54,6 +57,9 @@ func (db *DB) AppendEvents(ctx context.Context, evs []Event) (errs []error, err 
 	errs = make([]error, len(evs))
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		clear(errs)
+		if err := db.eventLock(ctx, tx); err != nil {
+			return err
+		}
 		live := make(map[string]error, 4)
 		for i := range evs {
 			ev := &evs[i]

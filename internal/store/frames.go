@@ -87,7 +87,7 @@ func (db *DB) RunFrames(ctx context.Context, runID string) ([]RunFrame, error) {
 func (db *DB) pruneFrames(ctx context.Context, before time.Time) (int64, error) {
 	var total int64
 	for _, q := range []string{
-		`DELETE FROM run_frames WHERE rowid IN (SELECT f.rowid FROM run_frames f JOIN runs r ON r.id = f.run_id
+		`DELETE FROM run_frames WHERE (run_id, hash) IN (SELECT f.run_id, f.hash FROM run_frames f JOIN runs r ON r.id = f.run_id
 			WHERE r.ended_at IS NOT NULL AND r.ended_at < ? LIMIT ?)`,
 		// A frame and its first link are written in one transaction, so an
 		// unlinked frame is never one a run is about to use.

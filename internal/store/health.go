@@ -66,6 +66,9 @@ func isStorageErr(err error) bool {
 // one-row probe write fails now. It does not read every page: run
 // `PRAGMA integrity_check` for that.
 func (db *DB) Health(ctx context.Context) error {
+	if db.pg {
+		return db.probe(ctx)
+	}
 	st, err := os.Stat(db.path)
 	if err != nil {
 		return fmt.Errorf("database file %s is gone (%v): what acu writes now is lost at the next start; stop acu, restore the file or move the data dir aside", db.path, err)
@@ -76,6 +79,11 @@ func (db *DB) Health(ctx context.Context) error {
 	if err := checkHeader(db.path); err != nil {
 		return err
 	}
+	return db.probe(ctx)
+}
+
+// probe writes the one-row probe and reports a remembered write failure.
+func (db *DB) probe(ctx context.Context) error {
 	// The probe does not clear a remembered failure: one page may still fit
 	// in the WAL's allocated space on a full disk while the write that
 	// failed (a run's outcome, many pages) does not.

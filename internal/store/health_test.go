@@ -23,6 +23,7 @@ func TestHealth(t *testing.T) {
 		}
 	})
 	t.Run("deleted", func(t *testing.T) {
+		sqliteOnly(t)
 		db, _ := openTest(t)
 		if err := os.Remove(db.Path()); err != nil {
 			t.Fatal(err)
@@ -32,6 +33,7 @@ func TestHealth(t *testing.T) {
 		}
 	})
 	t.Run("replaced", func(t *testing.T) {
+		sqliteOnly(t)
 		db, _ := openTest(t)
 		b, err := os.ReadFile(db.Path())
 		if err != nil {
@@ -49,6 +51,7 @@ func TestHealth(t *testing.T) {
 		}
 	})
 	t.Run("corrupt", func(t *testing.T) {
+		sqliteOnly(t)
 		db, _ := openTest(t)
 		f, err := os.OpenFile(db.Path(), os.O_WRONLY, 0)
 		if err != nil {
@@ -63,6 +66,7 @@ func TestHealth(t *testing.T) {
 		}
 	})
 	t.Run("disk full", func(t *testing.T) {
+		sqliteOnly(t)
 		fs := testfs.Tiny(t, 512<<10)
 		db := openAt(t, filepath.Join(fs.Dir, "acu.db"), nil)
 		if err := db.Health(ctx); err != nil {

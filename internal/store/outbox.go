@@ -52,7 +52,7 @@ const outboxFree = `(lease_until IS NULL OR lease_until <= ?1 OR lease_owner IN
 
 const outboxCols = `id, key, notifier, run_id, message, payload, created_at, next_at, attempts, delivered_at, last_error, dead_at`
 
-func scanOutbox(s scanner) (OutboxItem, error) {
+func (db *DB) scanOutbox(s scanner) (OutboxItem, error) {
 	var o OutboxItem
 	var payload sql.NullString
 	var created, next, delivered, dead sql.NullInt64
@@ -60,6 +60,9 @@ func scanOutbox(s scanner) (OutboxItem, error) {
 		return OutboxItem{}, err
 	}
 	o.Payload = fromJSON(payload)
+	if db.pg {
+		o.Message = unescapeNUL(o.Message)
+	}
 	o.CreatedAt, o.NextAt, o.DeliveredAt, o.DeadAt = fromMS(created), fromMS(next), fromMS(delivered), fromMS(dead)
 	return o, nil
 }
@@ -85,7 +88,7 @@ func (db *DB) Enqueue(ctx context.Context, it OutboxItem) (id int64, inserted bo
 		}
 		err := tx.QueryRowContext(ctx, `INSERT INTO outbox (key, notifier, run_id, message, payload, created_at, next_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING RETURNING id`,
-			it.Key, it.Notifier, it.RunID, it.Message, payload, it.CreatedAt.UnixMilli(), it.NextAt.UnixMilli()).Scan(&id)
+			it.Key, it.Notifier, it.RunID, db.textArg(it.Message), payload, it.CreatedAt.UnixMilli(), it.NextAt.UnixMilli()).Scan(&id)
 		if err == nil {
 			inserted = true
 			return nil
@@ -145,7 +148,7 @@ func (db *DB) ClaimOutbox(ctx context.Context, id int64, attempts int, owner str
 // dispatcher sleeps until then.
 func (db *DB) NextDue(ctx context.Context) (at time.Time, ok bool, err error) {
 	var next sql.NullInt64
-	if err := db.r.QueryRowContext(ctx, `SELECT min(max(next_at, COALESCE(lease_until, 0))) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL`).Scan(&next); err != nil {
+	if err := db.r.QueryRowContext(ctx, `SELECT min(CASE WHEN lease_until > next_at THEN lease_until ELSE next_at END) FROM outbox WHERE delivered_at IS NULL AND dead_at IS NULL`).Scan(&next); err != nil {
 		return time.Time{}, false, fmt.Errorf("read next due notification: %w", err)
 	}
 	return fromMS(next), next.Valid, nil
@@ -196,7 +199,7 @@ func (db *DB) DeadLetter(ctx context.Context, id int64, errMsg string) (OutboxIt
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now().UnixMilli()
 		var err error
-		it, err = scanOutbox(tx.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox WHERE id = ?`, id))
+		it, err = db.scanOutbox(tx.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotFound
 		} else if err != nil {
@@ -232,6 +235,9 @@ func (db *DB) DeadLetter(ctx context.Context, id int64, errMsg string) (OutboxIt
 			return err
 		}
 		ev := Event{RunID: it.RunID, Stream: StreamDeadLetter, Data: data}
+		if err := db.eventLock(ctx, tx); err != nil {
+			return err
+		}
 		return db.insertValid(ctx, tx, &ev)
 	})
 	if err != nil {
@@ -256,7 +262,7 @@ func (db *DB) DeadLetters(ctx context.Context, limit int) (items []OutboxItem, t
 
 // GetOutbox returns one outbox item, or ErrNotFound.
 func (db *DB) GetOutbox(ctx context.Context, id int64) (OutboxItem, error) {
-	o, err := scanOutbox(db.r.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox WHERE id = ?`, id))
+	o, err := db.scanOutbox(db.r.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return OutboxItem{}, fmt.Errorf("get notification %d: %w", id, ErrNotFound)
 	}
@@ -302,7 +308,7 @@ func (db *DB) queryOutbox(ctx context.Context, q string, args ...any) ([]OutboxI
 	defer rows.Close()
 	var out []OutboxItem
 	for rows.Next() {
-		o, err := scanOutbox(rows)
+		o, err := db.scanOutbox(rows)
 		if err != nil {
 			return nil, fmt.Errorf("read outbox: %w", err)
 		}

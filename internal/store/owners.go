@@ -94,7 +94,7 @@ func (db *DB) RenewOwner(ctx context.Context, id string, until time.Time) error 
 func (db *DB) StopOwner(ctx context.Context, id string) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now().UnixMilli()
-		_, err := tx.ExecContext(ctx, `UPDATE owners SET stopped_at = ?, lease_until = min(lease_until, ?) WHERE id = ?`, now, now, id)
+		_, err := tx.ExecContext(ctx, `UPDATE owners SET stopped_at = ?1, lease_until = CASE WHEN lease_until < ?1 THEN lease_until ELSE ?1 END WHERE id = ?2`, now, id)
 		return err
 	})
 	if err != nil {
@@ -109,7 +109,7 @@ func (db *DB) StopOwner(ctx context.Context, id string) error {
 func (db *DB) ExpireOwner(ctx context.Context, id string) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now().UnixMilli()
-		_, err := tx.ExecContext(ctx, `UPDATE owners SET lease_until = min(lease_until, ?) WHERE id = ?`, now, id)
+		_, err := tx.ExecContext(ctx, `UPDATE owners SET lease_until = CASE WHEN lease_until < ?1 THEN lease_until ELSE ?1 END WHERE id = ?2`, now, id)
 		return err
 	})
 	if err != nil {

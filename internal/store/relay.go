@@ -47,7 +47,7 @@ func (db *DB) AppendRelayResult(ctx context.Context, r RelayResult) error {
 			r.ID, r.At.UnixMilli(), entry, digest); err != nil {
 			return fmt.Errorf("append relay result %d: %w", r.ID, err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM relay_results WHERE id <= ? - ?`, r.ID, relayResultsKept); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM relay_results WHERE id <= ?`, r.ID-relayResultsKept); err != nil {
 			return fmt.Errorf("trim relay results: %w", err)
 		}
 		return nil

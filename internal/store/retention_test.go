@@ -1,7 +1,6 @@
 package store
 
 import (
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -9,7 +8,7 @@ import (
 func TestPruneEvents(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	clock := now
-	db, err := Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), Options{Clock: func() time.Time { return clock }})
+	db, err := Open(t.Context(), testDB(t, "acu.db"), Options{Clock: func() time.Time { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}

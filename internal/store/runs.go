@@ -88,6 +88,9 @@ func (db *DB) CreateRun(ctx context.Context, r Run) error {
 // in one transaction, returning the event with its cursor and seq assigned.
 func (db *DB) CreateRunEvent(ctx context.Context, r Run, ev Event) (Event, error) {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.eventLock(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := db.insertRun(ctx, tx, &r); err != nil {
 			return err
 		}
@@ -145,7 +148,7 @@ func (db *DB) GetRun(ctx context.Context, id string) (Run, error) {
 
 // ListRuns returns runs matching f, newest first.
 func (db *DB) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	where, args := runWhere(f)
+	where, args := db.runWhere(f)
 	if f.Before != "" {
 		var started int64
 		err := db.r.QueryRowContext(ctx, `SELECT started_at FROM runs WHERE id = ?`, f.Before).Scan(&started)
@@ -168,7 +171,7 @@ func (db *DB) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 }
 
 // runWhere is the WHERE clause of f's kind, status, task and live filters.
-func runWhere(f RunFilter) (where []string, args []any) {
+func (db *DB) runWhere(f RunFilter) (where []string, args []any) {
 	if f.Kind != "" {
 		where, args = append(where, "kind = ?"), append(args, f.Kind)
 	}
@@ -179,7 +182,7 @@ func runWhere(f RunFilter) (where []string, args []any) {
 		where, args = append(where, "task_id = ?"), append(args, f.TaskID)
 	}
 	if f.Display != "" {
-		where, args = append(where, "json_extract(spec, '$.display') = ?"), append(args, f.Display)
+		where, args = append(where, db.jsonField("spec", "display")+" = ?"), append(args, f.Display)
 	}
 	if f.Live != nil {
 		if *f.Live {
@@ -194,7 +197,7 @@ func runWhere(f RunFilter) (where []string, args []any) {
 // CountRuns returns how many runs match f's kind, status, task and live
 // filters (Limit and Before are ignored): the total behind a page.
 func (db *DB) CountRuns(ctx context.Context, f RunFilter) (int, error) {
-	where, args := runWhere(f)
+	where, args := db.runWhere(f)
 	q := `SELECT count(*) FROM runs`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
@@ -263,6 +266,9 @@ func (db *DB) EndRun(ctx context.Context, id, status, errMsg string, result json
 func (db *DB) EndRunEvent(ctx context.Context, end RunEnd, ev Event) (Run, Event, error) {
 	var run Run
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.eventLock(ctx, tx); err != nil {
+			return err
+		}
 		var err error
 		if run, err = db.endRun(ctx, tx, end); err != nil {
 			return err

@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,7 +46,8 @@ type Options struct {
 
 // DB is an open acu database. It is safe for concurrent use.
 type DB struct {
-	path  string
+	path  string  // the SQLite file, or the PostgreSQL DSN without its password
+	pg    bool    // PostgreSQL (see postgres.go), not SQLite
 	w     *sql.DB // single connection, immediate transactions
 	r     *sql.DB // read-only pool
 	clock func() time.Time
@@ -69,6 +69,24 @@ var migrationFS embed.FS
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("open store: empty database path: set the database path (ACU_DB)")
+	}
+	if IsPostgres(path) {
+		db := &DB{path: redactDSN(path), pg: true, clock: opts.Clock, log: opts.Logger}
+		if db.clock == nil {
+			db.clock = time.Now
+		}
+		if db.log == nil {
+			db.log = slog.New(slog.DiscardHandler)
+		}
+		reads := opts.ReadConns
+		if reads <= 0 {
+			reads = defaultReads()
+		}
+		if err := openPostgres(ctx, path, db, reads); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return db, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store %s: create its directory: %w", path, err)
@@ -97,7 +115,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	reads := opts.ReadConns
 	if reads <= 0 {
-		reads = max(runtime.GOMAXPROCS(0), 2)
+		reads = defaultReads()
 	}
 
 	// A file: URI, so that '?' or '#' in the path cannot be read as parameters.
@@ -159,7 +177,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 
 func (db *DB) prepare(ctx context.Context) error {
 	var err error
-	if db.stLive, err = db.w.PrepareContext(ctx, `SELECT ended_at FROM runs WHERE id = ?`); err != nil {
+	live := `SELECT ended_at FROM runs WHERE id = ?`
+	if db.pg {
+		live += ` FOR UPDATE` // PostgreSQL runs writers at once: lock the row
+	}
+	if db.stLive, err = db.w.PrepareContext(ctx, live); err != nil {
 		return err
 	}
 	db.stInsertEvent, err = db.w.PrepareContext(ctx, `INSERT INTO events (run_id, seq, stream, at, data)
@@ -200,7 +222,7 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	switch {
 	case err == nil:
 		db.writes.record(nil, time.Time{})
-	case isStorageErr(err):
+	case isStorageErr(err) || pgStorageErr(err):
 		db.writes.record(err, db.clock())
 	}
 	return err
@@ -300,8 +322,18 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrate store %s: %w", db.path, err)
 	}
-	if _, err := db.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+	create := `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
+	if db.pg {
+		// Daemons starting together take turns; the writer pool has one
+		// connection, so the session lock and the migrations share it.
+		if _, err := db.w.ExecContext(ctx, `SELECT pg_advisory_lock(`+strconv.Itoa(migrateLockKey)+`)`); err != nil {
+			return fmt.Errorf("migrate store %s: take the migration lock: %w", db.path, err)
+		}
+		defer db.w.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+strconv.Itoa(migrateLockKey)+`)`)
+		create = pgDDL(create)
+	}
+	if _, err := db.w.ExecContext(ctx, create); err != nil {
 		return fmt.Errorf("migrate store %s: create schema_migrations: %w", db.path, err)
 	}
 	for _, m := range ms {
@@ -315,7 +347,11 @@ func (db *DB) migrate(ctx context.Context) error {
 			if n > 0 {
 				return nil
 			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			ddl := m.sql
+			if db.pg {
+				ddl = pgDDL(ddl)
+			}
+			if _, err := tx.ExecContext(ctx, ddl); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,

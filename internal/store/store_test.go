@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/acu-dev/acu/internal/pgtest"
 )
 
 // clock is a settable test clock.
@@ -51,7 +53,29 @@ func openAt(t testing.TB, path string, c *clock) *DB {
 func openTest(t testing.TB) (*DB, *clock) {
 	t.Helper()
 	c := newClock()
-	return openAt(t, filepath.Join(t.TempDir(), "state", "acu.db"), c), c
+	return openAt(t, testDB(t, "state/acu.db"), c), c
+}
+
+// onPostgres is set (ACU_TEST_ENGINE=postgres, as scripts/test.sh runs this
+// package a second time) to run the tests on a real PostgreSQL server.
+var onPostgres = os.Getenv("ACU_TEST_ENGINE") == "postgres"
+
+// testDB returns where a test's database lives: a file under a temporary
+// directory (name inside it), or a fresh PostgreSQL database.
+func testDB(t testing.TB, name string) string {
+	t.Helper()
+	if onPostgres {
+		return pgtest.DSN(t)
+	}
+	return filepath.Join(t.TempDir(), name)
+}
+
+// sqliteOnly skips a test of the SQLite file itself on PostgreSQL.
+func sqliteOnly(t testing.TB) {
+	t.Helper()
+	if onPostgres {
+		t.Skip("tests the SQLite file; PostgreSQL keeps its own")
+	}
 }
 
 func mustCreate(t testing.TB, db *DB, r Run) {
@@ -62,6 +86,7 @@ func mustCreate(t testing.TB, db *DB, r Run) {
 }
 
 func TestOpenPragmasAndMigrations(t *testing.T) {
+	sqliteOnly(t)
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "a", "b", "acu.db")
 	db := openAt(t, path, nil)
@@ -133,7 +158,7 @@ func TestOpenPragmasAndMigrations(t *testing.T) {
 }
 
 func TestConcurrentOpenOfNewFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "acu.db")
+	path := testDB(t, "acu.db")
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
@@ -435,7 +460,7 @@ func TestEventsAfterFilters(t *testing.T) {
 
 func TestReopenKeepsEverything(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "acu.db")
+	path := testDB(t, "acu.db")
 	clk := newClock()
 	db := openAt(t, path, clk)
 	mustCreate(t, db, Run{ID: "r", Kind: "wait", Status: "running", Spec: json.RawMessage(`{"a":1}`)})
@@ -624,7 +649,7 @@ func TestOutbox(t *testing.T) {
 // and busy_timeout keep seq consecutive across them.
 func TestTwoHandlesWriteOneFile(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "acu.db")
+	path := testDB(t, "acu.db")
 	dbs := []*DB{openAt(t, path, nil), openAt(t, path, nil)}
 	mustCreate(t, dbs[0], Run{ID: "r", Kind: "wait", Status: "running"})
 	var wg sync.WaitGroup
@@ -698,3 +723,20 @@ func TestAppendEventsBatch(t *testing.T) {
 }
 
 var errAny = errors.New("any error")
+
+// A notification's message comes back byte for byte on both engines,
+// NUL and backslashes included (PostgreSQL's text cannot hold NUL).
+func TestOutboxMessageBytes(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := t.Context()
+	for i, msg := range []string{"plain", `back\slash \0 \\`, "nul\x00here", "\x00", `\`, "é\x00\\0"} {
+		id, _, err := db.Enqueue(ctx, OutboxItem{Key: fmt.Sprintf("k%d", i), Notifier: "exec", Message: msg})
+		if err != nil {
+			t.Fatalf("Enqueue(%q) = %v", msg, err)
+		}
+		it, err := db.GetOutbox(ctx, id)
+		if err != nil || it.Message != msg {
+			t.Errorf("message %q came back as %q (%v)", msg, it.Message, err)
+		}
+	}
+}
