@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/server"
@@ -42,7 +43,7 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 			return cl, func() {}, nil
 		}
 	}
-	if _, err := os.Stat(c.DB); err != nil {
+	if _, err := os.Stat(c.DB); err != nil && !c.PostgresDB() {
 		return nil, nil, fmt.Errorf("no daemon answers at %s and there is no database at %s: start one with `acu serve`", c.Addr(), c.DB)
 	}
 	db, err := store.Open(ctx, c.DB, store.Options{})
@@ -66,7 +67,7 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 	done := make(chan struct{}, 2)
 	go func() { reg.Tail(sctx, 0); done <- struct{}{} }()
 	go func() { _ = srv.Serve(sctx, l, time.Second); done <- struct{}{} }()
-	fmt.Fprintf(e.stderr, "acu serve is not running: reading the database %s directly\n", c.DB)
+	fmt.Fprintf(e.stderr, "acu serve is not running: reading the database %s directly\n", config.RedactDB(c.DB))
 	return api.NewClient("http://"+l.Addr().String(), hex.EncodeToString(tok)), func() {
 		stop()
 		<-done

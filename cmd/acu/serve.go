@@ -92,7 +92,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token can move this desktop's mouse", "addr", c.Addr())
 	}
 	log.Info("acu serving", "addr", "http://"+l.Addr().String(), "version", Version, "epoch", d.runs.Epoch(),
-		"judge", d.choice.Backend, "db", c.DB, "token_file", c.TokenPath())
+		"judge", d.choice.Backend, "db", config.RedactDB(c.DB), "token_file", c.TokenPath())
 
 	// The relay (ACU_RELAY_ENABLED, default on) and the desktop agent
 	// (ACU_AGENT_ENABLED, default off) run beside the API on listeners of

@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -470,6 +471,9 @@ func (c *Config) Dump(w io.Writer, withHelp bool) {
 		if s.Secret && v != "" {
 			v = "REDACTED"
 		}
+		if s.Env == "ACU_DB" {
+			v = RedactDB(v)
+		}
 		if withHelp {
 			fmt.Fprintf(w, "# %s\n#   accepted: %s; default: %q", s.Help, s.Accepted, s.Default)
 			if s.Flag != "" {
@@ -479,4 +483,28 @@ func (c *Config) Dump(w io.Writer, withHelp bool) {
 		}
 		fmt.Fprintf(w, "%s=%s\n", s.Env, v)
 	}
+}
+
+// RedactDB returns the database setting (ACU_DB) fit for logs and output:
+// a PostgreSQL URL's password replaced by REDACTED; a file path as is.
+func RedactDB(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.User == nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return v
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "REDACTED")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// PostgresDB reports whether the database setting names a PostgreSQL
+// database rather than a SQLite file.
+func (c *Config) PostgresDB() bool {
+	return strings.HasPrefix(c.DB, "postgres://") || strings.HasPrefix(c.DB, "postgresql://")
 }

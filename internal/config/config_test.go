@@ -231,3 +231,37 @@ func TestEmptyListMeansNone(t *testing.T) {
 		t.Errorf("ACU_DAEMON_PORT= gives port %d, %v; want the default", c.DaemonPort, err)
 	}
 }
+
+// A PostgreSQL password in ACU_DB never reaches acu config's output or a
+// log line; a SQLite path is shown as is.
+func TestRedactDB(t *testing.T) {
+	for in, want := range map[string]string{
+		"/var/lib/acu/acu.db":                               "/var/lib/acu/acu.db",
+		"postgres://acu:s3cret@db:5432/acu?sslmode=require": "postgres://acu:REDACTED@db:5432/acu?sslmode=require",
+		"postgresql://acu@db/acu?password=s3cret":           "postgresql://acu@db/acu?password=REDACTED",
+		"postgres://acu@db/acu":                             "postgres://acu@db/acu",
+	} {
+		if got := RedactDB(in); got != want {
+			t.Errorf("RedactDB(%q) = %q, want %q", in, got, want)
+		}
+	}
+	getenv, environ := env(map[string]string{"HOME": "/home/u", "ACU_DB": "postgres://acu:s3cret@db/acu"})
+	c, _, _, err := Load(getenv, environ, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	c.Dump(&b, false)
+	if strings.Contains(b.String(), "s3cret") || !strings.Contains(b.String(), "ACU_DB=postgres://acu:REDACTED@db/acu") {
+		t.Errorf("acu config shows ACU_DB as:\n%s", grepLine(b.String(), "ACU_DB"))
+	}
+}
+
+func grepLine(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}

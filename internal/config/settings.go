@@ -23,7 +23,7 @@ var settings = []Setting{
 		func(c *Config) *[]string { return &c.AllowHosts })),
 	str("ACU_DATA_DIR", "data-dir", "", "a directory path", "state directory: database, token, screenshots (default $XDG_STATE_HOME/acu or ~/.local/state/acu)",
 		func(c *Config) *string { return &c.DataDir }),
-	str("ACU_DB", "db", "", "a file path", "SQLite database path (default ACU_DATA_DIR/acu.db)", func(c *Config) *string { return &c.DB }),
+	str("ACU_DB", "db", "", "a file path, or a postgres:// URL", "the database: a SQLite file (default ACU_DATA_DIR/acu.db), or PostgreSQL for a fleet of daemons sharing one (see docs/fleet.md; its password is never printed)", func(c *Config) *string { return &c.DB }),
 	safety(secretStr("ACU_TOKEN", "", "bearer token for the API (overrides the generated ACU_DATA_DIR/token)", func(c *Config) *secret.String { return &c.Token })),
 	enum("ACU_LOG_FORMAT", "log-format", "text", []string{"text", "json"}, "log format", func(c *Config) *string { return &c.LogFormat }),
 	enum("ACU_LOG_LEVEL", "log-level", "info", []string{"debug", "info", "warn", "error"}, "log level", func(c *Config) *string { return &c.LogLevel }),
