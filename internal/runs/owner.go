@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -201,9 +202,91 @@ func (r *Registry) Sweep(ctx context.Context, interval time.Duration, claim func
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-r.kick:
 		}
 		if err := r.Recover(ctx, claim); err != nil && ctx.Err() == nil {
 			r.log.LogAttrs(ctx, slog.LevelWarn, "take over runs of stopped owners", slog.Any(keyError, err))
 		}
 	}
+}
+
+// Kick makes Sweep run now (a database notification said a run waits for
+// this host). It never blocks.
+func (r *Registry) Kick() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// notifier is the optional part of Store that wakes other processes.
+type notifier interface {
+	Notify(ctx context.Context, channel, payload string) error
+}
+
+// wakeHost tells host's daemon that a run waits for it to claim (on
+// PostgreSQL; elsewhere its next sweep finds it).
+func (r *Registry) wakeHost(ctx context.Context, host string) {
+	n, ok := r.st.(notifier)
+	if !ok {
+		return
+	}
+	if err := n.Notify(ctx, store.ChannelClaims, host); err != nil && !errors.Is(err, store.ErrNoListen) {
+		r.log.LogAttrs(ctx, slog.LevelWarn, "wake the daemon of a host", slog.String("host", host), slog.Any(keyError, err))
+	}
+}
+
+// AliveHosts returns the hosts with a process whose lease holds now.
+func (r *Registry) AliveHosts(ctx context.Context) ([]string, error) {
+	return r.st.AliveHosts(ctx, r.now())
+}
+
+// aliveHosts is AliveHosts as a set; ok is false when it cannot be read
+// (then nothing is orphaned this round).
+func (r *Registry) aliveHosts(ctx context.Context) (set map[string]bool, ok bool) {
+	hs, err := r.st.AliveHosts(ctx, r.now())
+	if err != nil {
+		r.log.LogAttrs(ctx, slog.LevelWarn, "list alive hosts", slog.Any(keyError, err))
+		return nil, false
+	}
+	set = make(map[string]bool, len(hs))
+	for _, h := range hs {
+		set[h] = true
+	}
+	return set, true
+}
+
+// Ownership is the data of an ownership event.
+type Ownership struct {
+	Phase string `json:"phase"` // orphaned, resumed
+	Host  string `json:"host"`
+	// Owner is the process that was lost (orphaned) or took it (resumed).
+	Owner   string `json:"owner"`
+	Program string `json:"program,omitempty"`
+	PID     int    `json:"pid,omitempty"`
+}
+
+// orphan marks run orphaned: its host has no live process left. Of the
+// daemons finding it, one wins; it publishes the ownership event and calls
+// OnOrphaned.
+func (r *Registry) orphan(ctx context.Context, run Run) error {
+	lost, _ := r.st.GetOwner(ctx, run.Owner)
+	data, _ := json.Marshal(Ownership{Phase: PhaseOrphaned, Host: run.Host, Owner: run.Owner, Program: lost.Program, PID: lost.PID})
+	r.wmu.Lock()
+	sr, sev, err := r.st.OrphanRun(ctx, run.ID, run.Owner, store.Event{Stream: store.StreamOwnership, At: r.now(), Data: data})
+	if err != nil {
+		r.wmu.Unlock()
+		if errors.Is(err, store.ErrNotOwner) || errors.Is(err, ErrEnded) {
+			return nil // another daemon did, or it ended
+		}
+		return err
+	}
+	r.publishLocalLocked(ctx, Event(sev), nil)
+	r.wmu.Unlock()
+	r.log.LogAttrs(ctx, slog.LevelWarn, "run orphaned: its host's daemon is gone", slog.String(keyRunID, run.ID),
+		slog.String("host", run.Host), slog.String("lost_owner", run.Owner))
+	if r.onOrphan != nil {
+		r.onOrphan(Run(sr), lost)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -292,5 +293,103 @@ func TestEventsOfOtherProcesses(t *testing.T) {
 	waitUntil(t, "the agent registry dropping the run ended elsewhere", func() bool { return len(agent.reg.Live()) == 0 })
 	if _, err := agent.reg.Emit(ctx, other.ID, "step", 1); !errors.Is(err, ErrEnded) {
 		t.Errorf("agent Emit after the daemon ended its run = %v, want ErrEnded", err)
+	}
+}
+
+// openHost is openProc for a daemon of a named host in a fleet.
+func openHost(t *testing.T, path, host string, lease time.Duration, opts Options) (*proc, func()) {
+	t.Helper()
+	db, err := store.Open(t.Context(), path, store.Options{})
+	if err != nil {
+		t.Fatalf("store.Open() = %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p := &proc{db: db, reg: New(db, opts)}
+	release, err := p.reg.Own(t.Context(), Self("serve", host), lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	return p, release
+}
+
+// A fleet on one database: a run started on host a for host b is claimed
+// by b's daemon only; when b's daemon dies the run is orphaned once, by
+// one of the others, and b's next daemon takes it back.
+func TestFleetClaimOrphanResume(t *testing.T) {
+	path := pgtest.Path(t, "acu.db")
+	ctx := t.Context()
+	var orphaned atomic.Int32
+	onOrphan := func(run Run, lost Owner) {
+		if run.Status != StatusOrphaned || lost.Host != "b" {
+			t.Errorf("OnOrphaned(%+v, %+v)", run, lost)
+		}
+		orphaned.Add(1)
+	}
+	a, _ := openHost(t, path, "a", time.Minute, Options{OnOrphaned: onOrphan})
+	c, _ := openHost(t, path, "c", time.Minute, Options{OnOrphaned: onOrphan})
+	b, stopB := openHost(t, path, "b", time.Minute, Options{})
+
+	run, err := a.reg.Start(ctx, StartOptions{Kind: "wait", Host: "b", Spec: map[string]string{"criteria": "x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Host != "b" || run.Owner != "" || len(a.reg.Live()) != 0 {
+		t.Fatalf("run started for host b = %+v (live on a: %d), want unowned, host b, not live on a", run, len(a.reg.Live()))
+	}
+	claims := map[string]int{}
+	claim := func(host string) func(Run) bool {
+		return func(r Run) bool { claims[host]++; return true }
+	}
+	for _, p := range []struct {
+		name string
+		p    *proc
+	}{{"a", a}, {"c", c}} {
+		if err := p.p.reg.Recover(ctx, claim(p.name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := a.get(t, run.ID); !got.Live() || got.Owner != "" {
+		t.Fatalf("b's run after a's and c's Recover = %+v, want untouched", got)
+	}
+	if err := b.reg.Recover(ctx, claim("b")); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.get(t, run.ID); got.Owner != b.reg.OwnerID() || claims["b"] != 1 || claims["a"]+claims["c"] != 0 {
+		t.Fatalf("after b's Recover: %+v, claims %v; want claimed by b only", got, claims)
+	}
+
+	// b's daemon dies (its lease ends): a and c look at once; one orphans.
+	stopB()
+	var wg sync.WaitGroup
+	for _, p := range []*proc{a, c} {
+		wg.Go(func() {
+			if err := p.reg.Recover(ctx, nil); err != nil {
+				t.Errorf("Recover() = %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	got := a.get(t, run.ID)
+	if !got.Live() || got.Status != StatusOrphaned || got.Owner != "" || orphaned.Load() != 1 {
+		t.Fatalf("run of a dead host = %+v, OnOrphaned %d times; want live, orphaned, unowned, notified once", got, orphaned.Load())
+	}
+	evs, err := a.reg.Events(ctx, 0, Filter{RunID: run.ID, Streams: []string{StreamOwnership}}, 10)
+	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Data), `"orphaned"`) {
+		t.Fatalf("ownership events = %+v, %v; want one orphaned", evs, err)
+	}
+
+	// b comes back: its daemon takes the run back and resumes it.
+	b2, _ := openHost(t, path, "b", time.Minute, Options{})
+	if err := b2.reg.Recover(ctx, claim("b")); err != nil {
+		t.Fatal(err)
+	}
+	got = a.get(t, run.ID)
+	if got.Status != StatusRunning || got.Owner != b2.reg.OwnerID() || claims["b"] != 2 {
+		t.Fatalf("after b's return: %+v, claims %v; want running, b's new daemon", got, claims)
+	}
+	evs, _ = a.reg.Events(ctx, 0, Filter{RunID: run.ID, Streams: []string{StreamOwnership}}, 10)
+	if len(evs) != 2 || !strings.Contains(string(evs[1].Data), `"resumed"`) {
+		t.Errorf("ownership events = %+v; want orphaned then resumed", evs)
 	}
 }

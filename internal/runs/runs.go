@@ -19,9 +19,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Run statuses. A live run is StatusRunning; the others are final.
+// Run statuses. A live run is StatusRunning, or StatusOrphaned while its
+// host's daemon is gone (a fleet); the others are final.
 const (
 	StatusRunning   = "running"
+	StatusOrphaned  = store.StatusOrphaned
 	StatusResolved  = "resolved"
 	StatusCompleted = "completed"
 	StatusTimeout   = "timeout"
@@ -32,6 +34,17 @@ const (
 // StreamLifecycle is the stream carrying each run's start and end. Only the
 // registry writes to it.
 const StreamLifecycle = "lifecycle"
+
+// StreamOwnership carries a run's changes of hands in a fleet (phase
+// orphaned; see Ownership).
+const StreamOwnership = store.StreamOwnership
+
+// Ownership phases: a run whose host's daemon died is orphaned; taken
+// back by that host's next daemon, it is resumed.
+const (
+	PhaseOrphaned = "orphaned"
+	PhaseResumed  = "resumed"
+)
 
 // Lifecycle phases.
 const (
@@ -75,6 +88,8 @@ type Run struct {
 	// Owner is the id of the process instance that owns the live run (see
 	// Own); empty for runs of a registry that owns nothing.
 	Owner string `json:"owner,omitempty"`
+	// Host is the host whose daemon runs it (see StartOptions.Host).
+	Host string `json:"host,omitempty"`
 }
 
 // Live reports whether the run has not ended.
@@ -126,6 +141,8 @@ type Store interface {
 	ExpireOwner(ctx context.Context, id string) error
 	GetOwner(ctx context.Context, id string) (store.Owner, error)
 	Owners(ctx context.Context, now time.Time) ([]store.Owner, error)
+	OrphanRun(ctx context.Context, id, from string, ev store.Event) (store.Run, store.Event, error)
+	AliveHosts(ctx context.Context, now time.Time) ([]string, error)
 	EventsAfter(ctx context.Context, cursor int64, f store.EventFilter) ([]store.Event, error)
 	LastCursor(ctx context.Context) (int64, error)
 }
@@ -142,6 +159,14 @@ type Options struct {
 	// SubscriberBuffer is each subscriber's live queue length (default 256).
 	// A subscriber that falls further behind catches up from the store.
 	SubscriberBuffer int
+	// OnOrphaned is called once, fleet-wide, for each run this registry
+	// marks orphaned (its host's daemon died), with the owner that was
+	// lost: the daemon notifies it.
+	OnOrphaned func(run Run, lost Owner)
+	// OnEndedElsewhere is called when a run live in this process is ended
+	// by another process (a cancel through another daemon, or the offline
+	// CLI): its engine stops working on it.
+	OnEndedElsewhere func(run Run)
 }
 
 // Registry owns the live runs of this process and their event stream.
@@ -164,10 +189,15 @@ type Registry struct {
 	mu      sync.Mutex  // guards the maps below and owner
 	owner   store.Owner // set by Own
 	live    map[string]Run
+	kick    chan struct{} // Kick: Sweep now
+	wake    chan struct{} // WakeTail: read other processes' events now
 	waiters map[string]*waiter
 	subs    map[*sub]struct{}
 
 	dropped atomic.Uint64
+
+	onOrphan func(Run, Owner)
+	onElse   func(Run)
 
 	// Group commit of Emit: events queue here while a leader commits the
 	// previous batch in one transaction.
@@ -200,8 +230,12 @@ func New(st Store, opts Options) *Registry {
 		live:    map[string]Run{},
 		waiters: map[string]*waiter{},
 		subs:    map[*sub]struct{}{},
+		kick:    make(chan struct{}, 1),
+		wake:    make(chan struct{}, 1),
 
 		published: unknownCursor,
+		onOrphan:  opts.OnOrphaned,
+		onElse:    opts.OnEndedElsewhere,
 	}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -240,6 +274,11 @@ type StartOptions struct {
 	SessionKey string
 	TaskID     string
 	Spec       any // marshalled to JSON; json.RawMessage is stored as is
+	// Host, when it names another host than this registry's owner, starts
+	// the run there: it is stored unowned for that host's daemon to claim
+	// (through its Recover, woken at once on PostgreSQL) and is not live in
+	// this process. Empty: this registry's host.
+	Host string
 }
 
 var (
@@ -282,8 +321,13 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 			id = NewID(o.Kind)
 		}
 		now := r.now()
+		self := r.self()
 		run := Run{ID: id, Kind: o.Kind, SessionKey: o.SessionKey, TaskID: o.TaskID, Status: StatusRunning,
-			StartedAt: now, Spec: spec, UpdatedAt: now, Owner: r.ownerID()}
+			StartedAt: now, Spec: spec, UpdatedAt: now, Owner: self.ID, Host: self.Host}
+		remote := o.Host != "" && o.Host != self.Host
+		if remote {
+			run.Owner, run.Host = "", o.Host
+		}
 		data, _ := json.Marshal(Lifecycle{Phase: PhaseStart, StartedAt: now, Status: StatusRunning})
 
 		r.wmu.Lock()
@@ -295,8 +339,15 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 			}
 			return Run{}, fmt.Errorf("start %s run: %w", o.Kind, err)
 		}
-		r.publishLocalLocked(ctx, Event(ev), func() { r.live[id] = run })
+		r.publishLocalLocked(ctx, Event(ev), func() {
+			if !remote {
+				r.live[id] = run
+			}
+		})
 		r.wmu.Unlock()
+		if remote {
+			r.wakeHost(ctx, o.Host)
+		}
 
 		r.m.started.WithLabelValues(run.Kind).Inc()
 		r.log.LogAttrs(ctx, slog.LevelInfo, "run started", slog.String(keyRunID, id), slog.String(keyKind, run.Kind))
@@ -568,7 +619,10 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)
 	}
-	me := r.ownerID()
+	self := r.self()
+	me := self.ID
+	var alive map[string]bool // hosts with a live owner, read once when needed
+	aliveRead, aliveOK := false, false
 	var errs []error
 	for _, sr := range left {
 		run := Run(sr)
@@ -576,6 +630,24 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 		_, owned := r.live[run.ID]
 		r.mu.Unlock()
 		if owned {
+			continue
+		}
+		if run.Host != "" && run.Host != self.Host {
+			// Another host's run: only its daemon can run it. One whose
+			// owner is gone, on a host with no live owner left, is marked
+			// orphaned (once, fleet-wide) until that host comes back.
+			if run.Owner == "" {
+				continue // waiting for its host, or already orphaned
+			}
+			if !aliveRead {
+				alive, aliveOK = r.aliveHosts(ctx)
+				aliveRead = true
+			}
+			if aliveOK && !alive[run.Host] {
+				if err := r.orphan(ctx, run); err != nil {
+					errs = append(errs, err)
+				}
+			}
 			continue
 		}
 		prev := run.Owner
@@ -586,10 +658,19 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 			continue // another process took it, or it ended meanwhile
 		}
 		run.Owner = me
+		wasOrphan := run.Status == StatusOrphaned
+		if wasOrphan {
+			run.Status = StatusRunning
+		}
 		if claim != nil && claim(run) {
 			r.mu.Lock()
 			r.live[run.ID] = run
 			r.mu.Unlock()
+			if wasOrphan {
+				if _, err := r.Emit(ctx, run.ID, StreamOwnership, Ownership{Phase: PhaseResumed, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID}); err != nil {
+					r.log.LogAttrs(ctx, slog.LevelWarn, "record a run taken back", slog.String(keyRunID, run.ID), slog.Any(keyError, err))
+				}
+			}
 			r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed from a stopped owner", slog.String(keyRunID, run.ID),
 				slog.String(keyKind, run.Kind), slog.String("previous_owner", prev))
 			continue
@@ -639,6 +720,7 @@ type ListFilter struct {
 	Limit   int    // default 100, at most 1000
 	Before  string // a run id: the page after it (runs are listed newest first)
 	Display string // runs whose spec names this display
+	Host    string // runs of this host
 }
 
 // List returns runs from the store, newest first.

@@ -111,6 +111,9 @@ func (r *Registry) publishForeign(ctx context.Context, ev Event) {
 		if _, mine := r.live[ev.RunID]; mine {
 			delete(r.live, ev.RunID)
 			r.log.LogAttrs(ctx, slog.LevelInfo, "run ended by another process", slog.String(keyRunID, ev.RunID), slog.String(keyStatus, ended.Status))
+			if r.onElse != nil {
+				defer r.onElse(ended) // after mu is released
+			}
 		}
 		if w := r.waiters[ev.RunID]; w != nil {
 			w.run = ended
@@ -144,7 +147,17 @@ func (r *Registry) Tail(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-r.wake:
 		}
+	}
+}
+
+// WakeTail makes Tail read the store now (a database notification said
+// events were committed). It never blocks.
+func (r *Registry) WakeTail() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
 	}
 }
 

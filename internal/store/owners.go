@@ -164,13 +164,15 @@ func (db *DB) UnownedRuns(ctx context.Context, now time.Time) ([]Run, error) {
 }
 
 // TakeRun moves live run id from owner from to owner to, only if from still
-// owns it: two processes taking over the same run cannot both succeed.
+// owns it (an orphaned run becomes running again): two processes taking over the same run cannot both succeed.
 // ErrNotOwner when from no longer owns it, ErrEnded when it has ended,
 // ErrNotFound when it does not exist. The caller checks that from's lease
 // has expired.
 func (db *DB) TakeRun(ctx context.Context, id, from, to string) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE runs SET owner = ?, updated_at = ? WHERE id = ? AND owner = ? AND ended_at IS NULL`,
+		res, err := tx.ExecContext(ctx, `UPDATE runs SET owner = ?, updated_at = ?,
+			status = CASE WHEN status = '`+StatusOrphaned+`' THEN '`+StatusRunning+`' ELSE status END
+			WHERE id = ? AND owner = ? AND ended_at IS NULL`,
 			to, db.now().UnixMilli(), id, from)
 		if err != nil {
 			return err
@@ -187,4 +189,66 @@ func (db *DB) TakeRun(ctx context.Context, id, from, to string) error {
 		return fmt.Errorf("take run %q from owner %q: %w", id, from, err)
 	}
 	return nil
+}
+
+// Run statuses the store itself sets.
+const (
+	StatusRunning  = "running"
+	StatusOrphaned = "orphaned"
+)
+
+// StreamOwnership is the stream of a run's changes of hands: orphaned when
+// its host's daemon died, resumed when that host took it back.
+const StreamOwnership = "ownership"
+
+// OrphanRun marks live run id orphaned: its owner from (a daemon of
+// another host whose lease has expired) can no longer run it and no other
+// host can. The run stays live, unowned, with status orphaned, until its
+// host's daemon takes it back (TakeRun from ""). ev, an ownership event,
+// is appended in the same transaction. Of several daemons finding the same
+// run, exactly one succeeds; the others get ErrNotOwner.
+func (db *DB) OrphanRun(ctx context.Context, id, from string, ev Event) (Run, Event, error) {
+	var run Run
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := db.eventLock(ctx, tx); err != nil {
+			return err
+		}
+		var err error
+		run, err = scanRun(tx.QueryRowContext(ctx, `UPDATE runs SET owner = '', status = '`+StatusOrphaned+`', updated_at = ?
+			WHERE id = ? AND owner = ? AND owner <> '' AND ended_at IS NULL RETURNING `+runCols, db.now().UnixMilli(), id, from))
+		if errors.Is(err, sql.ErrNoRows) {
+			if err := db.liveCheck(ctx, tx, id); err != nil {
+				return err
+			}
+			return ErrNotOwner
+		}
+		if err != nil {
+			return err
+		}
+		ev.RunID = id
+		return db.insertEvent(ctx, tx, &ev)
+	})
+	if err != nil {
+		return Run{}, Event{}, fmt.Errorf("orphan run %q: %w", id, err)
+	}
+	return run, ev, nil
+}
+
+// AliveHosts returns the hosts with at least one owner whose lease has not
+// expired at now: the daemons (and standalone processes) of the fleet.
+func (db *DB) AliveHosts(ctx context.Context, now time.Time) ([]string, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT host FROM owners WHERE stopped_at IS NULL AND lease_until > ? ORDER BY host`, now.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("list alive hosts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("list alive hosts: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }

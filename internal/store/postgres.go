@@ -6,10 +6,12 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -104,8 +106,83 @@ func (db *DB) eventLock(ctx context.Context, tx *sql.Tx) error {
 	if !db.pg {
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+strconv.Itoa(eventLockKey)+`)`)
+	// The notification is sent at commit, once per transaction: every
+	// process listening reads the new events at once instead of at its
+	// next poll.
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+strconv.Itoa(eventLockKey)+`), pg_notify('`+ChannelEvents+`', '')`)
 	return err
+}
+
+// Channels of PostgreSQL notifications.
+const (
+	// ChannelEvents: events were committed.
+	ChannelEvents = "acu_events"
+	// ChannelClaims: a run waits for the daemon of the host named in the
+	// payload to claim it.
+	ChannelClaims = "acu_claims"
+)
+
+// ErrNoListen: the engine has no notifications (SQLite); poll instead.
+var ErrNoListen = errors.New("this database engine has no notifications")
+
+// Notify sends a notification on channel with payload to every listener
+// (PostgreSQL); ErrNoListen on SQLite.
+func (db *DB) Notify(ctx context.Context, channel, payload string) error {
+	if !db.pg {
+		return ErrNoListen
+	}
+	if _, err := db.w.ExecContext(ctx, `SELECT pg_notify(?, ?)`, channel, payload); err != nil {
+		return fmt.Errorf("notify %s: %w", channel, err)
+	}
+	return nil
+}
+
+// Listen calls fn for every notification on channels until ctx ends, on a
+// connection of its own, reconnecting (after a second, then backing off to
+// 30 s) when it drops; fn is also called with channel "" after each
+// (re)connection, since notifications sent while disconnected are lost and
+// the caller should read what it may have missed. ErrNoListen at once on
+// SQLite.
+func (db *DB) Listen(ctx context.Context, fn func(channel, payload string), channels ...string) error {
+	if !db.pg {
+		return ErrNoListen
+	}
+	delay := time.Second
+	for ctx.Err() == nil {
+		err := db.listenOnce(ctx, fn, channels)
+		if ctx.Err() != nil {
+			break
+		}
+		db.log.LogAttrs(ctx, slog.LevelWarn, "database notifications lost; reconnecting", slog.String("db", db.path),
+			slog.Any("error", err), slog.Duration("in", delay))
+		select {
+		case <-ctx.Done():
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 30*time.Second)
+	}
+	return nil
+}
+
+func (db *DB) listenOnce(ctx context.Context, fn func(channel, payload string), channels []string) error {
+	c, err := pgx.Connect(ctx, db.dsn)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	for _, ch := range channels {
+		if _, err := c.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return err
+		}
+	}
+	fn("", "")
+	for {
+		n, err := c.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		fn(n.Channel, n.Payload)
+	}
 }
 
 // pgDDL maps a migration written for SQLite to PostgreSQL.

@@ -28,6 +28,9 @@ type Run struct {
 	// lease covers this run while it is live; empty for runs written before
 	// ownership existed.
 	Owner string
+	// Host is the host (ACU_HOST_ID) whose daemon runs it: its display is
+	// there. Empty for runs written before fleets.
+	Host string
 }
 
 // Live reports whether the run has not ended.
@@ -48,6 +51,8 @@ type RunFilter struct {
 	Before string
 	// Display keeps runs whose spec names this display.
 	Display string
+	// Host keeps runs of this host.
+	Host string
 }
 
 // RunEnd is how a run ended.
@@ -59,7 +64,7 @@ type RunEnd struct {
 	EndedAt time.Time // the clock's now when zero
 }
 
-const runCols = `id, kind, session_key, task_id, status, started_at, ended_at, error, spec, result, updated_at, owner`
+const runCols = `id, kind, session_key, task_id, status, started_at, ended_at, error, spec, result, updated_at, owner, host`
 
 type scanner interface{ Scan(...any) error }
 
@@ -67,7 +72,7 @@ func scanRun(s scanner) (Run, error) {
 	var r Run
 	var started, ended, updated sql.NullInt64
 	var spec, result sql.NullString
-	if err := s.Scan(&r.ID, &r.Kind, &r.SessionKey, &r.TaskID, &r.Status, &started, &ended, &r.Error, &spec, &result, &updated, &r.Owner); err != nil {
+	if err := s.Scan(&r.ID, &r.Kind, &r.SessionKey, &r.TaskID, &r.Status, &started, &ended, &r.Error, &spec, &result, &updated, &r.Owner, &r.Host); err != nil {
 		return Run{}, err
 	}
 	r.StartedAt, r.EndedAt, r.UpdatedAt = fromMS(started), fromMS(ended), fromMS(updated)
@@ -122,9 +127,9 @@ func (db *DB) insertRun(ctx context.Context, tx *sql.Tx, r *Run) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
-		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli(), r.Owner)
+		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli(), r.Owner, r.Host)
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
@@ -180,6 +185,9 @@ func (db *DB) runWhere(f RunFilter) (where []string, args []any) {
 	}
 	if f.TaskID != "" {
 		where, args = append(where, "task_id = ?"), append(args, f.TaskID)
+	}
+	if f.Host != "" {
+		where, args = append(where, "host = ?"), append(args, f.Host)
 	}
 	if f.Display != "" {
 		where, args = append(where, db.jsonField("spec", "display")+" = ?"), append(args, f.Display)

@@ -48,6 +48,7 @@ type Options struct {
 type DB struct {
 	path  string  // the SQLite file, or the PostgreSQL DSN without its password
 	pg    bool    // PostgreSQL (see postgres.go), not SQLite
+	dsn   string  // PostgreSQL's connection string, for Listen; never logged
 	w     *sql.DB // single connection, immediate transactions
 	r     *sql.DB // read-only pool
 	clock func() time.Time
@@ -71,7 +72,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, errors.New("open store: empty database path: set the database path (ACU_DB)")
 	}
 	if IsPostgres(path) {
-		db := &DB{path: redactDSN(path), pg: true, clock: opts.Clock, log: opts.Logger}
+		db := &DB{path: redactDSN(path), pg: true, dsn: path, clock: opts.Clock, log: opts.Logger}
 		if db.clock == nil {
 			db.clock = time.Now
 		}
