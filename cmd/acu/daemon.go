@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -183,9 +184,13 @@ func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg 
 	}
 	tctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	p.stopTail, p.tailDone = stop, make(chan struct{})
+	tail := runs.DefaultTailInterval
+	if c.PostgresDB() {
+		tail = time.Second // a backstop: notifications wake the tail at once
+	}
 	go func() {
 		defer close(p.tailDone)
-		p.runs.Tail(tctx, 0)
+		p.runs.Tail(tctx, tail)
 	}()
 	return p, nil
 }

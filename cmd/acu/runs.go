@@ -80,6 +80,8 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 				ended = r.EndedAt.Local().Format(time.TimeOnly)
 			} else if r.Owner != nil {
 				owner = r.Owner.String()
+			} else if r.Host != "" {
+				owner = "host " + r.Host + ": none yet" // waiting for its daemon, or orphaned
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.Status, r.StartedAt.Local().Format(time.DateTime), ended, owner, r.Error)
 		}

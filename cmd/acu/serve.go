@@ -220,8 +220,9 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
-		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency,
+		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency, Host: d.runs.Host(),
 	})
+	d.runs.SetHooks(func(run runs.Run, lost runs.Owner) { d.notifyOrphaned(ctx, run, lost, log) }, d.engine.EndedElsewhere)
 	if err := d.runs.Recover(ctx, d.engine.Claim); err != nil {
 		return nil, fmt.Errorf("recover runs left live by stopped processes: %w", err)
 	}
@@ -301,6 +302,26 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	// Runs of a process that stops while the daemon runs (a killed `acu
 	// agent`) are taken over or ended once its lease ends.
 	g.Go(func() error { d.runs.Sweep(gctx, c.OwnerLease/3, d.engine.Claim); return nil })
+	if c.PostgresDB() {
+		// A fleet: other daemons' events and runs created for this host
+		// wake this one at once.
+		host := d.runs.Host()
+		g.Go(func() error {
+			return d.db.Listen(gctx, func(channel, payload string) {
+				switch channel {
+				case store.ChannelEvents:
+					d.runs.WakeTail()
+				case store.ChannelClaims:
+					if payload == host {
+						d.runs.Kick()
+					}
+				default: // (re)connected: catch up on both
+					d.runs.WakeTail()
+					d.runs.Kick()
+				}
+			}, store.ChannelEvents, store.ChannelClaims)
+		})
+	}
 	g.Go(func() error { return acts.Run(gctx) })
 	g.Go(func() error { return lv.Run(gctx) })
 	g.Go(func() error { return recorder.Run(gctx) })
@@ -486,4 +507,16 @@ func (s *screenshotter) Screenshot(ctx context.Context, dpy, target string, jpeg
 		shot.Data, err = f.PNG()
 	}
 	return shot, err
+}
+
+// notifyOrphaned tells the agent (through the notifiers) that a run lost
+// its host's daemon: it is kept, and resumes when that host's daemon
+// starts again.
+func (d *daemon) notifyOrphaned(ctx context.Context, run runs.Run, lost runs.Owner, log *slog.Logger) {
+	msg := fmt.Sprintf("[acu orphaned] Run %s (%s): the daemon of host %s stopped (acu %s, pid %d); the run is kept and resumes when acu serve starts there again.",
+		run.ID, run.Kind, run.Host, firstOf(lost.Program, "serve"), lost.PID)
+	n := notify.Notification{Key: run.ID + ":orphaned:" + lost.ID, RunID: run.ID, Event: "orphaned", Message: msg}
+	if err := d.dispatch.Notify(context.WithoutCancel(ctx), n); err != nil {
+		log.Error("notify an orphaned run", "run_id", run.ID, "err", err)
+	}
 }

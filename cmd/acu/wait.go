@@ -34,6 +34,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	timeoutS := fs.String("timeout", "300", "seconds (or a duration like 5m) before giving up")
 	target := fs.String("target", "screen", "screen, window:<title or id>, crop:x1,y1,x2,y2 (0..1000), pty:<tmux session>")
 	dpy := fs.String("display", "", "X display (default: the daemon's DISPLAY)")
+	host := fs.String("host", "", "in a fleet sharing one database: the host (ACU_HOST_ID) whose daemon runs the wait on its display")
 	task := fs.String("task", "", "task id whose progress log gets the outcome")
 	pollS := fs.String("poll", "", "backstop interval between judgements (default: ACU_POLL_INTERVAL)")
 	strict := fs.Bool("strict-target", false, "fail at once when the target window is not open (default: wait for it to open)")
@@ -68,7 +69,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	job, err := cl.CreateWait(ctx, api.CreateWait{Criteria: criteria, Timeout: timeout.Seconds(), Target: *target,
-		Display: *dpy, TaskID: *task, PollInterval: poll.Seconds(), StrictTarget: *strict})
+		Display: *dpy, TaskID: *task, PollInterval: poll.Seconds(), StrictTarget: *strict, Host: *host})
 	if err != nil {
 		return err
 	}

@@ -124,6 +124,7 @@ type RunQuery struct {
 	Limit                int
 	Before               string // paging cursor from RunList.Next
 	Display              string // runs on this display
+	Host                 string // runs of this host (a fleet)
 }
 
 // Runs lists runs, newest first.
@@ -134,6 +135,7 @@ func (c *Client) Runs(ctx context.Context, q RunQuery) (RunList, error) {
 	set(v, "task_id", q.TaskID)
 	set(v, "before", q.Before)
 	set(v, "display", q.Display)
+	set(v, "host", q.Host)
 	if q.Live != nil {
 		v.Set("live", strconv.FormatBool(*q.Live))
 	}

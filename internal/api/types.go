@@ -54,8 +54,10 @@ type Run struct {
 	Error      string          `json:"error,omitempty"`
 	Spec       json.RawMessage `json:"spec,omitempty"`
 	Result     json.RawMessage `json:"result,omitempty"`
-	// Owner is the process that owns the run (runs of a registry that owns
-	// nothing, and runs from before ownership, have none).
+	// Host is the host whose daemon runs it (a fleet); Owner is the process
+	// that owns it now (none while it waits for its host's daemon, while it
+	// is orphaned, and for runs from before ownership).
+	Host  string    `json:"host,omitempty"`
 	Owner *RunOwner `json:"owner,omitempty"`
 }
 
@@ -201,11 +203,15 @@ type JudgeInfo struct {
 // CreateWait is POST /v1/waits. Timeout and PollInterval are seconds.
 // WakeWhen is accepted as another name for Criteria.
 type CreateWait struct {
-	Criteria     string  `json:"criteria"`
-	WakeWhen     string  `json:"wake_when,omitempty"`
-	Timeout      float64 `json:"timeout,omitempty"`
-	Target       string  `json:"target,omitempty"`
-	Display      string  `json:"display,omitempty"`
+	Criteria string  `json:"criteria"`
+	WakeWhen string  `json:"wake_when,omitempty"`
+	Timeout  float64 `json:"timeout,omitempty"`
+	Target   string  `json:"target,omitempty"`
+	Display  string  `json:"display,omitempty"`
+	// Host runs the wait on another daemon of a fleet sharing one
+	// PostgreSQL database (its ACU_HOST_ID); that daemon claims and judges
+	// it on its display. Empty: this daemon.
+	Host         string  `json:"host,omitempty"`
 	TaskID       string  `json:"task_id,omitempty"`
 	PollInterval float64 `json:"poll_interval,omitempty"`
 	// StrictTarget refuses a window target that matches no window now; by
@@ -255,6 +261,7 @@ type Wait struct {
 	Criteria     string     `json:"criteria"`
 	Target       string     `json:"target"`
 	Display      string     `json:"display,omitempty"`
+	Host         string     `json:"host,omitempty"`
 	Source       string     `json:"source,omitempty"`
 	TaskID       string     `json:"task_id,omitempty"`
 	Timeout      float64    `json:"timeout"`

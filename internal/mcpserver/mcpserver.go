@@ -122,6 +122,7 @@ type WaitArgs struct {
 	TaskID       string  `json:"task_id,omitempty" jsonschema:"task whose progress log gets the outcome"`
 	PollInterval float64 `json:"poll_interval,omitempty" jsonschema:"backstop seconds between judgements when nothing changes (default 1)"`
 	StrictTarget bool    `json:"strict_target,omitempty" jsonschema:"fail at once when the target window is not open (default: wait for it to open)"`
+	Host         string  `json:"host,omitempty" jsonschema:"in a fleet of daemons sharing one database: the host (ACU_HOST_ID) whose display to watch; its daemon runs the wait (default: this daemon's)"`
 	BlockSeconds float64 `json:"block_seconds,omitempty" jsonschema:"wait here up to this many seconds (max 55) before returning; 0 returns at once"`
 }
 
@@ -189,7 +190,7 @@ func (t *tools) smartWait(ctx context.Context, req *mcp.CallToolRequest, in Wait
 		return nil, api.Wait{}, err
 	}
 	w, err := t.b.CreateWait(ctx, api.CreateWait{Criteria: in.Criteria, WakeWhen: in.WakeWhen, Timeout: in.Timeout,
-		Target: in.Target, Display: in.Display, TaskID: in.TaskID, PollInterval: in.PollInterval, StrictTarget: in.StrictTarget})
+		Target: in.Target, Display: in.Display, TaskID: in.TaskID, PollInterval: in.PollInterval, StrictTarget: in.StrictTarget, Host: in.Host})
 	if err != nil {
 		return nil, api.Wait{}, err
 	}

@@ -285,8 +285,27 @@ func (r *Registry) orphan(ctx context.Context, run Run) error {
 	r.wmu.Unlock()
 	r.log.LogAttrs(ctx, slog.LevelWarn, "run orphaned: its host's daemon is gone", slog.String(keyRunID, run.ID),
 		slog.String("host", run.Host), slog.String("lost_owner", run.Owner))
-	if r.onOrphan != nil {
-		r.onOrphan(Run(sr), lost)
+	r.mu.Lock()
+	hook := r.onOrphan
+	r.mu.Unlock()
+	if hook != nil {
+		hook(Run(sr), lost)
 	}
 	return nil
+}
+
+// Host is this registry's host (its owner's), empty before Own.
+func (r *Registry) Host() string { return r.self().Host }
+
+// SetHooks sets OnOrphaned and OnEndedElsewhere (see Options) once the
+// engines they call exist. Nil leaves a hook as it is.
+func (r *Registry) SetHooks(onOrphaned func(Run, Owner), onEndedElsewhere func(Run)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if onOrphaned != nil {
+		r.onOrphan = onOrphaned
+	}
+	if onEndedElsewhere != nil {
+		r.onElse = onEndedElsewhere
+	}
 }

@@ -140,7 +140,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 }
 
 func toAPIRun(r runs.Run) api.Run {
-	out := api.Run{ID: r.ID, Kind: r.Kind, SessionKey: r.SessionKey, TaskID: r.TaskID, Status: r.Status,
+	out := api.Run{ID: r.ID, Kind: r.Kind, Host: r.Host, SessionKey: r.SessionKey, TaskID: r.TaskID, Status: r.Status,
 		StartedAt: r.StartedAt, Error: r.Error, Spec: r.Spec, Result: r.Result}
 	if !r.EndedAt.IsZero() {
 		t := r.EndedAt
@@ -168,7 +168,7 @@ func runError(id string, err error) error {
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before"), Display: q.Get("display")}
+	f := runs.ListFilter{Kind: q.Get("kind"), Status: q.Get("status"), TaskID: q.Get("task_id"), Before: q.Get("before"), Display: q.Get("display"), Host: q.Get("host")}
 	if v := q.Get("live"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {

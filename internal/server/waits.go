@@ -56,7 +56,7 @@ func durationField(field string, v float64, required bool) (time.Duration, error
 
 // ToAPIWait converts a job to its wire form (also used by the MCP server).
 func ToAPIWait(j smartwait.Job) api.Wait {
-	w := api.Wait{ID: j.ID, WaitID: j.ID, State: j.Status, Criteria: j.Criteria, Target: j.Target, Display: j.Display, Source: j.Source,
+	w := api.Wait{ID: j.ID, WaitID: j.ID, Host: j.Host, State: j.Status, Criteria: j.Criteria, Target: j.Target, Display: j.Display, Source: j.Source,
 		TaskID: j.TaskID, Timeout: seconds(j.Timeout), PollInterval: seconds(j.PollInterval), CreatedAt: j.CreatedAt,
 		Deadline: j.Deadline, Evaluations: j.Evaluations, JudgeErrors: j.JudgeErrors, Skipped: j.Skipped,
 		LastError: j.LastError, Evidence: j.Evidence, Screenshot: j.Screenshot, FrameHash: j.FrameHash,
@@ -132,7 +132,7 @@ func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	job, err := eng.Create(r.Context(), smartwait.Spec{Criteria: crit, Timeout: timeout, Target: req.Target,
-		Display: req.Display, TaskID: req.TaskID, PollInterval: poll, StrictTarget: req.StrictTarget})
+		Display: req.Display, TaskID: req.TaskID, PollInterval: poll, StrictTarget: req.StrictTarget, Host: req.Host})
 	if err != nil {
 		if ve, ok := errors.AsType[*smartwait.ValidationError](err); ok && ve.Field == "criteria" && strings.TrimSpace(req.Criteria) == "" {
 			ve.Field = "wake_when" // name the field the client sent

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,10 @@ type Spec struct {
 	// Options.StrictTargets does for every wait; by default such a wait
 	// judges "not open yet" as NO until the window appears.
 	StrictTarget bool
+	// Host runs the wait on another host's daemon (a fleet sharing one
+	// PostgreSQL database): it is stored for that daemon to claim, which
+	// resolves the target and judges there. Empty: this daemon.
+	Host string
 }
 
 // Update changes a live job. A nil field is left as it is.
@@ -64,6 +69,7 @@ type Verdict struct {
 // Job is a wait job as callers see it.
 type Job struct {
 	ID           string
+	Host         string // the host whose daemon runs it; empty: this daemon's
 	Status       string // watching, resolved, timeout, cancelled, error
 	Criteria     string
 	Target       string
@@ -102,6 +108,7 @@ type revision struct {
 }
 
 type spec struct {
+	Host           string     `json:"host,omitempty"`
 	Criteria       string     `json:"criteria"`
 	Target         string     `json:"target"`
 	Display        string     `json:"display"`
@@ -189,6 +196,7 @@ func (j *job) view() Job {
 	sp := j.spec
 	v := Job{
 		ID:           j.id,
+		Host:         sp.Host,
 		Status:       StatusWatching,
 		Criteria:     sp.Criteria,
 		Target:       sp.Target,
@@ -244,13 +252,16 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if poll < e.opts.MinPoll || poll > e.opts.MaxPoll {
 		return Job{}, &ValidationError{Field: "poll_interval", Message: fmt.Sprintf("must be %s..%s", e.opts.MinPoll, e.opts.MaxPoll)}
 	}
-	display := s.Display
-	if display == "" {
-		display = e.opts.DefaultDisplay
-	}
 	targetStr := strings.TrimSpace(s.Target)
 	if targetStr == "" {
 		targetStr = "screen"
+	}
+	if s.Host != "" && s.Host != e.opts.Host {
+		return e.createRemote(ctx, s, criteria, targetStr, timeout, poll)
+	}
+	display := s.Display
+	if display == "" {
+		display = e.opts.DefaultDisplay
 	}
 	src, err := e.resolveSource(ctx, display, targetStr, !s.StrictTarget && !e.opts.StrictTargets)
 	if err != nil {
@@ -600,15 +611,18 @@ func (e *Engine) Cancel(ctx context.Context, id, reason string) (Job, error) {
 	if err := checkText("reason", reason, maxReasonLen); err != nil {
 		return Job{}, err
 	}
+	if reason == "" {
+		reason = "cancelled by request"
+	}
 	j := e.live(id)
 	if j == nil {
 		if _, err := e.Get(ctx, id); err != nil {
 			return Job{}, err
 		}
+		if run, err := e.opts.Runs.Get(ctx, id); err == nil && run.Live() {
+			return e.cancelElsewhere(ctx, run, reason)
+		}
 		return Job{}, fmt.Errorf("cancel wait job %q: %w", id, ErrNotLive)
-	}
-	if reason == "" {
-		reason = "cancelled by request"
 	}
 	j.mu.Lock()
 	if j.ended != nil { // ended, its outcome perhaps still being written
@@ -658,8 +672,24 @@ func (e *Engine) Claim(run runs.Run) bool {
 		e.log.Warn("cannot resume wait run: bad spec", "run_id", run.ID, "error", err)
 		return false
 	}
-	t, session, err := targetFor(sp)
-	if err != nil {
+	var t capture.Target
+	var session string
+	var err error
+	if sp.Source == "" {
+		// Created on another daemon for this host: the target is resolved
+		// here, where its display is.
+		if sp.Display == "" {
+			sp.Display = e.opts.DefaultDisplay
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		src, rerr := e.resolveSource(ctx, sp.Display, sp.Target, true)
+		cancel()
+		if rerr != nil {
+			e.log.Warn("cannot start a wait created for this host: bad target", "run_id", run.ID, "target", sp.Target, "error", rerr)
+			return false
+		}
+		sp.Source, t, session = src.source, src.target, src.session
+	} else if t, session, err = targetFor(sp); err != nil {
 		e.log.Warn("cannot resume wait run: bad target", "run_id", run.ID, "target", sp.Target, "error", err)
 		return false
 	}
@@ -729,4 +759,98 @@ func (e *Engine) WaitFor(ctx context.Context, s Spec) (met bool, evidence string
 		why += " (last verdict: " + got.LastVerdict.Evidence + ")"
 	}
 	return false, why, nil
+}
+
+// createRemote stores a wait for another host's daemon to claim (see
+// Spec.Host). The target is checked for syntax only here; the daemon of
+// that host resolves it against its own display.
+func (e *Engine) createRemote(ctx context.Context, s Spec, criteria, target string, timeout, poll time.Duration) (Job, error) {
+	if _, _, err := targetFor(spec{Target: target}); err != nil && !strings.HasPrefix(target, "pty:") {
+		return Job{}, &ValidationError{Field: "target", Message: err.Error(), Err: err}
+	}
+	hosts, ok := e.opts.Runs.(aliveHoster)
+	if !ok {
+		return Job{}, &ValidationError{Field: "host", Message: "this daemon is not part of a fleet: leave host empty"}
+	}
+	alive, err := hosts.AliveHosts(ctx)
+	if err != nil {
+		return Job{}, fmt.Errorf("create wait for host %s: %w", s.Host, err)
+	}
+	if !slices.Contains(alive, s.Host) {
+		return Job{}, &ValidationError{Field: "host", Message: fmt.Sprintf("no daemon of host %q is running (hosts now: %s): start acu serve there with ACU_HOST_ID=%s on this database, or pick another host", s.Host, strings.Join(alive, ", "), s.Host)}
+	}
+	now := e.now().UTC()
+	sp := spec{
+		Host:           s.Host,
+		Criteria:       criteria,
+		Target:         target,
+		Display:        s.Display,
+		TaskID:         s.TaskID,
+		TimeoutMs:      timeout.Milliseconds(),
+		PollIntervalMs: poll.Milliseconds(),
+		CreatedAt:      now,
+		Deadline:       now.Add(timeout),
+	}
+	sp.History = []revision{{At: now, Criteria: criteria, TimeoutMs: sp.TimeoutMs, Deadline: sp.Deadline}}
+	run, err := e.opts.Runs.Start(ctx, runs.StartOptions{Kind: KindWait, SessionKey: s.SessionKey, TaskID: s.TaskID, Spec: sp, Host: s.Host})
+	if err != nil {
+		return Job{}, fmt.Errorf("start wait run for host %s: %w", s.Host, err)
+	}
+	j := newJob(run.ID, sp)
+	e.log.Info("wait job created for another host", "run_id", run.ID, "host", s.Host, "criteria", criteria, "target", target, "timeout", timeout)
+	return j.view(), nil
+}
+
+// aliveHoster is the fleet part of the registry.
+type aliveHoster interface {
+	AliveHosts(ctx context.Context) ([]string, error)
+}
+
+// cancelElsewhere cancels a wait live in the store but run by another
+// process (another host's daemon): the cancellation is notified and the
+// run ended from here; its daemon sees the end and stops judging
+// (EndedElsewhere), its own attempt at the same notification a no-op (same
+// key).
+func (e *Engine) cancelElsewhere(ctx context.Context, run runs.Run, reason string) (Job, error) {
+	v, err := jobFromRun(run)
+	if err != nil {
+		return Job{}, err
+	}
+	msg := cleanMessage(CancelledMessage(run.ID, v.Criteria, reason))
+	if err := e.notify(ctx, run.ID, StatusCancelled, msg); err != nil {
+		return Job{}, err
+	}
+	ended, err := e.opts.Runs.End(ctx, run.ID, StatusCancelled, reason, result{Reason: reason, Message: msg})
+	if err != nil {
+		if errors.Is(err, runs.ErrEnded) {
+			return Job{}, fmt.Errorf("cancel wait job %q: %w", run.ID, ErrNotLive)
+		}
+		return Job{}, fmt.Errorf("cancel wait job %q: %w", run.ID, err)
+	}
+	e.metrics.resolved(StatusCancelled)
+	return jobFromRun(ended)
+}
+
+// EndedElsewhere stops a job whose run another process ended (a cancel
+// through another daemon): the job ends here as cancelled without a second
+// notification (the same key) or a second end. Wire it to the registry's
+// OnEndedElsewhere.
+func (e *Engine) EndedElsewhere(run runs.Run) {
+	j := e.live(run.ID)
+	if j == nil {
+		return
+	}
+	reason := run.Error
+	if reason == "" {
+		reason = "ended by another process (" + run.Status + ")"
+	}
+	select {
+	case j.cancelCh <- reason:
+	default:
+	}
+	j.mu.Lock()
+	if j.evalCancel != nil {
+		j.evalCancel()
+	}
+	j.mu.Unlock()
 }

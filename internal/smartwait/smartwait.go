@@ -147,6 +147,9 @@ type Options struct {
 	JudgeConcurrency int
 
 	DefaultDisplay string // display used when a request names none, e.g. ":99"
+	// Host is this daemon's host in a fleet (ACU_HOST_ID): a wait for
+	// another host is stored for that host's daemon to claim.
+	Host string
 	// StrictTargets refuses waits on a window that is not open yet
 	// (ACU_WAIT_STRICT_TARGET); by default they wait for it to appear.
 	StrictTargets bool
