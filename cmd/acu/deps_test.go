@@ -30,7 +30,7 @@ var layers = map[string]int{
 	// Surfaces.
 	"internal/server": 4, "internal/mcpserver": 4,
 	// The binary and the benchmarks.
-	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5, "bench/live": 5, "bench/computer": 5,
+	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5, "bench/live": 5, "bench/computer": 5, "bench/fleet": 5,
 	"bench/internal/rig": 5, // the benchmarks' shared set-up
 }
 

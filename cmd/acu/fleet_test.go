@@ -190,7 +190,7 @@ func TestFleetOnPostgres(t *testing.T) {
 	for _, e := range evs.Events {
 		got = append(got, e.Stream+":"+phaseOf(e))
 	}
-	if want := "lifecycle:start,ownership:orphaned,ownership:resumed,lifecycle:end"; strings.Join(got, ",") != want {
+	if want := "lifecycle:start,ownership:claimed,ownership:orphaned,ownership:resumed,lifecycle:end"; strings.Join(got, ",") != want {
 		t.Errorf("orphaned wait's lifecycle and ownership = %s, want %s", strings.Join(got, ","), want)
 	}
 }

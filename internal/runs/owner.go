@@ -258,9 +258,10 @@ func (r *Registry) aliveHosts(ctx context.Context) (set map[string]bool, ok bool
 
 // Ownership is the data of an ownership event.
 type Ownership struct {
-	Phase string `json:"phase"` // orphaned, resumed
+	Phase string `json:"phase"` // claimed, orphaned, resumed
 	Host  string `json:"host"`
-	// Owner is the process that was lost (orphaned) or took it (resumed).
+	// Owner is the process that was lost (orphaned) or took it (claimed,
+	// resumed).
 	Owner   string `json:"owner"`
 	Program string `json:"program,omitempty"`
 	PID     int    `json:"pid,omitempty"`

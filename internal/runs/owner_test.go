@@ -375,8 +375,8 @@ func TestFleetClaimOrphanResume(t *testing.T) {
 		t.Fatalf("run of a dead host = %+v, OnOrphaned %d times; want live, orphaned, unowned, notified once", got, orphaned.Load())
 	}
 	evs, err := a.reg.Events(ctx, 0, Filter{RunID: run.ID, Streams: []string{StreamOwnership}}, 10)
-	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Data), `"orphaned"`) {
-		t.Fatalf("ownership events = %+v, %v; want one orphaned", evs, err)
+	if err != nil || len(evs) != 2 || !strings.Contains(string(evs[0].Data), `"claimed"`) || !strings.Contains(string(evs[1].Data), `"orphaned"`) {
+		t.Fatalf("ownership events = %+v, %v; want claimed, orphaned", evs, err)
 	}
 
 	// b comes back: its daemon takes the run back and resumes it.
@@ -389,7 +389,7 @@ func TestFleetClaimOrphanResume(t *testing.T) {
 		t.Fatalf("after b's return: %+v, claims %v; want running, b's new daemon", got, claims)
 	}
 	evs, _ = a.reg.Events(ctx, 0, Filter{RunID: run.ID, Streams: []string{StreamOwnership}}, 10)
-	if len(evs) != 2 || !strings.Contains(string(evs[1].Data), `"resumed"`) {
-		t.Errorf("ownership events = %+v; want orphaned then resumed", evs)
+	if len(evs) != 3 || !strings.Contains(string(evs[2].Data), `"resumed"`) {
+		t.Errorf("ownership events = %+v; want claimed, orphaned, resumed", evs)
 	}
 }

@@ -39,9 +39,11 @@ const StreamLifecycle = "lifecycle"
 // orphaned; see Ownership).
 const StreamOwnership = store.StreamOwnership
 
-// Ownership phases: a run whose host's daemon died is orphaned; taken
-// back by that host's next daemon, it is resumed.
+// Ownership phases: a run created on one daemon for another host is
+// claimed by that host's daemon; a run whose host's daemon died is
+// orphaned, and resumed when that host's next daemon takes it back.
 const (
+	PhaseClaimed  = "claimed"
 	PhaseOrphaned = "orphaned"
 	PhaseResumed  = "resumed"
 )
@@ -566,6 +568,7 @@ func (r *Registry) Wait(ctx context.Context, runID string, timeout time.Duration
 		r.mu.Lock()
 		w = r.waiterLocked(runID)
 		r.mu.Unlock()
+		r.ensurePublished(ctx)
 		if run, err = r.st.GetRun(ctx, runID); err != nil {
 			return Result{}, fmt.Errorf("wait for run %q: %w", runID, err)
 		}
@@ -666,9 +669,16 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 			r.mu.Lock()
 			r.live[run.ID] = run
 			r.mu.Unlock()
-			if wasOrphan {
-				if _, err := r.Emit(ctx, run.ID, StreamOwnership, Ownership{Phase: PhaseResumed, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID}); err != nil {
-					r.log.LogAttrs(ctx, slog.LevelWarn, "record a run taken back", slog.String(keyRunID, run.ID), slog.Any(keyError, err))
+			phase := ""
+			switch {
+			case wasOrphan:
+				phase = PhaseResumed
+			case prev == "" && run.Host != "":
+				phase = PhaseClaimed // created on another daemon for this host
+			}
+			if phase != "" {
+				if _, err := r.Emit(ctx, run.ID, StreamOwnership, Ownership{Phase: phase, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID}); err != nil {
+					r.log.LogAttrs(ctx, slog.LevelWarn, "record a run changing hands", slog.String(keyRunID, run.ID), slog.Any(keyError, err))
 				}
 			}
 			r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed from a stopped owner", slog.String(keyRunID, run.ID),

@@ -133,6 +133,7 @@ func (r *Registry) follow(ctx context.Context, s *Subscription, f Filter, cur *i
 		delete(r.subs, reg)
 		r.mu.Unlock()
 	}()
+	r.ensurePublished(ctx)
 	if !r.catchUp(ctx, s, f, cur, send) {
 		return false
 	}

@@ -67,6 +67,19 @@ func (r *Registry) fillLocked(ctx context.Context, upTo int64) {
 	}
 }
 
+// ensurePublished starts the published cursor, when nothing has set it
+// yet, at the store's last cursor: called once a subscriber or waiter is
+// registered and before it reads the store, so every event committed after
+// that read is published to it (by this process or by Tail), whoever wrote
+// it.
+func (r *Registry) ensurePublished(ctx context.Context) {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if r.published == unknownCursor {
+		r.fillLocked(ctx, 0)
+	}
+}
+
 // publishLocalLocked publishes an event this registry just committed (and
 // anything other processes committed before it). Callers hold wmu, not mu.
 func (r *Registry) publishLocalLocked(ctx context.Context, ev Event, extra func()) {
