@@ -146,6 +146,33 @@ func TestFleetOnPostgres(t *testing.T) {
 		}
 	}
 
+	// An update goes to the wait's host; cancel works from any daemon.
+	wx, err := a.d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Xray ready" is visible`, Host: "c", Timeout: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "c claiming the wait", func() bool {
+		r, err := a.d.client.Run(ctx, wx.ID)
+		return err == nil && r.Owner != nil && r.Owner.Host == "c"
+	})
+	crit := `"Yankee ready" is visible`
+	if _, err := a.d.client.UpdateWait(ctx, wx.ID, api.UpdateWait{Criteria: &crit}); err == nil || !strings.Contains(err.Error(), `host "c"`) {
+		t.Errorf("update through a of c's wait: %v, want 409 naming host c", err)
+	}
+	if j, err := c.d.client.UpdateWait(ctx, wx.ID, api.UpdateWait{Criteria: &crit}); err != nil || j.Criteria != crit {
+		t.Errorf("update through c: %+v, %v", j, err)
+	}
+	if _, err := a.d.client.CancelWait(ctx, wx.ID, "not needed"); err != nil {
+		t.Fatalf("cancel through a of c's wait: %v", err)
+	}
+	eventually(t, 20*time.Second, "c dropping the cancelled wait", func() bool {
+		l, err := c.d.client.ListWaits(ctx, api.WaitQuery{State: "live"})
+		return err == nil && len(l.Waits) == 0
+	})
+	eventually(t, 20*time.Second, "the cancellation's wake", func() bool {
+		return countPrefix(notifiedLines(t, fleet), "[smart_wait cancelled] Job "+wx.ID) >= 1
+	})
+
 	// kill -9 of b while it runs a wait: orphaned, notified once; b's
 	// restart takes it back and it resolves.
 	wd, err := a.d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Delta ready" is visible`, Host: "b", Timeout: 120})
@@ -179,6 +206,9 @@ func TestFleetOnPostgres(t *testing.T) {
 		t.Fatalf("orphaned wait after b's return = %+v, %v; want resolved", res, err)
 	}
 	lines = notifiedLines(t, fleet)
+	if n := countPrefix(lines, "[smart_wait cancelled] Job "+wx.ID); n != 1 {
+		t.Errorf("cancel of %s woken %d times, want 1", wx.ID, n)
+	}
 	if n := countPrefix(lines, "[acu orphaned] Run "+wd.ID); n != 1 {
 		t.Errorf("orphan of %s notified %d times, want 1:\n%s", wd.ID, n, strings.Join(lines, "\n"))
 	}

@@ -135,7 +135,7 @@ type Store interface {
 	ListRuns(ctx context.Context, f store.RunFilter) ([]store.Run, error)
 	CountRuns(ctx context.Context, f store.RunFilter) (int, error)
 	LiveRuns(ctx context.Context) ([]store.Run, error)
-	UnownedRuns(ctx context.Context, now time.Time) ([]store.Run, error)
+	UnownedRuns(ctx context.Context, now time.Time, host string) ([]store.Run, error)
 	TakeRun(ctx context.Context, id, from, to string) error
 	RegisterOwner(ctx context.Context, o store.Owner) error
 	RenewOwner(ctx context.Context, id string, until time.Time) error
@@ -618,11 +618,11 @@ func resultOf(run Run) Result {
 // (Sweep). claim may be nil.
 func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 	r.expireGoneOwners(ctx)
-	left, err := r.st.UnownedRuns(ctx, r.now())
+	self := r.self()
+	left, err := r.st.UnownedRuns(ctx, r.now(), self.Host)
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)
 	}
-	self := r.self()
 	me := self.ID
 	var alive map[string]bool // hosts with a live owner, read once when needed
 	aliveRead, aliveOK := false, false

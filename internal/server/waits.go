@@ -90,6 +90,8 @@ func waitError(id string, err error) error {
 		return errNotFound("no wait job %q: list them with GET /v1/waits", id)
 	case errors.Is(err, smartwait.ErrNotLive):
 		return errConflict("wait job %q has already ended", id)
+	case errors.Is(err, smartwait.ErrElsewhere):
+		return errConflict("%s", err.Error())
 	case errors.Is(err, smartwait.ErrNoJudge):
 		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "%s", err.Error())
 	case errors.Is(err, smartwait.ErrStopped):

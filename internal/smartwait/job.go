@@ -557,6 +557,9 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 		if _, err := e.Get(ctx, id); err != nil {
 			return Job{}, err
 		}
+		if run, err := e.opts.Runs.Get(ctx, id); err == nil && run.Live() {
+			return Job{}, fmt.Errorf("update wait job %q: %w (host %q): send the update to that host's daemon", id, ErrElsewhere, run.Host)
+		}
 		return Job{}, fmt.Errorf("update wait job %q: %w", id, ErrNotLive)
 	}
 

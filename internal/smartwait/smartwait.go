@@ -57,6 +57,9 @@ var (
 	ErrNotFound = errors.New("no such wait job")
 	// ErrNotLive: the job has already ended (resolved, timed out, cancelled).
 	ErrNotLive = errors.New("wait job has already ended")
+	// ErrElsewhere: the job is live but another process (the daemon of its
+	// host, in a fleet) runs it; the error names that host.
+	ErrElsewhere = errors.New("wait job runs on another daemon")
 	// ErrStopped: the engine's Run has returned; start a new engine.
 	ErrStopped = errors.New("wait engine stopped")
 	// ErrNoJudge: the daemon runs without a judge (Options.Judge nil);

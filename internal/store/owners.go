@@ -157,10 +157,20 @@ func (db *DB) Owners(ctx context.Context, now time.Time) ([]Owner, error) {
 // UnownedRuns returns the live runs no lease covers at now, oldest first:
 // runs without an owner, of an unknown owner, or of an owner whose lease
 // has expired. They are what a process may take over (TakeRun).
-func (db *DB) UnownedRuns(ctx context.Context, now time.Time) ([]Run, error) {
-	return db.queryRuns(ctx, `SELECT `+runCols+` FROM runs r WHERE ended_at IS NULL AND NOT EXISTS
-		(SELECT 1 FROM owners o WHERE o.id = r.owner AND o.stopped_at IS NULL AND o.lease_until > ?)
-		ORDER BY started_at, id`, now.UnixMilli())
+//
+// In a fleet a daemon can act only on runs of its own host (or of no host),
+// plus the runs of other hosts that still name an owner (to mark them
+// orphaned): host limits the result to those, so a daemon does not read the
+// runs waiting for every other host on every look. Empty host: all.
+func (db *DB) UnownedRuns(ctx context.Context, now time.Time, host string) ([]Run, error) {
+	q := `SELECT ` + runCols + ` FROM runs r WHERE ended_at IS NULL AND NOT EXISTS
+		(SELECT 1 FROM owners o WHERE o.id = r.owner AND o.stopped_at IS NULL AND o.lease_until > ?1)`
+	args := []any{now.UnixMilli()}
+	if host != "" {
+		q += ` AND (host IN ('', ?2) OR owner <> '')`
+		args = append(args, host)
+	}
+	return db.queryRuns(ctx, q+` ORDER BY started_at, id`, args...)
 }
 
 // TakeRun moves live run id from owner from to owner to, only if from still
