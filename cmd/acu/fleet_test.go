@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +13,8 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/pgtest"
 )
 
@@ -25,11 +29,14 @@ type fleetDaemon struct {
 	d       *daemonProc
 }
 
-func startFleetDaemon(t *testing.T, dsn, host string) *fleetDaemon {
+func startFleetDaemon(t *testing.T, dsn, host string, extra func(display string) []string) *fleetDaemon {
 	t.Helper()
 	f := &fleetDaemon{host: host, display: startDisplay(t)}
 	f.env, f.dataDir, f.port = newEnv(t, f.display)
 	f.env = append(f.env, "ACU_DB="+dsn, "ACU_HOST_ID="+host, "ACU_OWNER_LEASE=2s", "ACU_LOG_LEVEL=info")
+	if extra != nil {
+		f.env = append(f.env, extra(f.display)...)
+	}
 	f.d = startDaemon(t, f.env, f.dataDir, f.port)
 	return f
 }
@@ -67,9 +74,17 @@ func countPrefix(lines []string, prefix string) int {
 // resolves it.
 func TestFleetOnPostgres(t *testing.T) {
 	dsn := pgtest.DSN(t)
-	a := startFleetDaemon(t, dsn, "a")
-	b := startFleetDaemon(t, dsn, "b")
-	c := startFleetDaemon(t, dsn, "c")
+	a := startFleetDaemon(t, dsn, "a", nil)
+	b := startFleetDaemon(t, dsn, "b", nil)
+	// c runs tasks: a zenity dialog with its accessibility bus, and the
+	// task models faked.
+	var zenity *atspitest.App
+	c := startFleetDaemon(t, dsn, "c", func(dpy string) []string {
+		session, app := zenityEntry(t, dpy)
+		zenity = app
+		srv := llmtest.NewOpenAI(t, taskModel)
+		return []string{"DBUS_SESSION_BUS_ADDRESS=" + session.SessionBus, "ACU_TASK_BASE_URL=" + srv.URL, "ACU_TASK_API_KEY=" + llmtest.Key, "ACU_TASK_OCR=false"}
+	})
 	fleet := []*fleetDaemon{a, b, c}
 	ctx := t.Context()
 
@@ -145,6 +160,35 @@ func TestFleetOnPostgres(t *testing.T) {
 			t.Errorf("resolution of %s woken %d times across the fleet, want 1:\n%s", id, n, strings.Join(lines, "\n"))
 		}
 	}
+
+	// An action request through a for c's display: c acts, a answers.
+	act, err := a.d.client.Act(ctx, api.ActRequest{Host: "c", Actions: []api.Action{{Kind: "move", At: api.Pt(500, 500)}}})
+	if err != nil || !act.OK || len(act.Results) != 1 || act.Results[0].At == nil {
+		t.Fatalf("action for host c through a = %+v, %v", act, err)
+	}
+	xd := exec.Command("xdotool", "getmouselocation")
+	xd.Env = append(os.Environ(), "DISPLAY="+c.display)
+	outB, _ := xd.Output()
+	out := string(outB)
+	if want := fmt.Sprintf("x:%d y:%d", act.Results[0].At[0], act.Results[0].At[1]); !strings.Contains(out, want) {
+		t.Errorf("pointer on c's display: %q, want %s", out, want)
+	}
+	if _, err := a.d.client.Act(ctx, api.ActRequest{Host: "c", Actions: []api.Action{{Kind: "levitate"}}}); err == nil || !strings.Contains(err.Error(), "levitate") {
+		t.Errorf("a bad action for host c: %v, want c's refusal naming it", err)
+	}
+	// A task through a for c: c's orchestrator fills c's dialog.
+	task, err := a.d.client.CreateTaskOn(ctx, "c", "Enter Grace Hopper as the name and press OK", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.d.client.WaitRun(ctx, task.ID, 2*time.Minute); err != nil || res.Status != "completed" {
+		t.Fatalf("task for host c = %+v, %v; want completed", res, err)
+	}
+	zctx, zcancel := context.WithTimeout(ctx, 30*time.Second)
+	if got, err := zenity.Wait(zctx); err != nil || got != "Grace Hopper\n" {
+		t.Errorf("c's zenity printed %q (%v), want the name", got, err)
+	}
+	zcancel()
 
 	// An update goes to the wait's host; cancel works from any daemon.
 	wx, err := a.d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Xray ready" is visible`, Host: "c", Timeout: 120})

@@ -222,10 +222,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency, Host: d.runs.Host(),
 	})
-	d.runs.SetHooks(func(run runs.Run, lost runs.Owner) { d.notifyOrphaned(ctx, run, lost, log) }, d.engine.EndedElsewhere)
-	if err := d.runs.Recover(ctx, d.engine.Claim); err != nil {
-		return nil, fmt.Errorf("recover runs left live by stopped processes: %w", err)
-	}
+	d.runs.SetHooks(func(run runs.Run, lost runs.Owner) { d.notifyOrphaned(ctx, run, lost, log) }, d.endedElsewhere)
 	d.token = token
 	d.metrics = reg
 	ok = true
@@ -294,14 +291,21 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Frames:     d.db,
 		Recordings: recorder,
 		Cancellers: cancellers,
+		Fleet:      d.runs,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
 	})
+	// Runs left live by stopped processes, and runs other daemons of a
+	// fleet created for this host, before any new work.
+	claim := func(run runs.Run) bool { return d.claim(srv, run) }
+	if err := d.runs.Recover(ctx, claim); err != nil {
+		return fmt.Errorf("recover runs left live by stopped processes: %w", err)
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.engine.Run(gctx) })
 	g.Go(func() error { return d.dispatch.Run(gctx) })
 	// Runs of a process that stops while the daemon runs (a killed `acu
 	// agent`) are taken over or ended once its lease ends.
-	g.Go(func() error { d.runs.Sweep(gctx, c.OwnerLease/3, d.engine.Claim); return nil })
+	g.Go(func() error { d.runs.Sweep(gctx, c.OwnerLease/3, claim); return nil })
 	if c.PostgresDB() {
 		// A fleet: other daemons' events and runs created for this host
 		// wake this one at once.
@@ -518,5 +522,36 @@ func (d *daemon) notifyOrphaned(ctx context.Context, run runs.Run, lost runs.Own
 	n := notify.Notification{Key: run.ID + ":orphaned:" + lost.ID, RunID: run.ID, Event: "orphaned", Message: msg}
 	if err := d.dispatch.Notify(context.WithoutCancel(ctx), n); err != nil {
 		log.Error("notify an orphaned run", "run_id", run.ID, "err", err)
+	}
+}
+
+// claim takes a run Recover offers: a wait resumes (or starts, created
+// for this host elsewhere); a task or an action request another daemon
+// created for this host and nobody has run yet starts here. A task or
+// action some process already ran is not run again (it could repeat what
+// was done): Recover ends it.
+func (d *daemon) claim(srv *server.Server, run runs.Run) bool {
+	fresh := run.Owner == "" && run.Status != runs.StatusOrphaned
+	switch run.Kind {
+	case smartwait.KindWait:
+		return d.engine.Claim(run)
+	case server.KindAction:
+		return fresh && srv.ClaimAction(run)
+	case orchestrator.Kind:
+		return fresh && d.tasks != nil && d.tasks.Adopt(run)
+	}
+	return false
+}
+
+// endedElsewhere stops this daemon's work on a run another process ended
+// (a cancel through another daemon of the fleet).
+func (d *daemon) endedElsewhere(run runs.Run) {
+	switch run.Kind {
+	case smartwait.KindWait:
+		d.engine.EndedElsewhere(run)
+	case orchestrator.Kind:
+		if d.tasks != nil {
+			_ = d.tasks.Cancel(context.Background(), run.ID, firstOf(run.Error, "ended by another process"))
+		}
 	}
 }

@@ -455,6 +455,14 @@ func (c *Client) CreateTask(ctx context.Context, task, taskID string, maxIterati
 	return out, c.do(ctx, http.MethodPost, "/v1/tasks", body, &out)
 }
 
+// CreateTaskOn starts a task on another host of a fleet (POST /v1/tasks
+// with host): that host's daemon claims and runs it.
+func (c *Client) CreateTaskOn(ctx context.Context, host, task, taskID string, maxIterations int) (Run, error) {
+	var out Run
+	body := map[string]any{"host": host, "task": task, "taskId": taskID, "maxIterations": maxIterations}
+	return out, c.do(ctx, http.MethodPost, "/v1/tasks", body, &out)
+}
+
 // LoginLink asks for a one-time URL that opens the web pages.
 func (c *Client) LoginLink(ctx context.Context, next string) (LoginLink, error) {
 	v := url.Values{}

@@ -455,6 +455,10 @@ type ShotOptions struct {
 // stopping at the first failure. Window, Shot and Image are the frame of
 // x,y points that name none (see Point).
 type ActRequest struct {
+	// Host runs the request on another daemon of a fleet sharing one
+	// PostgreSQL database (its ACU_HOST_ID), through the database: that
+	// daemon claims it, acts on its display and the answer comes back here.
+	Host       string         `json:"host,omitempty"`
 	Display    string         `json:"display,omitempty"`
 	Window     string         `json:"window,omitempty"`
 	Shot       string         `json:"shot,omitempty"`

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -307,6 +308,40 @@ func (o *Orchestrator) begin(ctx context.Context, s Spec) (runs.Run, context.Con
 	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	o.cancel[run.ID] = cancel
 	return run, lctx, nil
+}
+
+// Adopt runs a task whose run another daemon of a fleet created for this
+// host (the run is live and already owned by this process: a claim of
+// Recover). It reports whether it took the run: false for other kinds or a
+// spec it cannot read. When a task is already running here, the run ends
+// at once with ErrBusy's message (one task per desktop at a time).
+func (o *Orchestrator) Adopt(run runs.Run) bool {
+	if run.Kind != Kind {
+		return false
+	}
+	var s Spec
+	if err := json.Unmarshal(run.Spec, &s); err != nil || strings.TrimSpace(s.Task) == "" {
+		return false
+	}
+	o.mu.Lock()
+	if len(o.cancel) > 0 {
+		o.mu.Unlock()
+		go func() {
+			if _, err := o.opts.Runs.End(context.Background(), run.ID, runs.StatusError, ErrBusy.Error(), nil); err != nil && !errors.Is(err, runs.ErrEnded) {
+				o.log.Warn("end a task another daemon sent while one runs", "run_id", run.ID, "err", err)
+			}
+		}()
+		return true
+	}
+	lctx, cancel := context.WithCancelCause(context.Background())
+	o.cancel[run.ID] = cancel
+	o.mu.Unlock()
+	o.wg.Add(1)
+	go func() {
+		defer o.wg.Done()
+		o.execute(lctx, run, s)
+	}()
+	return true
 }
 
 // Cancel stops a running task; its run ends cancelled with reason.

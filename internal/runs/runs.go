@@ -660,12 +660,16 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 			}
 			continue // another process took it, or it ended meanwhile
 		}
-		run.Owner = me
+		// claim sees the run as it was found (Owner "" and a status other
+		// than orphaned: never run by anyone, created for this host), then
+		// it is this process's.
 		wasOrphan := run.Status == StatusOrphaned
+		claimed := claim != nil && claim(run)
+		run.Owner = me
 		if wasOrphan {
 			run.Status = StatusRunning
 		}
-		if claim != nil && claim(run) {
+		if claimed {
 			r.mu.Lock()
 			r.live[run.ID] = run
 			r.mu.Unlock()

@@ -64,6 +64,11 @@ func (s *Server) handleActions(w http.ResponseWriter, r *http.Request) error {
 	if len(client) > 64 {
 		client = client[:64]
 	}
+	if remote, err := s.elsewhere(r.Context(), req.Host, "host"); err != nil {
+		return err
+	} else if remote {
+		return s.actElsewhere(w, r, req, client)
+	}
 	resp, err := svc.Act(r.Context(), actions.Caller{Client: client, Token: PrincipalOf(r.Context()).String(), Remote: r.RemoteAddr}, req)
 	if err != nil {
 		var ae *actions.Error

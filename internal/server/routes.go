@@ -266,7 +266,11 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	if c := s.opts.Cancellers[run.Kind]; c != nil {
 		err = c(r.Context(), id, reason)
-	} else {
+	}
+	if c := s.opts.Cancellers[run.Kind]; c == nil || errors.Is(err, runs.ErrNotFound) {
+		// No engine of this kind here, or the run is another process's (a
+		// task on another host of a fleet): end it in the store; its owner
+		// sees the end and stops.
 		_, err = s.opts.Runs.End(r.Context(), id, runs.StatusCancelled, "", map[string]string{"reason": reason})
 	}
 	if err != nil {

@@ -48,7 +48,10 @@ type Options struct {
 	Live        Live        // nil: the live view's routes answer 503
 	Frames      Frames      // judged frames for the run timeline; nil: 503
 	Recordings  Recordings  // nil: the recording routes answer 503
-	Health      func(ctx context.Context) api.Health
+	// Fleet starts runs for other hosts of a fleet (requests with a host);
+	// nil: such requests are refused.
+	Fleet  Fleet
+	Health func(ctx context.Context) api.Health
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
 	Cancellers map[string]func(ctx context.Context, id, reason string) error

@@ -21,6 +21,9 @@ type Tasks interface {
 
 // CreateTaskRequest is the body of POST /v1/tasks.
 type CreateTaskRequest struct {
+	// Host runs the task on another daemon of a fleet (its ACU_HOST_ID):
+	// stored for that daemon to claim and run on its display.
+	Host          string `json:"host,omitempty"`
 	Task          string `json:"task"`
 	TaskID        string `json:"taskId,omitempty"`
 	MaxIterations int    `json:"maxIterations,omitempty"`
@@ -34,7 +37,7 @@ const maxTaskIterations = 1000
 // until the task ends (completed, failed or cancelled).
 func (s *Server) handleCreateTask(t Tasks) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if t == nil {
+		if t == nil && s.opts.Fleet == nil {
 			return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "",
 				"the task orchestrator is not running in this daemon: configure ACU_TASK_* (a model key and a display) and restart it")
 		}
@@ -48,7 +51,21 @@ func (s *Server) handleCreateTask(t Tasks) handlerFunc {
 		if req.MaxIterations < 0 || req.MaxIterations > maxTaskIterations {
 			return errInvalid("maxIterations", "maxIterations must be 0 (the default) to %d, got %d", maxTaskIterations, req.MaxIterations)
 		}
-		run, err := t.Start(r.Context(), orchestrator.Spec{Task: req.Task, TaskID: req.TaskID, MaxIterations: req.MaxIterations})
+		spec := orchestrator.Spec{Task: req.Task, TaskID: req.TaskID, MaxIterations: req.MaxIterations}
+		remote, err := s.elsewhere(r.Context(), req.Host, "host")
+		if err != nil {
+			return err
+		}
+		var run runs.Run
+		switch {
+		case remote:
+			run, err = s.opts.Fleet.Start(r.Context(), runs.StartOptions{Kind: orchestrator.Kind, TaskID: req.TaskID, Spec: spec, Host: req.Host})
+		case t == nil:
+			return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "",
+				"the task orchestrator is not running in this daemon: configure ACU_TASK_* (a model key and a display) and restart it, or send the task to a host that runs one")
+		default:
+			run, err = t.Start(r.Context(), spec)
+		}
 		if errors.Is(err, orchestrator.ErrBusy) {
 			return errConflict("%s", err.Error())
 		}
