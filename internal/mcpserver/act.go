@@ -104,6 +104,7 @@ func (a AfterArgs) request(actions ...api.Action) api.ActRequest {
 
 // ActArgs are act's arguments: POST /v1/actions' body.
 type ActArgs struct {
+	Host       string             `json:"host,omitempty" jsonschema:"in a fleet of daemons sharing one database: the host (ACU_HOST_ID) whose display to act on; its daemon acts and the answer comes back (default: this daemon's)"`
 	Display    string             `json:"display,omitempty" jsonschema:"X display such as :99 (default: the daemon's)"`
 	Window     string             `json:"window,omitempty" jsonschema:"x,y points without a frame of their own are 0..1000 of this window"`
 	Shot       string             `json:"shot,omitempty" jsonschema:"x,y points without a frame of their own are pixels of this screenshot (its id)"`
@@ -170,7 +171,7 @@ type StateArgs struct {
 }
 
 func (a *actTools) act(ctx context.Context, _ *mcp.CallToolRequest, in ActArgs) (*mcp.CallToolResult, ActOutput, error) {
-	return a.run(ctx, api.ActRequest{Display: in.Display, Window: in.Window, Shot: in.Shot, Actions: in.Actions,
+	return a.run(ctx, api.ActRequest{Host: in.Host, Display: in.Display, Window: in.Window, Shot: in.Shot, Actions: in.Actions,
 		Settle: in.Settle, Screenshot: in.Screenshot, Diff: in.Diff})
 }
 
