@@ -123,6 +123,7 @@ func BenchmarkFleet(b *testing.B) {
 		}
 		clients := startFleet(b, bin, dsn, daemons, judge.URL, hs.URL)
 		res := runBatch(b, clients, dsn, waits, daemons, h)
+		idle := idleClaims(b, clients, dsn, 50)
 		hs.Close()
 		b.ReportMetric(res.claimP50, "claim-p50-ms")
 		b.ReportMetric(res.claimP95, "claim-p95-ms")
@@ -132,8 +133,10 @@ func BenchmarkFleet(b *testing.B) {
 		b.ReportMetric(float64(res.events)/res.elapsed.Seconds(), "events/s")
 		b.ReportMetric(res.notifyRate, "notifications/s")
 		b.ReportMetric(float64(res.dups), "duplicate-wakes")
-		b.Logf("%d waits on %d daemons: %d events, claim p50 %.1f ms p95 %.1f ms p99 %.1f ms, batch %s, %.0f notifications/s, %d duplicate wakes",
-			waits, daemons, res.events, res.claimP50, res.claimP95, res.claimP99, res.elapsed.Round(time.Millisecond), res.notifyRate, res.dups)
+		b.ReportMetric(idle[0], "idle-claim-p50-ms")
+		b.ReportMetric(idle[1], "idle-claim-max-ms")
+		b.Logf("%d waits on %d daemons: %d events, claim p50 %.1f ms p95 %.1f ms p99 %.1f ms, batch %s, %.0f notifications/s, %d duplicate wakes; one wait at a time: claim p50 %.1f ms, max %.1f ms",
+			waits, daemons, res.events, res.claimP50, res.claimP95, res.claimP99, res.elapsed.Round(time.Millisecond), res.notifyRate, res.dups, idle[0], idle[1])
 	}
 }
 
@@ -285,4 +288,47 @@ func runBatch(b *testing.B, clients []*api.Client, dsn string, waits, daemons in
 	}
 	b.Logf("%d remote claims measured; GOMAXPROCS %d", len(claims), runtime.GOMAXPROCS(0))
 	return r
+}
+
+// idleClaims creates n waits one at a time through the first daemon for
+// the second host, each after the previous one resolved, and returns the
+// median and largest claim latency: a claim with nothing else going on,
+// woken by NOTIFY.
+func idleClaims(b *testing.B, clients []*api.Client, dsn string, n int) [2]float64 {
+	ctx := context.Background()
+	host := "h" + strconv.Itoa(1%len(clients))
+	var ids []string
+	for i := range n {
+		w, err := clients[0].CreateWait(ctx, api.CreateWait{Criteria: fmt.Sprintf("idle marker %d is visible", i), Host: host, Timeout: 60})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := clients[0].WaitRun(ctx, w.ID, time.Minute); err != nil {
+			b.Fatal(err)
+		}
+		ids = append(ids, w.ID)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var lat []float64
+	rows, err := conn.Query(ctx, `SELECT e.at - r.started_at FROM events e JOIN runs r ON r.id = e.run_id
+		WHERE e.stream = 'ownership' AND e.data LIKE '%"claimed"%' AND r.id = ANY($1)`, ids)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var ms int64
+		if err := rows.Scan(&ms); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, float64(ms))
+	}
+	if err := rows.Err(); err != nil || len(lat) == 0 {
+		b.Fatalf("idle claims: %d read, %v", len(lat), err)
+	}
+	slices.Sort(lat)
+	return [2]float64{lat[len(lat)/2], lat[len(lat)-1]}
 }

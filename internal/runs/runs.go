@@ -137,6 +137,7 @@ type Store interface {
 	LiveRuns(ctx context.Context) ([]store.Run, error)
 	UnownedRuns(ctx context.Context, now time.Time, host string) ([]store.Run, error)
 	TakeRun(ctx context.Context, id, from, to string) error
+	TakeUnowned(ctx context.Context, ids []string, to string) (map[string]bool, error)
 	RegisterOwner(ctx context.Context, o store.Owner) error
 	RenewOwner(ctx context.Context, id string, until time.Time) error
 	StopOwner(ctx context.Context, id string) error
@@ -624,9 +625,24 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 		return fmt.Errorf("recover runs: %w", err)
 	}
 	me := self.ID
+	// Runs nobody owns that this process may run (created for this host,
+	// or orphaned from it) are taken in one transaction, not one each: a
+	// burst of runs created for this host is claimed at once.
+	var fresh []string
+	for _, sr := range left {
+		if sr.Owner == "" && (sr.Host == "" || sr.Host == self.Host) {
+			fresh = append(fresh, sr.ID)
+		}
+	}
+	taken, err := r.st.TakeUnowned(ctx, fresh, me)
+	if err != nil {
+		return fmt.Errorf("recover runs: %w", err)
+	}
 	var alive map[string]bool // hosts with a live owner, read once when needed
 	aliveRead, aliveOK := false, false
 	var errs []error
+	var emits sync.WaitGroup
+	defer emits.Wait()
 	for _, sr := range left {
 		run := Run(sr)
 		r.mu.Lock()
@@ -654,7 +670,11 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 			continue
 		}
 		prev := run.Owner
-		if err := r.st.TakeRun(ctx, run.ID, prev, me); err != nil {
+		if prev == "" {
+			if !taken[run.ID] {
+				continue // another process took it, or it ended meanwhile
+			}
+		} else if err := r.st.TakeRun(ctx, run.ID, prev, me); err != nil {
 			if !errors.Is(err, store.ErrNotOwner) && !errors.Is(err, ErrEnded) && !errors.Is(err, ErrNotFound) {
 				errs = append(errs, err)
 			}
@@ -681,12 +701,20 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 				phase = PhaseClaimed // created on another daemon for this host
 			}
 			if phase != "" {
-				if _, err := r.Emit(ctx, run.ID, StreamOwnership, Ownership{Phase: phase, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID}); err != nil {
-					r.log.LogAttrs(ctx, slog.LevelWarn, "record a run changing hands", slog.String(keyRunID, run.ID), slog.Any(keyError, err))
-				}
+				// Concurrent Emits share a transaction (group commit).
+				id := run.ID
+				emits.Go(func() {
+					if _, err := r.Emit(ctx, id, StreamOwnership, Ownership{Phase: phase, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID}); err != nil && !errors.Is(err, ErrEnded) {
+						r.log.LogAttrs(ctx, slog.LevelWarn, "record a run changing hands", slog.String(keyRunID, id), slog.Any(keyError, err))
+					}
+				})
 			}
-			r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed from a stopped owner", slog.String(keyRunID, run.ID),
-				slog.String(keyKind, run.Kind), slog.String("previous_owner", prev))
+			if prev == "" && !wasOrphan {
+				r.log.LogAttrs(ctx, slog.LevelDebug, "run claimed for this host", slog.String(keyRunID, run.ID), slog.String(keyKind, run.Kind))
+			} else {
+				r.log.LogAttrs(ctx, slog.LevelInfo, "run resumed from a stopped owner", slog.String(keyRunID, run.ID),
+					slog.String(keyKind, run.Kind), slog.String("previous_owner", prev))
+			}
 			continue
 		}
 		if _, err := r.End(ctx, run.ID, StatusError, r.lostMessage(ctx, prev), nil); err != nil && !errors.Is(err, ErrEnded) {

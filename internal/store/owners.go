@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"context"
 	"database/sql"
 	"errors"
@@ -261,4 +262,42 @@ func (db *DB) AliveHosts(ctx context.Context, now time.Time) ([]string, error) {
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// TakeUnowned moves the listed live runs that have no owner to owner to,
+// in one transaction (an orphaned one becomes running again), and returns
+// the ids it took: of two processes taking the same runs at once, each run
+// goes to one. It is TakeRun for a batch of runs from "".
+func (db *DB) TakeUnowned(ctx context.Context, ids []string, to string) (map[string]bool, error) {
+	taken := make(map[string]bool, len(ids))
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), 500)]
+		ids = ids[len(chunk):]
+		args := make([]any, 0, len(chunk)+2)
+		args = append(args, to, db.now().UnixMilli())
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		err := db.tx(ctx, func(tx *sql.Tx) error {
+			rows, err := tx.QueryContext(ctx, `UPDATE runs SET owner = ?, updated_at = ?,
+				status = CASE WHEN status = '`+StatusOrphaned+`' THEN '`+StatusRunning+`' ELSE status END
+				WHERE owner = '' AND ended_at IS NULL AND id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`) RETURNING id`, args...)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id string
+				if err := rows.Scan(&id); err != nil {
+					return err
+				}
+				taken[id] = true
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			return taken, fmt.Errorf("take %d unowned runs: %w", len(chunk), err)
+		}
+	}
+	return taken, nil
 }
