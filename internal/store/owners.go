@@ -1,11 +1,11 @@
 package store
 
 import (
-	"strings"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
