@@ -73,6 +73,12 @@ func TestRunOwnership(t *testing.T) {
 	if out, _, code := acu(t, env, "events", "--run", run1, "--follow=false"); code != 0 || !strings.Contains(out, `"needs_user"`) {
 		t.Errorf("acu events --run without a daemon: exit %d\n%s", code, out)
 	}
+	if out, errOut, code := acu(t, env, "waits", "list"); code != 0 || !strings.Contains(out, "CRITERIA") {
+		t.Errorf("acu waits list without a daemon: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if out, _, code := acu(t, env, "runs", "show", run1); code != 0 || !strings.Contains(out, `"program": "computer"`) {
+		t.Errorf("acu runs show without a daemon: exit %d\n%s", code, out)
+	}
 
 	// The daemon starts beside it and leaves the run alone.
 	d := startDaemon(t, env, dataDir, port)
