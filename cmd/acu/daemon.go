@@ -177,7 +177,11 @@ func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg 
 		return nil, err
 	}
 	p := &workParts{db: db, runs: runs.New(db, runs.Options{Logger: log.With("component", "runs"), Registerer: reg}), hub: hub}
-	if p.release, err = p.runs.Own(ctx, runs.Self(program, c.HostID), c.OwnerLease); err != nil {
+	self := runs.Self(program, c.HostID)
+	if c.Display != "" {
+		self.Displays = []string{c.Display}
+	}
+	if p.release, err = p.runs.Own(ctx, self, c.OwnerLease); err != nil {
 		hub.Close()
 		db.Close()
 		return nil, err

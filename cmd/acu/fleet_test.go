@@ -106,6 +106,20 @@ func TestFleetOnPostgres(t *testing.T) {
 		!strings.Contains(err.Error(), "a, b, c") {
 		t.Errorf("wait for an unknown host: %v, want refused naming a, b, c", err)
 	}
+	// Every host announces its display; any daemon lists them.
+	hosts, err := a.d.client.Hosts(ctx)
+	if err != nil || hosts.Self != "a" || len(hosts.Hosts) != 3 {
+		t.Fatalf("hosts through a = %+v, %v; want a, b, c", hosts, err)
+	}
+	for i, f := range fleet {
+		h := hosts.Hosts[i]
+		if h.Host != f.host || len(h.Displays) != 1 || h.Displays[0] != f.display || len(h.Processes) != 1 || h.Processes[0].Program != "serve" {
+			t.Errorf("host %d = %+v, want %s with display %s and its daemon", i, h, f.host, f.display)
+		}
+	}
+	if out, _, code := acu(t, b.env, "hosts"); code != 0 || !strings.Contains(out, "b (this one)") || !strings.Contains(out, c.display) {
+		t.Errorf("acu hosts on b: exit %d\n%s", code, out)
+	}
 	xtermShowing(t, b.display, "bravo", "Bravo ready", 3*time.Second)
 	xtermShowing(t, c.display, "charlie", "Charlie ready", 3*time.Second)
 	wb, err := a.d.client.CreateWait(ctx, api.CreateWait{Criteria: `"Bravo ready" is visible`, Host: "b", Timeout: 90})

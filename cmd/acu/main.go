@@ -63,6 +63,7 @@ func commands() []command {
 		{"waits", "list, show, update or cancel wait jobs", runWaits},
 		{"settle", "wait until the screen stops changing", runSettle},
 		{"runs", "list runs, show one, wait for one, cancel one", runRuns},
+		{"hosts", "list the hosts sharing this database, their processes and displays", runHosts},
 		{"events", "follow the event stream", runEvents},
 		{"screenshot", "save a screenshot of a display or window", runScreenshot},
 		{"act", "move, click, drag, scroll, type or press keys", runAct},

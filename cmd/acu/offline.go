@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -56,6 +55,7 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 	srv := server.New(server.Options{
 		Token: secret.String(hex.EncodeToString(tok)), ListenHost: "127.0.0.1", Version: Version, Epoch: reg.Epoch(),
 		Runs:  reg,
+		Fleet: reg,
 		Waits: smartwait.New(smartwait.Options{Runs: reg, Logger: slog.New(slog.DiscardHandler)}),
 	})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -76,13 +76,10 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 	}, nil
 }
 
-// daemonAbsent reports whether err means nothing listens at the daemon's
-// address (as opposed to a daemon that answered with an error).
+// daemonAbsent reports whether err means no daemon answered at its
+// address (nothing listens, or nothing answered in time), as opposed to a
+// daemon that answered with an error: then the database is read directly.
 func daemonAbsent(err error) bool {
 	var se *api.StatusError
-	if errors.As(err, &se) {
-		return false
-	}
-	var oe *net.OpError
-	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &oe) && oe.Op == "dial")
+	return !errors.As(err, &se)
 }

@@ -182,3 +182,37 @@ func subcommand(fs *flag.FlagSet, args []string, noun string) (sub, id string, e
 	}
 	return sub, id, fs.Parse(args)
 }
+
+func runHosts(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "hosts", "[--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cl, done, err := readClient(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer done()
+	l, err := cl.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e.stdout, l)
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "HOST\tDISPLAYS\tPROCESSES")
+	for _, h := range l.Hosts {
+		var ps []string
+		for _, p := range h.Processes {
+			ps = append(ps, fmt.Sprintf("%s pid %d", p.Program, p.PID))
+		}
+		name := h.Host
+		if h.Host == l.Self {
+			name += " (this one)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, strings.Join(h.Displays, ","), strings.Join(ps, ", "))
+	}
+	return tw.Flush()
+}

@@ -463,6 +463,12 @@ func (c *Client) CreateTaskOn(ctx context.Context, host, task, taskID string, ma
 	return out, c.do(ctx, http.MethodPost, "/v1/tasks", body, &out)
 }
 
+// Hosts lists the fleet's hosts with their live processes and displays.
+func (c *Client) Hosts(ctx context.Context) (HostList, error) {
+	var out HostList
+	return out, c.do(ctx, http.MethodGet, "/v1/hosts", nil, &out)
+}
+
 // LoginLink asks for a one-time URL that opens the web pages.
 func (c *Client) LoginLink(ctx context.Context, next string) (LoginLink, error) {
 	v := url.Values{}

@@ -87,6 +87,21 @@ func (o *RunOwner) String() string {
 	return s
 }
 
+// Host is one machine of a fleet (or this machine): its live processes
+// (daemon, standalone agents) and the displays they serve.
+type Host struct {
+	Host      string     `json:"host"`
+	Displays  []string   `json:"displays"`
+	Processes []RunOwner `json:"processes"`
+}
+
+// HostList is GET /v1/hosts: every host with a live process.
+type HostList struct {
+	Hosts []Host `json:"hosts"`
+	// Self is the host of the daemon that answered.
+	Self string `json:"self"`
+}
+
 // RunList is a page of runs, newest first. Next is the cursor for the
 // following page ("" when there is none).
 type RunList struct {

@@ -310,3 +310,8 @@ func (r *Registry) SetHooks(onOrphaned func(Run, Owner), onEndedElsewhere func(R
 		r.onElse = onEndedElsewhere
 	}
 }
+
+// LiveOwners returns the processes whose lease holds now, by host.
+func (r *Registry) LiveOwners(ctx context.Context) ([]Owner, error) {
+	return r.st.LiveOwners(ctx, r.now())
+}

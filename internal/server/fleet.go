@@ -22,6 +22,37 @@ type Fleet interface {
 	Host() string
 	AliveHosts(ctx context.Context) ([]string, error)
 	Start(ctx context.Context, o runs.StartOptions) (runs.Run, error)
+	LiveOwners(ctx context.Context) ([]runs.Owner, error)
+}
+
+// handleHosts lists every host with a live process (GET /v1/hosts): its
+// processes and the displays they serve.
+func (s *Server) handleHosts(w http.ResponseWriter, r *http.Request) error {
+	f := s.opts.Fleet
+	if f == nil {
+		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "this daemon keeps no owners")
+	}
+	owners, err := f.LiveOwners(r.Context())
+	if err != nil {
+		return err
+	}
+	out := api.HostList{Hosts: []api.Host{}, Self: f.Host()}
+	now := time.Now()
+	for _, o := range owners {
+		if n := len(out.Hosts); n == 0 || out.Hosts[n-1].Host != o.Host {
+			out.Hosts = append(out.Hosts, api.Host{Host: o.Host, Displays: []string{}})
+		}
+		h := &out.Hosts[len(out.Hosts)-1]
+		h.Processes = append(h.Processes, api.RunOwner{ID: o.ID, Host: o.Host, PID: o.PID, Program: o.Program,
+			StartedAt: o.StartedAt, LeaseUntil: o.LeaseUntil, Alive: !o.Expired(now)})
+		for _, d := range o.Displays {
+			if !slices.Contains(h.Displays, d) {
+				h.Displays = append(h.Displays, d)
+			}
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
 }
 
 // KindAction is the run of an action request handed to another host.

@@ -52,6 +52,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /metrics", s.authenticate(api.ScopeRead, promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
 
 	auth("GET /v1/runs", s.handleListRuns)
+	auth("GET /v1/hosts", s.handleHosts)
 	auth("GET /v1/runs/{id}", s.handleGetRun)
 	auth("POST /v1/runs/{id}/cancel", s.handleCancelRun)
 	act("POST /v1/runs/{id}/resume", s.handleResumeRun)

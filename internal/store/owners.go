@@ -28,6 +28,8 @@ type Owner struct {
 	HeartbeatAt time.Time
 	LeaseUntil  time.Time
 	StoppedAt   time.Time // set when the process stopped cleanly
+	// Displays are the X displays it serves (a daemon's DISPLAY).
+	Displays []string
 }
 
 // Expired reports whether the owner's lease no longer covers its runs at
@@ -36,13 +38,17 @@ func (o Owner) Expired(now time.Time) bool {
 	return !o.StoppedAt.IsZero() || !now.Before(o.LeaseUntil)
 }
 
-const ownerCols = `id, host, pid, pid_start, program, started_at, heartbeat_at, lease_until, stopped_at`
+const ownerCols = `id, host, pid, pid_start, program, started_at, heartbeat_at, lease_until, stopped_at, displays`
 
 func scanOwner(s scanner) (Owner, error) {
 	var o Owner
 	var started, beat, until, stopped sql.NullInt64
-	if err := s.Scan(&o.ID, &o.Host, &o.PID, &o.PIDStart, &o.Program, &started, &beat, &until, &stopped); err != nil {
+	var displays string
+	if err := s.Scan(&o.ID, &o.Host, &o.PID, &o.PIDStart, &o.Program, &started, &beat, &until, &stopped, &displays); err != nil {
 		return Owner{}, err
+	}
+	if displays != "" {
+		o.Displays = strings.Split(displays, ",")
 	}
 	o.StartedAt, o.HeartbeatAt, o.LeaseUntil, o.StoppedAt = fromMS(started), fromMS(beat), fromMS(until), fromMS(stopped)
 	return o, nil
@@ -59,9 +65,11 @@ func (db *DB) RegisterOwner(ctx context.Context, o Owner) error {
 		o.StartedAt = now
 	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO owners (`+ownerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)
-			ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, lease_until = excluded.lease_until, stopped_at = NULL`,
-			o.ID, o.Host, o.PID, o.PIDStart, o.Program, o.StartedAt.UnixMilli(), now.UnixMilli(), o.LeaseUntil.UnixMilli())
+		_, err := tx.ExecContext(ctx, `INSERT INTO owners (`+ownerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+			ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, lease_until = excluded.lease_until, stopped_at = NULL,
+			displays = excluded.displays`,
+			o.ID, o.Host, o.PID, o.PIDStart, o.Program, o.StartedAt.UnixMilli(), now.UnixMilli(), o.LeaseUntil.UnixMilli(),
+			strings.Join(o.Displays, ","))
 		return err
 	})
 	if err != nil {
@@ -300,4 +308,24 @@ func (db *DB) TakeUnowned(ctx context.Context, ids []string, to string) (map[str
 		}
 	}
 	return taken, nil
+}
+
+// LiveOwners returns every owner whose lease holds at now, by host, then
+// oldest first: the processes of the fleet (or of this machine).
+func (db *DB) LiveOwners(ctx context.Context, now time.Time) ([]Owner, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT `+ownerCols+` FROM owners WHERE stopped_at IS NULL AND lease_until > ?
+		ORDER BY host, started_at, id`, now.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("list live owners: %w", err)
+	}
+	defer rows.Close()
+	var out []Owner
+	for rows.Next() {
+		o, err := scanOwner(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list live owners: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
