@@ -53,6 +53,10 @@ func (o TickOutcome) String() string {
 // counted, never fatal.
 func (r *Relay) Run(ctx context.Context) error {
 	last := r.now()
+	// ticked is when the last tick ran (zero before the first): input
+	// that came before the loop started (a /sense posted while the daemon
+	// was starting) still gets its debounced tick.
+	var ticked time.Time
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -61,7 +65,7 @@ func (r *Relay) Run(ctx context.Context) error {
 		input := r.lastInput
 		r.mu.Unlock()
 		next := last.Add(time.Duration(cfg.IntervalMs) * time.Millisecond)
-		if cfg.DebounceMs > 0 && input.After(last) {
+		if cfg.DebounceMs > 0 && input.After(ticked) {
 			if d := input.Add(time.Duration(cfg.DebounceMs) * time.Millisecond); d.Before(next) {
 				next = d
 			}
@@ -77,11 +81,11 @@ func (r *Relay) Run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		if !cfg.Enabled {
-			last = r.now()
+			last, ticked = r.now(), r.now()
 			continue
 		}
 		r.Tick(ctx)
-		last = r.now()
+		last, ticked = r.now(), r.now()
 	}
 }
 
