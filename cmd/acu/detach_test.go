@@ -145,12 +145,19 @@ func checkDeliveredOnce(t *testing.T, dataDir, id string) {
 	t.Helper()
 	notified := filepath.Join(dataDir, "notified.txt")
 	eventually(t, 30*time.Second, "the wake", func() bool { return len(readLines(t, notified)) >= 1 })
-	stopDetached(t, dataDir) // nothing can deliver a second time once it is down
 	db, err := store.Open(t.Context(), filepath.Join(dataDir, "acu.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// The line is written before the notifier's process exits and the
+	// attempt is recorded: stopping the daemon in between would interrupt
+	// an attempt that had delivered.
+	eventually(t, 30*time.Second, "the wake recorded as delivered", func() bool {
+		items, err := db.Outbox(t.Context(), id)
+		return err == nil && len(items) > 0 && items[0].Delivered()
+	})
+	stopDetached(t, dataDir) // nothing can deliver a second time once it is down
 	items, err := db.Outbox(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
