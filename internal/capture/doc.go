@@ -15,6 +15,10 @@
 // rectangle. A display whose X server dies is reconnected with bounded
 // backoff on the next Capture, or at once while someone watches it.
 //
+// Once is the one-shot path for a process that takes a single screenshot
+// and exits: the same frame as a Hub's Capture, read over a bare
+// display.ImageConn without damage tracking, shared memory or goroutines.
+//
 // It does not resize or encode frames (internal/frame), send input
 // (internal/input) or decide when to capture (the wait engine does).
 package capture

@@ -77,12 +77,8 @@ func NewHub(opts Options) (*Hub, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Hub{opts: opts, log: log, sources: map[string]*source{}, closing: make(chan struct{})}
-	for _, e := range opts.Exclude {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			h.exclude = append(h.exclude, e)
-		}
-	}
+	h := &Hub{opts: opts, log: log, sources: map[string]*source{}, closing: make(chan struct{}),
+		exclude: normExclude(opts.Exclude)}
 	if opts.Registerer != nil {
 		h.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "acu_capture_read_duration_seconds",
@@ -425,26 +421,46 @@ func (s *source) grab(c *display.Conn, w, h int) ([]byte, bool, error) {
 
 // blackout clears the rectangles of excluded windows in buf.
 func (s *source) blackout(ctx context.Context, c *display.Conn, buf []byte, w, h int) error {
+	return blackout(ctx, c, s.hub.exclude, buf, image.Rect(0, 0, w, h))
+}
+
+// blackout clears, in buf, the pixels of the mapped windows matching
+// exclude; buf holds the screen's rectangle area, 4 bytes a pixel, rows
+// area.Dx()*4 bytes apart.
+func blackout(ctx context.Context, c *display.Conn, exclude []string, buf []byte, area image.Rectangle) error {
 	ws, err := c.Windows(ctx)
 	if err != nil {
 		return err
 	}
-	bounds := image.Rect(0, 0, w, h)
+	stride := area.Dx() * 4
 	for _, win := range ws {
-		if !win.Mapped || !s.hub.excluded(win) {
+		if !win.Mapped || !excluded(exclude, win) {
 			continue
 		}
-		r := win.Rect().Intersect(bounds)
+		r := win.Rect().Intersect(area).Sub(area.Min)
 		for y := r.Min.Y; y < r.Max.Y; y++ {
-			clear(buf[y*w*4+r.Min.X*4 : y*w*4+r.Max.X*4])
+			clear(buf[y*stride+r.Min.X*4 : y*stride+r.Max.X*4])
 		}
 	}
 	return nil
 }
 
-func (h *Hub) excluded(w display.Window) bool {
+// normExclude lower-cases the privacy exclusions and drops empty ones.
+func normExclude(list []string) []string {
+	var out []string
+	for _, e := range list {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// excluded reports whether w's title, class or instance contains one of
+// exclude (lower case).
+func excluded(exclude []string, w display.Window) bool {
 	title, class, inst := strings.ToLower(w.Title), strings.ToLower(w.Class), strings.ToLower(w.Instance)
-	for _, e := range h.exclude {
+	for _, e := range exclude {
 		if strings.Contains(title, e) || strings.Contains(class, e) || strings.Contains(inst, e) {
 			return true
 		}
@@ -481,9 +497,20 @@ func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) 
 		}
 		delete(s.ids, t.Query)
 	}
+	w, err := findWindow(ctx, c, s.name, t)
+	if err != nil {
+		return Resolved{}, err
+	}
+	s.ids[t.Query] = w.ID
+	return s.windowResolved(res, w), nil
+}
+
+// findWindow looks up the window a Window target names among the
+// display's windows; one matching none or several is a *TargetError.
+func findWindow(ctx context.Context, c *display.Conn, dpy string, t Target) (display.Window, error) {
 	ws, err := c.Windows(ctx)
 	if err != nil {
-		return Resolved{}, fmt.Errorf("capture %s on %s: %w", t, s.name, err)
+		return display.Window{}, fmt.Errorf("capture %s on %s: %w", t, dpy, err)
 	}
 	w, cands, ok := match(t, ws)
 	if !ok && t.ID != 0 {
@@ -493,7 +520,7 @@ func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) 
 		}
 	}
 	if !ok {
-		e := &TargetError{Display: s.name, Target: t.String(), Ambiguous: len(cands) > 1, Candidates: cands}
+		e := &TargetError{Display: dpy, Target: t.String(), Ambiguous: len(cands) > 1, Candidates: cands}
 		if !e.Ambiguous {
 			e.Candidates = nil
 			for _, cw := range ws {
@@ -502,10 +529,9 @@ func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) 
 				}
 			}
 		}
-		return Resolved{}, e
+		return display.Window{}, e
 	}
-	s.ids[t.Query] = w.ID
-	return s.windowResolved(res, w), nil
+	return w, nil
 }
 
 func (s *source) windowResolved(res Resolved, w display.Window) Resolved {
@@ -549,10 +575,9 @@ func (s *source) connect(ctx context.Context) error {
 		return err
 	}
 	scr := c.Screen
-	if scr.BitsPerPixel != 32 || !scr.LSBFirst || (scr.Depth != 24 && scr.Depth != 32) {
+	if err := checkFormat(s.name, scr); err != nil {
 		c.Close()
-		return fmt.Errorf("display %s has depth %d at %d bits per pixel: capture supports 24- and 32-bit displays (start Xvfb with -screen 0 1280x720x24)",
-			s.name, scr.Depth, scr.BitsPerPixel)
+		return err
 	}
 	atom, err := c.Atom("_ACU_CAPTURE_SYNC")
 	if err != nil {
@@ -612,6 +637,16 @@ func (s *source) connect(ctx context.Context) error {
 		s.kick()
 	}
 	s.everOnline = true
+	return nil
+}
+
+// checkFormat accepts the screens capture reads: 32 bits per pixel, least
+// significant byte first (BGRX), depth 24 or 32.
+func checkFormat(dpy string, scr display.Screen) error {
+	if scr.BitsPerPixel != 32 || !scr.LSBFirst || (scr.Depth != 24 && scr.Depth != 32) {
+		return fmt.Errorf("display %s has depth %d at %d bits per pixel: capture supports 24- and 32-bit displays (start Xvfb with -screen 0 1280x720x24)",
+			dpy, scr.Depth, scr.BitsPerPixel)
+	}
 	return nil
 }
 
