@@ -131,3 +131,32 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSHMGetImage is the floor under a capture: the MIT-SHM GetImage
+// round trip into the connection's segment, nothing else (no hash, no
+// copy, no frame).
+func BenchmarkSHMGetImage(b *testing.B) {
+	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+		dpy := benchDisplay(b, size[0], size[1])
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			h, err := NewHub(Options{NoCache: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+				b.Fatal(err)
+			}
+			s, _ := h.source(dpy)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			b.ReportAllocs()
+			b.SetBytes(int64(size[0] * size[1] * 4))
+			for b.Loop() {
+				if _, viaSHM, err := s.grab(s.conn, size[0], size[1]); err != nil || !viaSHM {
+					b.Fatalf("grab = %v (MIT-SHM %v)", err, viaSHM)
+				}
+			}
+		})
+	}
+}
