@@ -135,7 +135,7 @@ func (h *Hub) source(name string) (*source, error) {
 	}
 	s, ok := h.sources[name]
 	if !ok {
-		s = &source{hub: h, name: name, log: h.log.With("display", name), ids: map[string]uint32{},
+		s = &source{hub: h, name: name, log: h.log.With("display", name), ids: map[string]uint32{}, pix: new(pixPool),
 			watchers: map[*watcher]struct{}{}, markers: map[uint32]chan struct{}{}, refresh: make(chan struct{}, 1)}
 		h.sources[name] = s
 		h.wg.Add(1)
@@ -245,20 +245,23 @@ type source struct {
 
 	// mu serializes connection management, capture and window lookups.
 	// The event reader never takes it.
-	mu         sync.Mutex
-	conn       *display.Conn
-	unsub      func()
-	sh         *shmSeg
-	shmOff     bool
-	hasDamage  bool
-	marker     xproto.Window
-	failures   int
-	retryAt    time.Time
-	lastErr    error
-	cached     *frame.Frame
-	cachedSeq  uint64
-	ids        map[string]uint32 // window query -> last matched id
-	everOnline bool
+	mu        sync.Mutex
+	conn      *display.Conn
+	unsub     func()
+	sh        *shmSeg
+	shmOff    bool
+	hasDamage bool
+	marker    xproto.Window
+	failures  int
+	retryAt   time.Time
+	lastErr   error
+	cached    *frame.Frame
+	cachedSeq uint64
+	pix       *pixPool // buffers of this display's frames
+	// lastUnchanged: the last read's pixels equalled the cached frame's.
+	lastUnchanged bool
+	ids           map[string]uint32 // window query -> last matched id
+	everOnline    bool
 
 	flightMu sync.Mutex
 	flight   *flight
@@ -350,18 +353,51 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
 		}
 	}
-	hash := frame.Hash(pix, w, h, w*4)
+	// own is the buffer a new frame would keep: the GetImage reply, or a
+	// copy out of the segment (which the next read overwrites).
+	var own []byte
+	var hash uint64
+	switch {
+	case !viaSHM:
+		own, hash = pix, frame.Hash(pix, w, h, w*4)
+	case s.lastUnchanged:
+		// The last read changed nothing: likely this one neither. Hash
+		// in the segment; copy below only if it did change.
+		hash = frame.Hash(pix, w, h, w*4)
+	default:
+		// Hash and copy in one pass (HashCopy costs what Hash alone
+		// does), into a buffer an unchanged screen hands back.
+		if own = s.pix.get(len(pix)); own != nil {
+			s.st.recycled.Add(1)
+		} else {
+			own = make([]byte, len(pix))
+		}
+		hash = frame.HashCopy(own, pix, w, h, w*4)
+	}
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
-		// Unchanged content: no copy, no allocation, same frame.
+		// Unchanged content: same frame, no new buffer.
+		if viaSHM {
+			s.pix.put(own)
+		}
+		s.lastUnchanged = true
 		s.observe(viaSHM, time.Since(start))
 		s.cachedSeq = seq
 		s.st.unchanged.Add(1)
 		return old, nil
 	}
+	s.lastUnchanged = false
 	if viaSHM {
-		// Copy out of the segment once; the frame owns its pixels.
-		pix = append([]byte(nil), pix...)
+		if own == nil {
+			if own = s.pix.get(len(pix)); own != nil {
+				s.st.recycled.Add(1)
+				copy(own, pix)
+			} else {
+				own = append([]byte(nil), pix...) // append does not zero what it copies over
+			}
+		}
+		s.pix.publish(own)
 	}
+	pix = own
 	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
 		Hash: hash, Resample: s.hub.opts.Resample}
 	s.observe(viaSHM, time.Since(start))
