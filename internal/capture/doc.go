@@ -9,11 +9,12 @@
 // Pixels come through MIT-SHM (one SysV segment per connection, removed with
 // IPC_RMID right after the server attached it) or, where SHM is missing or
 // fails (a remote X server), plain GetImage. Windows matching the privacy
-// exclusions are blacked out before a frame is published. A read is hashed
-// and copied out of the segment in one pass (frame.HashCopy) into a buffer
-// of an earlier frame that nothing references any more (pixpool.go), unless
-// the last read found the screen unchanged: then it is hashed in place and
-// copied only if it did change.
+// exclusions are blacked out before a frame is published. A display read
+// in quick succession (a live view, a recording) has each read hashed and
+// copied out of the segment in one pass (frame.HashCopy) into the buffer of
+// an earlier frame that nothing references any more (pixpool.go); after a
+// read that found the screen unchanged, and for a display read now and
+// then, the read is hashed in place and copied only if it changed.
 //
 // Watch delivers XDamage change notifications filtered by the target's
 // rectangle. A display whose X server dies is reconnected with bounded

@@ -260,6 +260,7 @@ type source struct {
 	pix       *pixPool // buffers of this display's frames
 	// lastUnchanged: the last read's pixels equalled the cached frame's.
 	lastUnchanged bool
+	lastRead      time.Time         // start of the last read
 	ids           map[string]uint32 // window query -> last matched id
 	everOnline    bool
 
@@ -354,25 +355,32 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 		}
 	}
 	// own is the buffer a new frame would keep: the GetImage reply, or a
-	// copy out of the segment (which the next read overwrites).
+	// copy out of the segment (which the next read overwrites). A display
+	// read in quick succession (a live view, a recording) recycles the
+	// buffers of its earlier frames (pixpool.go); one read now and then
+	// does not: its few frames are left to the collector, so they do not
+	// hold memory a daemon under its soft limit needs.
+	busy := start.Sub(s.lastRead) < busyGap
+	s.lastRead = start
 	var own []byte
 	var hash uint64
+	recycled := false
 	switch {
 	case !viaSHM:
 		own, hash = pix, frame.Hash(pix, w, h, w*4)
-	case s.lastUnchanged:
-		// The last read changed nothing: likely this one neither. Hash
-		// in the segment; copy below only if it did change.
-		hash = frame.Hash(pix, w, h, w*4)
-	default:
-		// Hash and copy in one pass (HashCopy costs what Hash alone
-		// does), into a buffer an unchanged screen hands back.
+	case busy && !s.lastUnchanged:
 		if own = s.pix.get(len(pix)); own != nil {
-			s.st.recycled.Add(1)
-		} else {
-			own = make([]byte, len(pix))
+			recycled = true
+			// Hash and copy in one pass (HashCopy costs what Hash alone
+			// does); an unchanged screen hands the buffer back.
+			hash = frame.HashCopy(own, pix, w, h, w*4)
+			break
 		}
-		hash = frame.HashCopy(own, pix, w, h, w*4)
+		fallthrough
+	default:
+		// The last read changed nothing (likely this one neither), or no
+		// buffer is free: hash in the segment, copy below if it changed.
+		hash = frame.Hash(pix, w, h, w*4)
 	}
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
 		// Unchanged content: same frame, no new buffer.
@@ -387,15 +395,21 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 	}
 	s.lastUnchanged = false
 	if viaSHM {
-		if own == nil {
+		if own == nil && busy {
 			if own = s.pix.get(len(pix)); own != nil {
-				s.st.recycled.Add(1)
+				recycled = true
 				copy(own, pix)
-			} else {
-				own = append([]byte(nil), pix...) // append does not zero what it copies over
 			}
 		}
-		s.pix.publish(own)
+		if own == nil {
+			own = append([]byte(nil), pix...) // append does not zero what it copies over
+		}
+		if recycled {
+			s.st.recycled.Add(1)
+		}
+		if busy {
+			s.pix.publish(own)
+		}
 	}
 	pix = own
 	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
@@ -675,6 +689,10 @@ func (s *source) connect(ctx context.Context) error {
 	s.everOnline = true
 	return nil
 }
+
+// busyGap is the longest time between two reads of a display for which
+// the second recycles frame buffers: frames at 10 per second or more.
+const busyGap = 100 * time.Millisecond
 
 // checkFormat accepts the screens capture reads: 32 bits per pixel, least
 // significant byte first (BGRX), depth 24 or 32.

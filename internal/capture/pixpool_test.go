@@ -12,8 +12,9 @@ import (
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
-// TestRecycledBuffersAreUnreferenced: frames' buffers are reused for later
-// frames once nothing references them, and never while something does: a
+// TestRecycledBuffersAreUnreferenced: the buffers of a display read in
+// quick succession are reused for later frames once nothing references
+// them, and never while something does: a
 // Sub view whose parent frame is gone, or a bare slice of a frame's Pix,
 // keep their pixels through many captures of a changing screen and
 // collections that recycle every other buffer.
@@ -29,7 +30,10 @@ func TestRecycledBuffersAreUnreferenced(t *testing.T) {
 		}
 		return f.Pix
 	}
+	// Reads in quick succession recycle buffers (busyGap).
+	capture()
 	// Kept: a view of one frame, a bare slice of another's pixels.
+	win.Fill(color.RGBA{R: 15, A: 255})
 	f, err := h.Capture(t.Context(), dpy, Target{})
 	if err != nil {
 		t.Fatal(err)
