@@ -183,7 +183,7 @@ func (c *ImageConn) Image(ctx context.Context, r image.Rectangle) (_ []byte, err
 		switch head[0] {
 		case 0: // error
 			if binary.LittleEndian.Uint16(head[2:]) == c.seq {
-				return nil, fmt.Errorf("X error %d (request GetImage, value %#x)", head[1], binary.LittleEndian.Uint32(head[4:]))
+				return nil, fmt.Errorf("GetImage: X error %d (value %#x)", head[1], binary.LittleEndian.Uint32(head[4:]))
 			}
 		case 1: // reply
 			if seq := binary.LittleEndian.Uint16(head[2:]); seq != c.seq {
@@ -226,7 +226,7 @@ func readAuthority(host, num string) (name string, data []byte, err error) {
 	if fname == "" {
 		home := os.Getenv("HOME")
 		if home == "" {
-			return "", nil, errors.New("Xauthority not found: $XAUTHORITY, $HOME not set")
+			return "", nil, errors.New("no authority file: $XAUTHORITY and $HOME are not set")
 		}
 		fname = home + "/.Xauthority"
 	}
