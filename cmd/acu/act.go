@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -164,26 +165,27 @@ func printActResponse(w io.Writer, r api.ActResponse, shotFile string) {
 	}
 }
 
+// Compiled on first use: package-level work runs in every acu process.
 var (
-	normPos  = regexp.MustCompile(`^(-?\d+),(-?\d+)$`)
-	pixelPos = regexp.MustCompile(`^(-?\d+),(-?\d+)@(\d+x\d+)$`)
-	elemPos  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]*$`)
+	normPos  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-?\d+),(-?\d+)$`) })
+	pixelPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-?\d+),(-?\d+)@(\d+x\d+)$`) })
+	elemPos  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]*$`) })
 )
 
 // parsePos reads POS: an element id, X,Y (0..1000) or X,Y@WxH (pixels of a
 // screenshot of that size).
 func parsePos(s string) (*api.Point, error) {
-	if m := pixelPos.FindStringSubmatch(s); m != nil {
+	if m := pixelPos().FindStringSubmatch(s); m != nil {
 		x, _ := strconv.Atoi(m[1])
 		y, _ := strconv.Atoi(m[2])
 		return &api.Point{X: &x, Y: &y, Image: m[3]}, nil
 	}
-	if m := normPos.FindStringSubmatch(s); m != nil {
+	if m := normPos().FindStringSubmatch(s); m != nil {
 		x, _ := strconv.Atoi(m[1])
 		y, _ := strconv.Atoi(m[2])
 		return api.Pt(x, y), nil
 	}
-	if elemPos.MatchString(s) {
+	if elemPos().MatchString(s) {
 		return api.El(s), nil
 	}
 	return nil, fmt.Errorf("position %q: use an element id (btn_ok), X,Y in 0..1000, or X,Y@WxH for pixels of a screenshot of that size", s)

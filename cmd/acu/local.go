@@ -53,12 +53,9 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	hub, err := capture.NewHub(capture.Options{Exclude: c.ExcludeWindows, AllowRemote: c.AllowRemoteX})
-	if err != nil {
-		return err
-	}
-	defer hub.Close()
-	f, err := hub.Capture(ctx, dpy, t)
+	// One frame: capture.Once reads just the target's pixels, without the
+	// damage tracking and shared memory a long-lived Hub sets up.
+	f, err := capture.Once(ctx, dpy, t, capture.Options{Exclude: c.ExcludeWindows, AllowRemote: c.AllowRemoteX})
 	if err != nil {
 		return err
 	}

@@ -77,12 +77,8 @@ func NewHub(opts Options) (*Hub, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	h := &Hub{opts: opts, log: log, sources: map[string]*source{}, closing: make(chan struct{})}
-	for _, e := range opts.Exclude {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			h.exclude = append(h.exclude, e)
-		}
-	}
+	h := &Hub{opts: opts, log: log, sources: map[string]*source{}, closing: make(chan struct{}),
+		exclude: normExclude(opts.Exclude)}
 	if opts.Registerer != nil {
 		h.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "acu_capture_read_duration_seconds",
@@ -139,7 +135,7 @@ func (h *Hub) source(name string) (*source, error) {
 	}
 	s, ok := h.sources[name]
 	if !ok {
-		s = &source{hub: h, name: name, log: h.log.With("display", name), ids: map[string]uint32{},
+		s = &source{hub: h, name: name, log: h.log.With("display", name), ids: map[string]uint32{}, pix: new(pixPool),
 			watchers: map[*watcher]struct{}{}, markers: map[uint32]chan struct{}{}, refresh: make(chan struct{}, 1)}
 		h.sources[name] = s
 		h.wg.Add(1)
@@ -249,20 +245,24 @@ type source struct {
 
 	// mu serializes connection management, capture and window lookups.
 	// The event reader never takes it.
-	mu         sync.Mutex
-	conn       *display.Conn
-	unsub      func()
-	sh         *shmSeg
-	shmOff     bool
-	hasDamage  bool
-	marker     xproto.Window
-	failures   int
-	retryAt    time.Time
-	lastErr    error
-	cached     *frame.Frame
-	cachedSeq  uint64
-	ids        map[string]uint32 // window query -> last matched id
-	everOnline bool
+	mu        sync.Mutex
+	conn      *display.Conn
+	unsub     func()
+	sh        *shmSeg
+	shmOff    bool
+	hasDamage bool
+	marker    xproto.Window
+	failures  int
+	retryAt   time.Time
+	lastErr   error
+	cached    *frame.Frame
+	cachedSeq uint64
+	pix       *pixPool // buffers of this display's frames
+	// lastUnchanged: the last read's pixels equalled the cached frame's.
+	lastUnchanged bool
+	lastRead      time.Time         // start of the last read
+	ids           map[string]uint32 // window query -> last matched id
+	everOnline    bool
 
 	flightMu sync.Mutex
 	flight   *flight
@@ -354,18 +354,64 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
 		}
 	}
-	hash := frame.Hash(pix, w, h, w*4)
+	// own is the buffer a new frame would keep: the GetImage reply, or a
+	// copy out of the segment (which the next read overwrites). A display
+	// read in quick succession (a live view, a recording) recycles the
+	// buffers of its earlier frames (pixpool.go); one read now and then
+	// does not: its few frames are left to the collector, so they do not
+	// hold memory a daemon under its soft limit needs.
+	busy := start.Sub(s.lastRead) < busyGap
+	s.lastRead = start
+	var own []byte
+	var hash uint64
+	recycled := false
+	switch {
+	case !viaSHM:
+		own, hash = pix, frame.Hash(pix, w, h, w*4)
+	case busy && !s.lastUnchanged:
+		if own = s.pix.get(len(pix)); own != nil {
+			recycled = true
+			// Hash and copy in one pass (HashCopy costs what Hash alone
+			// does); an unchanged screen hands the buffer back.
+			hash = frame.HashCopy(own, pix, w, h, w*4)
+			break
+		}
+		fallthrough
+	default:
+		// The last read changed nothing (likely this one neither), or no
+		// buffer is free: hash in the segment, copy below if it changed.
+		hash = frame.Hash(pix, w, h, w*4)
+	}
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
-		// Unchanged content: no copy, no allocation, same frame.
+		// Unchanged content: same frame, no new buffer.
+		if viaSHM {
+			s.pix.put(own)
+		}
+		s.lastUnchanged = true
 		s.observe(viaSHM, time.Since(start))
 		s.cachedSeq = seq
 		s.st.unchanged.Add(1)
 		return old, nil
 	}
+	s.lastUnchanged = false
 	if viaSHM {
-		// Copy out of the segment once; the frame owns its pixels.
-		pix = append([]byte(nil), pix...)
+		if own == nil && busy {
+			if own = s.pix.get(len(pix)); own != nil {
+				recycled = true
+				copy(own, pix)
+			}
+		}
+		if own == nil {
+			own = append([]byte(nil), pix...) // append does not zero what it copies over
+		}
+		if recycled {
+			s.st.recycled.Add(1)
+		}
+		if busy {
+			s.pix.publish(own)
+		}
 	}
+	pix = own
 	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
 		Hash: hash, Resample: s.hub.opts.Resample}
 	s.observe(viaSHM, time.Since(start))
@@ -425,26 +471,46 @@ func (s *source) grab(c *display.Conn, w, h int) ([]byte, bool, error) {
 
 // blackout clears the rectangles of excluded windows in buf.
 func (s *source) blackout(ctx context.Context, c *display.Conn, buf []byte, w, h int) error {
+	return blackout(ctx, c, s.hub.exclude, buf, image.Rect(0, 0, w, h))
+}
+
+// blackout clears, in buf, the pixels of the mapped windows matching
+// exclude; buf holds the screen's rectangle area, 4 bytes a pixel, rows
+// area.Dx()*4 bytes apart.
+func blackout(ctx context.Context, c *display.Conn, exclude []string, buf []byte, area image.Rectangle) error {
 	ws, err := c.Windows(ctx)
 	if err != nil {
 		return err
 	}
-	bounds := image.Rect(0, 0, w, h)
+	stride := area.Dx() * 4
 	for _, win := range ws {
-		if !win.Mapped || !s.hub.excluded(win) {
+		if !win.Mapped || !excluded(exclude, win) {
 			continue
 		}
-		r := win.Rect().Intersect(bounds)
+		r := win.Rect().Intersect(area).Sub(area.Min)
 		for y := r.Min.Y; y < r.Max.Y; y++ {
-			clear(buf[y*w*4+r.Min.X*4 : y*w*4+r.Max.X*4])
+			clear(buf[y*stride+r.Min.X*4 : y*stride+r.Max.X*4])
 		}
 	}
 	return nil
 }
 
-func (h *Hub) excluded(w display.Window) bool {
+// normExclude lower-cases the privacy exclusions and drops empty ones.
+func normExclude(list []string) []string {
+	var out []string
+	for _, e := range list {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// excluded reports whether w's title, class or instance contains one of
+// exclude (lower case).
+func excluded(exclude []string, w display.Window) bool {
 	title, class, inst := strings.ToLower(w.Title), strings.ToLower(w.Class), strings.ToLower(w.Instance)
-	for _, e := range h.exclude {
+	for _, e := range exclude {
 		if strings.Contains(title, e) || strings.Contains(class, e) || strings.Contains(inst, e) {
 			return true
 		}
@@ -481,9 +547,20 @@ func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) 
 		}
 		delete(s.ids, t.Query)
 	}
+	w, err := findWindow(ctx, c, s.name, t)
+	if err != nil {
+		return Resolved{}, err
+	}
+	s.ids[t.Query] = w.ID
+	return s.windowResolved(res, w), nil
+}
+
+// findWindow looks up the window a Window target names among the
+// display's windows; one matching none or several is a *TargetError.
+func findWindow(ctx context.Context, c *display.Conn, dpy string, t Target) (display.Window, error) {
 	ws, err := c.Windows(ctx)
 	if err != nil {
-		return Resolved{}, fmt.Errorf("capture %s on %s: %w", t, s.name, err)
+		return display.Window{}, fmt.Errorf("capture %s on %s: %w", t, dpy, err)
 	}
 	w, cands, ok := match(t, ws)
 	if !ok && t.ID != 0 {
@@ -493,7 +570,7 @@ func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) 
 		}
 	}
 	if !ok {
-		e := &TargetError{Display: s.name, Target: t.String(), Ambiguous: len(cands) > 1, Candidates: cands}
+		e := &TargetError{Display: dpy, Target: t.String(), Ambiguous: len(cands) > 1, Candidates: cands}
 		if !e.Ambiguous {
 			e.Candidates = nil
 			for _, cw := range ws {
@@ -502,10 +579,9 @@ func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) 
 				}
 			}
 		}
-		return Resolved{}, e
+		return display.Window{}, e
 	}
-	s.ids[t.Query] = w.ID
-	return s.windowResolved(res, w), nil
+	return w, nil
 }
 
 func (s *source) windowResolved(res Resolved, w display.Window) Resolved {
@@ -549,10 +625,9 @@ func (s *source) connect(ctx context.Context) error {
 		return err
 	}
 	scr := c.Screen
-	if scr.BitsPerPixel != 32 || !scr.LSBFirst || (scr.Depth != 24 && scr.Depth != 32) {
+	if err := checkFormat(s.name, scr); err != nil {
 		c.Close()
-		return fmt.Errorf("display %s has depth %d at %d bits per pixel: capture supports 24- and 32-bit displays (start Xvfb with -screen 0 1280x720x24)",
-			s.name, scr.Depth, scr.BitsPerPixel)
+		return err
 	}
 	atom, err := c.Atom("_ACU_CAPTURE_SYNC")
 	if err != nil {
@@ -612,6 +687,20 @@ func (s *source) connect(ctx context.Context) error {
 		s.kick()
 	}
 	s.everOnline = true
+	return nil
+}
+
+// busyGap is the longest time between two reads of a display for which
+// the second recycles frame buffers: frames at 10 per second or more.
+const busyGap = 100 * time.Millisecond
+
+// checkFormat accepts the screens capture reads: 32 bits per pixel, least
+// significant byte first (BGRX), depth 24 or 32.
+func checkFormat(dpy string, scr display.Screen) error {
+	if scr.BitsPerPixel != 32 || !scr.LSBFirst || (scr.Depth != 24 && scr.Depth != 32) {
+		return fmt.Errorf("display %s has depth %d at %d bits per pixel: capture supports 24- and 32-bit displays (start Xvfb with -screen 0 1280x720x24)",
+			dpy, scr.Depth, scr.BitsPerPixel)
+	}
 	return nil
 }
 

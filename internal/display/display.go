@@ -151,28 +151,11 @@ func (c *Conn) safeSetup() (err error) {
 }
 
 func (c *Conn) setup() error {
-	setup := xproto.Setup(c.X)
-	if len(setup.Roots) == 0 {
-		return errors.New("server has no screens")
+	scr, err := screenOf(xproto.Setup(c.X), c.X.DefaultScreen, c.Name)
+	if err != nil {
+		return err
 	}
-	if n := c.X.DefaultScreen; n < 0 || n >= len(setup.Roots) {
-		return fmt.Errorf("%w %q: the server has %d screen(s), so the screen number must be below %d", ErrBadName, c.Name, len(setup.Roots), len(setup.Roots))
-	}
-	scr := setup.DefaultScreen(c.X)
-	c.Screen = Screen{Root: scr.Root, Width: int(scr.WidthInPixels), Height: int(scr.HeightInPixels),
-		Depth: int(scr.RootDepth), Visual: scr.RootVisual, LSBFirst: setup.ImageByteOrder == xproto.ImageOrderLSBFirst}
-	for _, f := range setup.PixmapFormats {
-		if int(f.Depth) == c.Screen.Depth {
-			c.Screen.BitsPerPixel, c.Screen.ScanlinePad = int(f.BitsPerPixel), int(f.ScanlinePad)
-		}
-	}
-	for _, d := range scr.AllowedDepths {
-		for _, v := range d.Visuals {
-			if v.VisualId == scr.RootVisual {
-				c.Screen.RedMask, c.Screen.GreenMask, c.Screen.BlueMask = v.RedMask, v.GreenMask, v.BlueMask
-			}
-		}
-	}
+	c.Screen = scr
 
 	info, err := initExtensions(c.X)
 	if err != nil {
@@ -196,6 +179,33 @@ func (c *Conn) setup() error {
 		}
 	}
 	return nil
+}
+
+// screenOf describes screen n of the server's setup (name is the display,
+// for the error).
+func screenOf(setup *xproto.SetupInfo, n int, name string) (Screen, error) {
+	if setup == nil || len(setup.Roots) == 0 {
+		return Screen{}, errors.New("server has no screens")
+	}
+	if n < 0 || n >= len(setup.Roots) {
+		return Screen{}, fmt.Errorf("%w %q: the server has %d screen(s), so the screen number must be below %d", ErrBadName, name, len(setup.Roots), len(setup.Roots))
+	}
+	scr := setup.Roots[n]
+	s := Screen{Root: scr.Root, Width: int(scr.WidthInPixels), Height: int(scr.HeightInPixels),
+		Depth: int(scr.RootDepth), Visual: scr.RootVisual, LSBFirst: setup.ImageByteOrder == xproto.ImageOrderLSBFirst}
+	for _, f := range setup.PixmapFormats {
+		if int(f.Depth) == s.Depth {
+			s.BitsPerPixel, s.ScanlinePad = int(f.BitsPerPixel), int(f.ScanlinePad)
+		}
+	}
+	for _, d := range scr.AllowedDepths {
+		for _, v := range d.Visuals {
+			if v.VisualId == scr.RootVisual {
+				s.RedMask, s.GreenMask, s.BlueMask = v.RedMask, v.GreenMask, v.BlueMask
+			}
+		}
+	}
+	return s, nil
 }
 
 // xidRange asks the server for a range of free resource ids (XC-MISC), for

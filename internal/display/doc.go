@@ -7,7 +7,13 @@
 // none does; winops.go) and the pointer's position (written on xgb; no
 // xgbutil).
 //
+// ImageConn (image.go) is the one connection not on xgb: the handshake
+// and GetImage written on the socket directly, so a process that reads the
+// screen once (acu screenshot) gets the pixels straight into its buffer
+// without an event reader, extensions or xgb's two copies of the reply.
+//
 // It sits under internal/capture (frames, damage) and internal/input
-// (XTest). It does not capture pixels, send input, or reconnect by itself:
-// a Conn whose server dies closes Done, and its owner opens a new one.
+// (XTest). It does not make frames (capture does), send input, or reconnect
+// by itself: a Conn whose server dies closes Done, and its owner opens a
+// new one.
 package display

@@ -75,6 +75,29 @@ func BenchmarkHash(b *testing.B) {
 	}
 }
 
+// BenchmarkHashCopy is Hash and a copy of the pixels in one pass (what a
+// capture does with a changed screen), against the two done one after the
+// other; the destinations rotate through 8 buffers, so they are as cold as
+// a new frame's.
+func BenchmarkHashCopy(b *testing.B) {
+	for _, s := range benchSizes {
+		pix := benchScreen(b, s.w, s.h)
+		var dst [8][]byte
+		for i := range dst {
+			dst[i] = make([]byte, len(pix))
+		}
+		k := 0
+		b.Run(fmt.Sprintf("fused/%dx%d", s.w, s.h), func(b *testing.B) {
+			b.SetBytes(int64(len(pix)))
+			cpuLoop(b, func() { HashCopy(dst[k%8], pix, s.w, s.h, s.w*4); k++ })
+		})
+		b.Run(fmt.Sprintf("hash+copy/%dx%d", s.w, s.h), func(b *testing.B) {
+			b.SetBytes(int64(len(pix)))
+			cpuLoop(b, func() { Hash(pix, s.w, s.h, s.w*4); copy(dst[k%8], pix); k++ })
+		})
+	}
+}
+
 func BenchmarkResize(b *testing.B) {
 	for _, s := range benchSizes {
 		pix := benchScreen(b, s.w, s.h)

@@ -3,6 +3,7 @@ package frame
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 )
 
 // Hash constants (the xxHash64 primes).
@@ -29,29 +30,95 @@ const (
 // lane, so frames that differ in exactly one pixel always hash differently.
 // The value is stable across processes and versions of Go.
 func Hash(pix []byte, w, h, stride int) uint64 {
-	p1, p2 := uint64(prime1), uint64(prime2)
-	v1 := p1 + p2
-	v2 := p2
-	v3 := uint64(0)
-	v4 := -p1
+	v1, v2, v3, v4 := hashStart()
 	rowBytes := w * 4
 	for y := 0; y < h; y++ {
 		b := pix[y*stride : y*stride+rowBytes]
-		for len(b) >= 32 {
-			v1 = hashRound(v1, binary.LittleEndian.Uint64(b[0:8])&padMask)
-			v2 = hashRound(v2, binary.LittleEndian.Uint64(b[8:16])&padMask)
-			v3 = hashRound(v3, binary.LittleEndian.Uint64(b[16:24])&padMask)
-			v4 = hashRound(v4, binary.LittleEndian.Uint64(b[24:32])&padMask)
-			b = b[32:]
+		n := len(b) &^ 31
+		for i := 0; i < n; i += 32 {
+			// One bounds check per 32 bytes: the array pointer proves
+			// the four loads in range.
+			c := (*[32]byte)(b[i : i+32])
+			v1 = hashRound(v1, binary.LittleEndian.Uint64(c[0:8])&padMask)
+			v2 = hashRound(v2, binary.LittleEndian.Uint64(c[8:16])&padMask)
+			v3 = hashRound(v3, binary.LittleEndian.Uint64(c[16:24])&padMask)
+			v4 = hashRound(v4, binary.LittleEndian.Uint64(c[24:32])&padMask)
 		}
-		for len(b) >= 8 {
-			v1 = hashRound(v1, binary.LittleEndian.Uint64(b[0:8])&padMask)
-			b = b[8:]
-		}
-		if len(b) >= 4 {
-			v1 = hashRound(v1, uint64(binary.LittleEndian.Uint32(b[0:4])&0x00FFFFFF))
-		}
+		v1 = hashTail(v1, b[n:])
 	}
+	return hashEnd(v1, v2, v3, v4, w, h)
+}
+
+// HashCopy returns Hash(src, w, h, stride) and copies the w*h pixels into
+// dst, rows packed (w*4 bytes apart), pad bytes as they are: one pass over
+// src where Hash followed by a copy makes two, and the copy costs next to
+// nothing beside the hash's multiplications (BenchmarkHashCopy). It panics
+// if src or dst is too short, like an index out of range would.
+func HashCopy(dst, src []byte, w, h, stride int) uint64 {
+	checkBuf("frame.HashCopy", src, w, h, stride)
+	checkBuf("frame.HashCopy", dst, w, h, w*4)
+	rowBytes := w * 4
+	if !littleEndian {
+		for y := 0; y < h; y++ {
+			copy(dst[y*rowBytes:y*rowBytes+rowBytes], src[y*stride:])
+		}
+		return Hash(src, w, h, stride)
+	}
+	v1, v2, v3, v4 := hashStart()
+	for y := 0; y < h; y++ {
+		b := src[y*stride : y*stride+rowBytes]
+		d := dst[y*rowBytes : y*rowBytes+rowBytes]
+		n := len(b) &^ 31
+		// Bounds checks on both slices would cost a third of the loop (Go
+		// does not prove them away); i+32 <= n <= len(b) == len(d) keeps
+		// every access in range. Words are loaded in the machine's byte
+		// order, little-endian here.
+		sp, dp := unsafe.Pointer(unsafe.SliceData(b)), unsafe.Pointer(unsafe.SliceData(d))
+		for i := 0; i < n; i += 32 {
+			a0 := *(*uint64)(unsafe.Add(sp, i))
+			a1 := *(*uint64)(unsafe.Add(sp, i+8))
+			a2 := *(*uint64)(unsafe.Add(sp, i+16))
+			a3 := *(*uint64)(unsafe.Add(sp, i+24))
+			*(*uint64)(unsafe.Add(dp, i)) = a0
+			*(*uint64)(unsafe.Add(dp, i+8)) = a1
+			*(*uint64)(unsafe.Add(dp, i+16)) = a2
+			*(*uint64)(unsafe.Add(dp, i+24)) = a3
+			v1 = hashRound(v1, a0&padMask)
+			v2 = hashRound(v2, a1&padMask)
+			v3 = hashRound(v3, a2&padMask)
+			v4 = hashRound(v4, a3&padMask)
+		}
+		copy(d[n:], b[n:])
+		v1 = hashTail(v1, b[n:])
+	}
+	return hashEnd(v1, v2, v3, v4, w, h)
+}
+
+// littleEndian reports the machine's byte order, which HashCopy's word
+// loads use.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// hashStart is the four lanes' initial state.
+func hashStart() (v1, v2, v3, v4 uint64) {
+	p1, p2 := uint64(prime1), uint64(prime2)
+	return p1 + p2, p2, 0, -p1
+}
+
+// hashTail feeds a row's last bytes (fewer than 32) to the first lane:
+// whole words, then a last pixel.
+func hashTail(v1 uint64, b []byte) uint64 {
+	for len(b) >= 8 {
+		v1 = hashRound(v1, binary.LittleEndian.Uint64(b[0:8])&padMask)
+		b = b[8:]
+	}
+	if len(b) >= 4 {
+		v1 = hashRound(v1, uint64(binary.LittleEndian.Uint32(b[0:4])&0x00FFFFFF))
+	}
+	return v1
+}
+
+// hashEnd merges the lanes with the size.
+func hashEnd(v1, v2, v3, v4 uint64, w, h int) uint64 {
 	x := bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
 	x = hashRound(x, uint64(uint32(w))<<32|uint64(uint32(h)))
 	// xxHash64 avalanche: a bijection.

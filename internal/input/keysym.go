@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -97,9 +98,12 @@ var keyAliases = map[string]uint32{
 var (
 	keysymByName  map[string]uint32 // exact X keysym names
 	keysymByLower map[string]uint32 // lower-cased names and aliases
+	// keysymsOnce builds both on first use: at start-up every acu process
+	// would pay for them, screenshots included.
+	keysymsOnce sync.Once
 )
 
-func init() {
+func buildKeysyms() {
 	keysymByName = make(map[string]uint32, 400)
 	for name, ks := range asciiNames {
 		keysymByName[name] = ks
@@ -175,6 +179,7 @@ func legacyKeysym(ks uint32) uint32 {
 // then case-insensitive), a friendly alias (enter, esc, pgup), a single
 // character, "U+20AC", or a hex keysym "0xff0d".
 func lookupKeysym(name string) (uint32, error) {
+	keysymsOnce.Do(buildKeysyms)
 	if ks, ok := keysymByName[name]; ok {
 		return ks, nil
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestLatin1Names(t *testing.T) {
+	keysymsOnce.Do(buildKeysyms)
 	for name, want := range map[string]uint32{
 		"nobreakspace": 0xa0, "sterling": 0xa3, "section": 0xa7, "questiondown": 0xbf, "Agrave": 0xc0,
 		"multiply": 0xd7, "ssharp": 0xdf, "eacute": 0xe9, "division": 0xf7, "ydiaeresis": 0xff,

@@ -59,9 +59,14 @@ type TextCondition struct {
 	Gone    bool
 }
 
+// Compiled on first use, not at every acu start-up.
 var (
-	quoteRE = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|‘([^’]+)’|` + "`([^`]+)`" + `|(?:^|[\s(])'([^']+)'`)
-	goneRE  = regexp.MustCompile(`(?i)\b(gone|disappears?|disappeared|vanish(es|ed)?|no longer|not (be )?(visible|shown|displayed|present|there|on (the )?screen)|isn't|is not|aren't|are not|hidden|absent|goes away|went away|(is|are) closed)\b`)
+	quoteRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"([^"]+)"|“([^”]+)”|‘([^’]+)’|` + "`([^`]+)`" + `|(?:^|[\s(])'([^']+)'`)
+	})
+	goneRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(gone|disappears?|disappeared|vanish(es|ed)?|no longer|not (be )?(visible|shown|displayed|present|there|on (the )?screen)|isn't|is not|aren't|are not|hidden|absent|goes away|went away|(is|are) closed)\b`)
+	})
 )
 
 // ParseTextCondition extracts the quoted phrases of a condition and whether
@@ -70,7 +75,7 @@ var (
 func ParseTextCondition(condition string) (TextCondition, error) {
 	var tc TextCondition
 	rest := condition
-	for _, m := range quoteRE.FindAllStringSubmatchIndex(condition, -1) {
+	for _, m := range quoteRE().FindAllStringSubmatchIndex(condition, -1) {
 		for g := 1; g < len(m)/2; g++ {
 			if m[2*g] >= 0 {
 				p := strings.TrimSpace(condition[m[2*g]:m[2*g+1]])
@@ -86,7 +91,7 @@ func ParseTextCondition(condition string) (TextCondition, error) {
 		return tc, fmt.Errorf("condition %q has no quoted text: the ocr judge decides only conditions about quoted visible text, such as `\"Build succeeded\" is visible` or `\"Loading...\" is gone`; quote the text to look for, or use a vision backend (%s) for other conditions",
 			condition, strings.Join(VisionBackends, ", "))
 	}
-	tc.Gone = goneRE.MatchString(rest)
+	tc.Gone = goneRE().MatchString(rest)
 	return tc, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Print writes a readable account of a run's turns: the observation, the
@@ -57,7 +58,12 @@ func actionLine(a map[string]any) string {
 	return b.String()
 }
 
-var page = template.Must(template.New("replay").Parse(`<!doctype html>
+// page is parsed on first use, not at every acu start-up.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("replay").Parse(pageHTML))
+})
+
+const pageHTML = `<!doctype html>
 <html><head><meta charset="utf-8"><title>acu agent replay {{.Dir}}</title>
 <style>body{font:14px system-ui,sans-serif;margin:1em;background:#111;color:#ddd}
 .turn{border-top:1px solid #444;padding:.5em 0}img{max-width:48%;margin-right:1%;border:1px solid #333}
@@ -66,7 +72,7 @@ pre{white-space:pre-wrap;background:#1b1b1b;padding:.5em}</style></head><body>
 {{range .Turns}}<div class="turn" id="t{{.Turn}}"><h2>Turn {{.Turn}}</h2>
 <p>{{.Observation}}</p><pre>{{printf "%s" .Actions}}</pre>
 {{if .RawPNG}}<img alt="raw" src="files/{{.RawPNG}}">{{end}}{{if .AnnotatedPNG}}<img alt="annotated" src="files/{{.AnnotatedPNG}}">{{end}}
-</div>{{end}}</body></html>`))
+</div>{{end}}</body></html>`
 
 // Handler serves a review page of a run directory: every turn with its
 // observation, actions and both images. Mount it behind the caller's
@@ -82,7 +88,7 @@ func Handler(dir string) http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'")
-		_ = page.Execute(w, struct {
+		_ = page().Execute(w, struct {
 			Dir   string
 			Turns []Turn
 		}{dir, turns})

@@ -285,9 +285,11 @@ type StartOptions struct {
 	Host string
 }
 
+// Compiled on first use, not at start-up: every acu process would pay for
+// them, screenshots included.
 var (
-	idRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	kindRE = regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`)
+	idRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+	kindRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9]{0,11}$`) })
 	b32    = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 )
 
@@ -300,7 +302,7 @@ func randomID(n int) string {
 // NewID returns a fresh run id for kind.
 func NewID(kind string) string {
 	prefix := "run"
-	if kindRE.MatchString(kind) {
+	if kindRE().MatchString(kind) {
 		prefix = kind
 	}
 	return prefix + "_" + randomID(12)
@@ -312,7 +314,7 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 	if o.Kind == "" {
 		return Run{}, errors.New("start run: kind is required")
 	}
-	if o.ID != "" && !idRE.MatchString(o.ID) {
+	if o.ID != "" && !idRE().MatchString(o.ID) {
 		return Run{}, fmt.Errorf("start run %q: id must be 1-64 letters, digits, '_', '-' or '.'", o.ID)
 	}
 	spec, err := marshal(o.Spec)

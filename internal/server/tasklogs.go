@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -28,7 +29,8 @@ type TaskLogs interface {
 	Tasks(ctx context.Context, status string, limit int) ([]store.TaskInfo, error)
 }
 
-var taskIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+// taskIDPattern is compiled on first use, not at every acu start-up.
+var taskIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`) })
 
 func (s *Server) taskLogs() (TaskLogs, error) {
 	if s.opts.TaskLogs == nil {
@@ -79,7 +81,7 @@ func (s *Server) handleCreateTaskLog(w http.ResponseWriter, r *http.Request) err
 		b := make([]byte, 6)
 		_, _ = rand.Read(b)
 		req.ID = "task_" + hex.EncodeToString(b)
-	} else if !taskIDPattern.MatchString(req.ID) {
+	} else if !taskIDPattern().MatchString(req.ID) {
 		return errInvalid("task_id", "task_id %q: use 1 to 64 letters, digits, _ . : or -", req.ID)
 	}
 	ctx := r.Context()

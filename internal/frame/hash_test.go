@@ -1,0 +1,98 @@
+package frame
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// refHash is Hash as first written (commit 13b4279): Hash and HashCopy
+// must give its values for ever, since hashes outlive a process (judged
+// frames are stored by hash).
+func refHash(pix []byte, w, h, stride int) uint64 {
+	p1, p2 := uint64(prime1), uint64(prime2)
+	v1 := p1 + p2
+	v2 := p2
+	v3 := uint64(0)
+	v4 := -p1
+	rowBytes := w * 4
+	for y := 0; y < h; y++ {
+		b := pix[y*stride : y*stride+rowBytes]
+		for len(b) >= 32 {
+			v1 = hashRound(v1, binary.LittleEndian.Uint64(b[0:8])&padMask)
+			v2 = hashRound(v2, binary.LittleEndian.Uint64(b[8:16])&padMask)
+			v3 = hashRound(v3, binary.LittleEndian.Uint64(b[16:24])&padMask)
+			v4 = hashRound(v4, binary.LittleEndian.Uint64(b[24:32])&padMask)
+			b = b[32:]
+		}
+		for len(b) >= 8 {
+			v1 = hashRound(v1, binary.LittleEndian.Uint64(b[0:8])&padMask)
+			b = b[8:]
+		}
+		if len(b) >= 4 {
+			v1 = hashRound(v1, uint64(binary.LittleEndian.Uint32(b[0:4])&0x00FFFFFF))
+		}
+	}
+	x := bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
+	x = hashRound(x, uint64(uint32(w))<<32|uint64(uint32(h)))
+	x ^= x >> 33
+	x *= prime2
+	x ^= x >> 29
+	x *= prime3
+	x ^= x >> 32
+	return x
+}
+
+// checkHashCopy compares Hash and HashCopy with refHash on w*h pixels of
+// random bytes at stride, and HashCopy's copy with the source rows.
+func checkHashCopy(t *testing.T, w, h, stride int, seed uint64) {
+	t.Helper()
+	src := make([]byte, h*stride)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	for i := range src {
+		src[i] = byte(rng.Uint32())
+	}
+	want := refHash(src, w, h, stride)
+	if got := Hash(src, w, h, stride); got != want {
+		t.Fatalf("%dx%d stride %d: Hash = %016x, want %016x", w, h, stride, got, want)
+	}
+	dst := make([]byte, w*h*4+1)
+	dst[len(dst)-1] = 0xAB // past the end: untouched
+	if got := HashCopy(dst[:w*h*4], src, w, h, stride); got != want {
+		t.Fatalf("%dx%d stride %d: HashCopy = %016x, want %016x", w, h, stride, got, want)
+	}
+	for y := 0; y < h; y++ {
+		if !bytes.Equal(dst[y*w*4:(y+1)*w*4], src[y*stride:y*stride+w*4]) {
+			t.Fatalf("%dx%d stride %d: HashCopy row %d differs from the source", w, h, stride, y)
+		}
+	}
+	if dst[len(dst)-1] != 0xAB {
+		t.Fatalf("%dx%d stride %d: HashCopy wrote past w*h*4", w, h, stride)
+	}
+}
+
+func TestHashCopy(t *testing.T) {
+	for _, s := range [][3]int{{1280, 720, 5120}, {1920, 1080, 7680}, {1, 1, 4}, {2, 3, 8}, {7, 5, 40}, {8, 2, 32},
+		{9, 4, 36}, {13, 3, 64}, {33, 2, 132}, {1023, 3, 4100}, {0, 5, 0}, {5, 0, 20}} {
+		checkHashCopy(t, s[0], s[1], s[2], uint64(s[0]*s[1]))
+	}
+	// A short destination panics, like an index out of range.
+	defer func() {
+		if recover() == nil {
+			t.Errorf("HashCopy into a short buffer did not panic")
+		}
+	}()
+	HashCopy(make([]byte, 10), make([]byte, 16), 2, 2, 8)
+}
+
+func FuzzHashCopy(f *testing.F) {
+	f.Add(uint16(1280), uint16(4), uint16(0), uint64(1))
+	f.Add(uint16(7), uint16(3), uint16(5), uint64(2))
+	f.Add(uint16(1), uint16(9), uint16(0), uint64(3))
+	f.Fuzz(func(t *testing.T, w, h, pad uint16, seed uint64) {
+		w, h = w%2000, h%40
+		checkHashCopy(t, int(w), int(h), int(w)*4+int(pad%64), seed)
+	})
+}
