@@ -51,6 +51,21 @@ func TestEndToEndZenityEntry(t *testing.T) {
 	if _, err := or.Start(ctx, orchestrator.Spec{Task: "another"}); err != orchestrator.ErrBusy {
 		t.Errorf("second Start = %v, want ErrBusy", err)
 	}
+	// A task another daemon of a fleet sent while this one runs ends at
+	// once, busy.
+	sent, err := d.reg.Start(ctx, runs.StartOptions{Kind: orchestrator.Kind, Spec: orchestrator.Spec{Task: "sent from another host"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !or.Adopt(sent) {
+		t.Fatal("Adopt of a task run = false, want taken")
+	}
+	if res, err := d.reg.Wait(ctx, sent.ID, 30*time.Second); err != nil || res.Status != runs.StatusError || res.Error != orchestrator.ErrBusy.Error() {
+		t.Errorf("adopted task while busy = %+v, %v; want ended with ErrBusy", res, err)
+	}
+	if or.Adopt(runs.Run{ID: "wait_x", Kind: "wait"}) {
+		t.Error("Adopt of a wait run = true, want false")
+	}
 	res, err := d.reg.Wait(ctx, run.ID, time.Minute)
 	if err != nil {
 		t.Fatal(err)
