@@ -60,7 +60,7 @@ const KindAction = "action"
 
 // remoteActTimeout bounds how long a request handed to another host waits
 // for that daemon's answer.
-const remoteActTimeout = 5 * time.Minute
+var remoteActTimeout = 5 * time.Minute
 
 // remoteAction is the spec of an action run: the request and who sent it.
 type remoteAction struct {
