@@ -37,7 +37,6 @@ type Runs interface {
 	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
 	LastCursor(ctx context.Context) (int64, error)
-	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
 }
 
 // RunKind is the kind of a recording's run; Stream the stream of the
@@ -515,21 +514,12 @@ func (r *Recorder) Run(ctx context.Context) error {
 	return nil
 }
 
-// tailEvery is how often the store is read for runs started or ended by
-// other processes (acu agent, acu computer, acu run on the same database).
-const tailEvery = 250 * time.Millisecond
-
-// follow starts and stops automatic recordings on lifecycle events: this
-// process's as they happen (its subscription), and every process's from
-// the store (a tail of the persisted lifecycle events), so a run that
-// another process owns is recorded too. onLifecycle takes each event once
-// whichever path brings it first.
+// follow starts and stops automatic recordings on lifecycle events. The
+// registry's subscription carries every process's events (it tails the
+// store for the others': see runs.Registry.Tail), so a run that another
+// process owns (acu agent, acu computer, acu run on the same database) is
+// recorded too.
 func (r *Recorder) follow(ctx context.Context) {
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		r.tail(ctx)
-	}()
 	for ctx.Err() == nil {
 		cur, err := r.opts.Runs.LastCursor(ctx)
 		if err != nil {
@@ -550,36 +540,6 @@ func (r *Recorder) follow(ctx context.Context) {
 	}
 }
 
-// tail reads the lifecycle events every process persisted after start.
-func (r *Recorder) tail(ctx context.Context) {
-	cur, err := r.opts.Runs.LastCursor(ctx)
-	for err != nil && ctx.Err() == nil {
-		r.log.Warn("auto-record: read the event cursor", "err", err)
-		sleep(ctx, time.Second)
-		cur, err = r.opts.Runs.LastCursor(ctx)
-	}
-	t := time.NewTicker(tailEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		evs, err := r.opts.Runs.Events(ctx, cur, runs.Filter{Streams: []string{runs.StreamLifecycle}}, 1000)
-		if err != nil {
-			if ctx.Err() == nil {
-				r.log.Warn("auto-record: read runs' lifecycle events", "err", err)
-			}
-			continue
-		}
-		for _, ev := range evs {
-			cur = ev.Cursor
-			r.onLifecycle(ctx, ev)
-		}
-	}
-}
-
 func (r *Recorder) onLifecycle(ctx context.Context, ev runs.Event) {
 	var lc runs.Lifecycle
 	if json.Unmarshal(ev.Data, &lc) != nil {
@@ -591,7 +551,7 @@ func (r *Recorder) onLifecycle(ctx context.Context, ev runs.Event) {
 		_, seen := r.auto[ev.RunID]
 		r.mu.Unlock()
 		if seen {
-			return // the other path brought it first
+			return // already recording (a resubscription replays from the last cursor)
 		}
 		run, err := r.opts.Runs.Get(ctx, ev.RunID)
 		if err != nil || !r.autoKind(run.Kind) || !run.Live() {
