@@ -236,15 +236,26 @@ func (r *Registry) wakeHost(ctx context.Context, host string) {
 	}
 }
 
-// AliveHosts returns the hosts with a process whose lease holds now.
+// AliveHosts returns the hosts with a process whose lease holds now, in
+// order.
 func (r *Registry) AliveHosts(ctx context.Context) ([]string, error) {
-	return r.st.AliveHosts(ctx, r.now())
+	owners, err := r.st.LiveOwners(ctx, r.now())
+	if err != nil {
+		return nil, err
+	}
+	var hosts []string
+	for _, o := range owners { // by host
+		if len(hosts) == 0 || hosts[len(hosts)-1] != o.Host {
+			hosts = append(hosts, o.Host)
+		}
+	}
+	return hosts, nil
 }
 
 // aliveHosts is AliveHosts as a set; ok is false when it cannot be read
 // (then nothing is orphaned this round).
 func (r *Registry) aliveHosts(ctx context.Context) (set map[string]bool, ok bool) {
-	hs, err := r.st.AliveHosts(ctx, r.now())
+	hs, err := r.AliveHosts(ctx)
 	if err != nil {
 		r.log.LogAttrs(ctx, slog.LevelWarn, "list alive hosts", slog.Any(keyError, err))
 		return nil, false

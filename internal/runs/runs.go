@@ -145,7 +145,6 @@ type Store interface {
 	GetOwner(ctx context.Context, id string) (store.Owner, error)
 	Owners(ctx context.Context, now time.Time) ([]store.Owner, error)
 	OrphanRun(ctx context.Context, id, from string, ev store.Event) (store.Run, store.Event, error)
-	AliveHosts(ctx context.Context, now time.Time) ([]string, error)
 	LiveOwners(ctx context.Context, now time.Time) ([]store.Owner, error)
 	EventsAfter(ctx context.Context, cursor int64, f store.EventFilter) ([]store.Event, error)
 	LastCursor(ctx context.Context) (int64, error)

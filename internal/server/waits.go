@@ -133,6 +133,10 @@ func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	// A wait for another host needs a live daemon there to claim it.
+	if _, err := s.elsewhere(r.Context(), req.Host, "host"); err != nil {
+		return err
+	}
 	job, err := eng.Create(r.Context(), smartwait.Spec{Criteria: crit, Timeout: timeout, Target: req.Target,
 		Display: req.Display, TaskID: req.TaskID, PollInterval: poll, StrictTarget: req.StrictTarget, Host: req.Host})
 	if err != nil {

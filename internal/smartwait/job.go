@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +28,8 @@ type Spec struct {
 	StrictTarget bool
 	// Host runs the wait on another host's daemon (a fleet sharing one
 	// PostgreSQL database): it is stored for that daemon to claim, which
-	// resolves the target and judges there. Empty: this daemon.
+	// resolves the target and judges there. Empty: this daemon. The engine
+	// does not check that the host has a daemon; the API does.
 	Host string
 }
 
@@ -256,19 +256,27 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if targetStr == "" {
 		targetStr = "screen"
 	}
-	if s.Host != "" && s.Host != e.opts.Host {
-		return e.createRemote(ctx, s, criteria, targetStr, timeout, poll)
-	}
+	// A wait for another host's daemon (Spec.Host) is stored for it to
+	// claim: its target is checked for syntax only here, and that daemon
+	// resolves it on its own display and judges with its own judge.
+	remote := s.Host != "" && s.Host != e.opts.Host
 	display := s.Display
-	if display == "" {
-		display = e.opts.DefaultDisplay
-	}
-	src, err := e.resolveSource(ctx, display, targetStr, !s.StrictTarget && !e.opts.StrictTargets)
-	if err != nil {
-		return Job{}, err
-	}
-	if err := e.opts.Judge.Check(criteria); err != nil {
-		return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
+	var src source
+	if remote {
+		if _, _, err := targetFor(spec{Target: targetStr}); err != nil && !strings.HasPrefix(targetStr, "pty:") {
+			return Job{}, &ValidationError{Field: "target", Message: err.Error(), Err: err}
+		}
+	} else {
+		if display == "" {
+			display = e.opts.DefaultDisplay
+		}
+		var err error
+		if src, err = e.resolveSource(ctx, display, targetStr, !s.StrictTarget && !e.opts.StrictTargets); err != nil {
+			return Job{}, err
+		}
+		if err := e.opts.Judge.Check(criteria); err != nil {
+			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
+		}
 	}
 
 	now := e.now().UTC()
@@ -284,11 +292,20 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 		Deadline:       now.Add(timeout),
 	}
 	sp.History = []revision{{At: now, Criteria: criteria, TimeoutMs: sp.TimeoutMs, Deadline: sp.Deadline}}
-	run, err := e.opts.Runs.Start(ctx, runs.StartOptions{Kind: KindWait, SessionKey: s.SessionKey, TaskID: s.TaskID, Spec: sp})
+	start := runs.StartOptions{Kind: KindWait, SessionKey: s.SessionKey, TaskID: s.TaskID, Spec: sp}
+	if remote {
+		sp.Host = s.Host
+		start.Spec, start.Host = sp, s.Host
+	}
+	run, err := e.opts.Runs.Start(ctx, start)
 	if err != nil {
 		return Job{}, fmt.Errorf("start wait run: %w", err)
 	}
 	j := newJob(run.ID, sp)
+	if remote {
+		e.log.Info("wait job created for another host", "run_id", run.ID, "host", s.Host, "criteria", criteria, "target", targetStr, "timeout", timeout)
+		return j.view(), nil
+	}
 	j.target, j.session = src.target, src.session
 	j.mu.Lock()
 	v := j.view()
@@ -762,51 +779,6 @@ func (e *Engine) WaitFor(ctx context.Context, s Spec) (met bool, evidence string
 		why += " (last verdict: " + got.LastVerdict.Evidence + ")"
 	}
 	return false, why, nil
-}
-
-// createRemote stores a wait for another host's daemon to claim (see
-// Spec.Host). The target is checked for syntax only here; the daemon of
-// that host resolves it against its own display.
-func (e *Engine) createRemote(ctx context.Context, s Spec, criteria, target string, timeout, poll time.Duration) (Job, error) {
-	if _, _, err := targetFor(spec{Target: target}); err != nil && !strings.HasPrefix(target, "pty:") {
-		return Job{}, &ValidationError{Field: "target", Message: err.Error(), Err: err}
-	}
-	hosts, ok := e.opts.Runs.(aliveHoster)
-	if !ok {
-		return Job{}, &ValidationError{Field: "host", Message: "this daemon is not part of a fleet: leave host empty"}
-	}
-	alive, err := hosts.AliveHosts(ctx)
-	if err != nil {
-		return Job{}, fmt.Errorf("create wait for host %s: %w", s.Host, err)
-	}
-	if !slices.Contains(alive, s.Host) {
-		return Job{}, &ValidationError{Field: "host", Message: fmt.Sprintf("no daemon of host %q is running (hosts now: %s): start acu serve there with ACU_HOST_ID=%s on this database, or pick another host", s.Host, strings.Join(alive, ", "), s.Host)}
-	}
-	now := e.now().UTC()
-	sp := spec{
-		Host:           s.Host,
-		Criteria:       criteria,
-		Target:         target,
-		Display:        s.Display,
-		TaskID:         s.TaskID,
-		TimeoutMs:      timeout.Milliseconds(),
-		PollIntervalMs: poll.Milliseconds(),
-		CreatedAt:      now,
-		Deadline:       now.Add(timeout),
-	}
-	sp.History = []revision{{At: now, Criteria: criteria, TimeoutMs: sp.TimeoutMs, Deadline: sp.Deadline}}
-	run, err := e.opts.Runs.Start(ctx, runs.StartOptions{Kind: KindWait, SessionKey: s.SessionKey, TaskID: s.TaskID, Spec: sp, Host: s.Host})
-	if err != nil {
-		return Job{}, fmt.Errorf("start wait run for host %s: %w", s.Host, err)
-	}
-	j := newJob(run.ID, sp)
-	e.log.Info("wait job created for another host", "run_id", run.ID, "host", s.Host, "criteria", criteria, "target", target, "timeout", timeout)
-	return j.view(), nil
-}
-
-// aliveHoster is the fleet part of the registry.
-type aliveHoster interface {
-	AliveHosts(ctx context.Context) ([]string, error)
 }
 
 // cancelElsewhere cancels a wait live in the store but run by another

@@ -142,23 +142,34 @@ func (db *DB) GetOwner(ctx context.Context, id string) (Owner, error) {
 // Owners returns the owners of live runs and every owner whose lease has
 // not expired at now, oldest first.
 func (db *DB) Owners(ctx context.Context, now time.Time) ([]Owner, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+ownerCols+` FROM owners
+	return db.queryOwners(ctx, "list owners", `SELECT `+ownerCols+` FROM owners
 		WHERE (stopped_at IS NULL AND lease_until > ?) OR id IN (SELECT owner FROM runs WHERE ended_at IS NULL)
 		ORDER BY started_at, id`, now.UnixMilli())
+}
+
+// LiveOwners returns every owner whose lease holds at now, by host, then
+// oldest first: the processes of the fleet (or of this machine).
+func (db *DB) LiveOwners(ctx context.Context, now time.Time) ([]Owner, error) {
+	return db.queryOwners(ctx, "list live owners", `SELECT `+ownerCols+` FROM owners WHERE stopped_at IS NULL AND lease_until > ?
+		ORDER BY host, started_at, id`, now.UnixMilli())
+}
+
+func (db *DB) queryOwners(ctx context.Context, what, q string, args ...any) ([]Owner, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list owners: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []Owner
 	for rows.Next() {
 		o, err := scanOwner(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list owners: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, o)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list owners: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
@@ -253,25 +264,6 @@ func (db *DB) OrphanRun(ctx context.Context, id, from string, ev Event) (Run, Ev
 	return run, ev, nil
 }
 
-// AliveHosts returns the hosts with at least one owner whose lease has not
-// expired at now: the daemons (and standalone processes) of the fleet.
-func (db *DB) AliveHosts(ctx context.Context, now time.Time) ([]string, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT host FROM owners WHERE stopped_at IS NULL AND lease_until > ? ORDER BY host`, now.UnixMilli())
-	if err != nil {
-		return nil, fmt.Errorf("list alive hosts: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, fmt.Errorf("list alive hosts: %w", err)
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
 // TakeUnowned moves the listed live runs that have no owner to owner to,
 // in one transaction (an orphaned one becomes running again), and returns
 // the ids it took: of two processes taking the same runs at once, each run
@@ -308,24 +300,4 @@ func (db *DB) TakeUnowned(ctx context.Context, ids []string, to string) (map[str
 		}
 	}
 	return taken, nil
-}
-
-// LiveOwners returns every owner whose lease holds at now, by host, then
-// oldest first: the processes of the fleet (or of this machine).
-func (db *DB) LiveOwners(ctx context.Context, now time.Time) ([]Owner, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+ownerCols+` FROM owners WHERE stopped_at IS NULL AND lease_until > ?
-		ORDER BY host, started_at, id`, now.UnixMilli())
-	if err != nil {
-		return nil, fmt.Errorf("list live owners: %w", err)
-	}
-	defer rows.Close()
-	var out []Owner
-	for rows.Next() {
-		o, err := scanOwner(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list live owners: %w", err)
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
 }
