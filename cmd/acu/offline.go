@@ -76,6 +76,17 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 	}, nil
 }
 
+// clientFor is readClient for a command that only reads (read), and the
+// daemon's client (newClient) for one that changes something, which needs
+// the daemon.
+func clientFor(ctx context.Context, e *env, read bool) (*api.Client, func(), error) {
+	if read {
+		return readClient(ctx, e)
+	}
+	cl, _, err := newClient(e)
+	return cl, func() {}, err
+}
+
 // daemonAbsent reports whether err means no daemon answered at its
 // address (nothing listens, or nothing answered in time), as opposed to a
 // daemon that answered with an error: then the database is read directly.

@@ -46,19 +46,11 @@ func runRuns(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cl *api.Client
-	switch sub {
-	case "list", "show", "wait":
-		var done func()
-		if cl, done, err = readClient(ctx, e); err != nil {
-			return err
-		}
-		defer done()
-	default:
-		if cl, _, err = newClient(e); err != nil {
-			return err
-		}
+	cl, done, err := clientFor(ctx, e, sub == "list" || sub == "show" || sub == "wait")
+	if err != nil {
+		return err
 	}
+	defer done()
 	switch sub {
 	case "list":
 		q := api.RunQuery{Kind: *kind, Status: *status, Limit: *limit}

@@ -23,19 +23,11 @@ func runWaits(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var cl *api.Client
-	switch sub {
-	case "list", "show":
-		var done func()
-		if cl, done, err = readClient(ctx, e); err != nil {
-			return err
-		}
-		defer done()
-	default:
-		if cl, _, err = newClient(e); err != nil {
-			return err
-		}
+	cl, done, err := clientFor(ctx, e, sub == "list" || sub == "show")
+	if err != nil {
+		return err
 	}
+	defer done()
 	switch sub {
 	case "list":
 		l, err := cl.ListWaits(ctx, api.WaitQuery{State: *state, Limit: *limit, Before: *before})
