@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -738,5 +739,21 @@ func TestOutboxMessageBytes(t *testing.T) {
 		if err != nil || it.Message != msg {
 			t.Errorf("message %q came back as %q (%v)", msg, it.Message, err)
 		}
+	}
+}
+
+// A PostgreSQL password never shows in what the store says: its path
+// (used in every error and log line) and the error of a failed open.
+func TestPostgresPasswordNotShown(t *testing.T) {
+	dsn := "postgres://acu:s3cret-pw@127.0.0.1:1/acu?sslmode=disable&connect_timeout=2"
+	_, err := Open(t.Context(), dsn, Options{})
+	if err == nil {
+		t.Fatal("Open on a closed port succeeded")
+	}
+	if strings.Contains(err.Error(), "s3cret-pw") || !strings.Contains(err.Error(), "postgres://acu@127.0.0.1:1/acu") {
+		t.Errorf("Open error = %q, want the DSN without its password", err)
+	}
+	if got := redactDSN(dsn); got != "postgres://acu@127.0.0.1:1/acu" {
+		t.Errorf("redactDSN = %q", got)
 	}
 }
