@@ -189,7 +189,7 @@ func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg 
 	tctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	p.stopTail, p.tailDone = stop, make(chan struct{})
 	tail := runs.DefaultTailInterval
-	if c.PostgresDB() {
+	if store.IsPostgres(c.DB) {
 		tail = time.Second // a backstop: notifications wake the tail at once
 	}
 	go func() {

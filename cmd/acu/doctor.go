@@ -114,7 +114,7 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 // from the database (it works with the daemon down). A database that does
 // not exist yet has none.
 func checkDeadLetters(ctx context.Context, e *env, c *config.Config, report func(bool, string, string)) {
-	if _, err := os.Stat(c.DB); err != nil && !c.PostgresDB() {
+	if _, err := os.Stat(c.DB); err != nil && !store.IsPostgres(c.DB) {
 		return
 	}
 	db, err := store.Open(ctx, c.DB, store.Options{})

@@ -42,7 +42,7 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 			return cl, func() {}, nil
 		}
 	}
-	if _, err := os.Stat(c.DB); err != nil && !c.PostgresDB() {
+	if _, err := os.Stat(c.DB); err != nil && !store.IsPostgres(c.DB) {
 		return nil, nil, fmt.Errorf("no daemon answers at %s and there is no database at %s: start one with `acu serve`", c.Addr(), c.DB)
 	}
 	db, err := store.Open(ctx, c.DB, store.Options{})

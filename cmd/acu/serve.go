@@ -306,7 +306,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	// Runs of a process that stops while the daemon runs (a killed `acu
 	// agent`) are taken over or ended once its lease ends.
 	g.Go(func() error { d.runs.Sweep(gctx, c.OwnerLease/3, claim); return nil })
-	if c.PostgresDB() {
+	if store.IsPostgres(c.DB) {
 		// A fleet: other daemons' events and runs created for this host
 		// wake this one at once.
 		host := d.runs.Host()

@@ -502,9 +502,3 @@ func RedactDB(v string) string {
 	}
 	return u.String()
 }
-
-// PostgresDB reports whether the database setting names a PostgreSQL
-// database rather than a SQLite file.
-func (c *Config) PostgresDB() bool {
-	return strings.HasPrefix(c.DB, "postgres://") || strings.HasPrefix(c.DB, "postgresql://")
-}

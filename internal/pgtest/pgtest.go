@@ -151,9 +151,6 @@ func Start(o Options) (*Server, error) {
 	}
 }
 
-// Port is the server's TCP port on 127.0.0.1.
-func (s *Server) Port() int { return s.port }
-
 // AdminDSN is the connection string of the server's default database.
 func (s *Server) AdminDSN() string {
 	return fmt.Sprintf("postgres://acu@127.0.0.1:%d/postgres?sslmode=disable", s.port)
