@@ -139,6 +139,51 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 	}
 }
 
+// BenchmarkCaptureDamaged is a Capture after a change to part of the
+// screen, as a live view, a recording or a wait sees it: XDamage reports
+// the rows, only they are read and hashed, and the frame is copied out of
+// the segment. "small" changes a 200x40 window (a progress bar, a clock,
+// a line of text), "full" a window over the whole screen (every row).
+// The change itself (an X request from another connection) is not timed.
+func BenchmarkCaptureDamaged(b *testing.B) {
+	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
+		dpy := benchDisplay(b, size[0], size[1])
+		for _, c := range []struct {
+			name string
+			w, h int
+		}{{"small", 200, 40}, {"full", size[0], size[1]}} {
+			b.Run(fmt.Sprintf("%s/%dx%d", c.name, size[0], size[1]), func(b *testing.B) {
+				win := testx.NewWindow(b, dpy, testx.Spec{Title: "changing", X: 0, Y: size[1] / 2, W: c.w, H: c.h, Fill: color.RGBA{R: 1, A: 255}})
+				if c.name == "full" {
+					win.Move(0, 0)
+				}
+				defer win.Close()
+				h, err := NewHub(Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer h.Close()
+				if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					b.StopTimer()
+					i++
+					win.Fill(color.RGBA{R: uint8(i), G: uint8(i >> 8), A: 255})
+					b.StartTimer()
+					if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				st := h.StatsFor(dpy)
+				b.ReportMetric(float64(st.DamageReads)/float64(st.Captures), "damage-reads/read")
+			})
+		}
+	}
+}
+
 // BenchmarkSHMGetImage is the floor under a capture: the MIT-SHM GetImage
 // round trip into the connection's segment, nothing else (no hash, no
 // copy, no frame).

@@ -260,9 +260,19 @@ type source struct {
 	pix       *pixPool // buffers of this display's frames
 	// lastUnchanged: the last read's pixels equalled the cached frame's.
 	lastUnchanged bool
-	lastRead      time.Time         // start of the last read
-	ids           map[string]uint32 // window query -> last matched id
-	everOnline    bool
+	// Reads of damaged rows only (readDamaged): segOK says the segment
+	// holds the whole screen and bands its bands' hashes; sinceVerify
+	// counts such reads since the last whole one; damageOff is set once
+	// damage was caught missing a change. taken and prevBands are scratch.
+	segOK       bool
+	bands       []uint64
+	sinceVerify int
+	damageOff   bool
+	taken       []uint64
+	prevBands   []uint64
+	lastRead    time.Time         // start of the last read
+	ids         map[string]uint32 // window query -> last matched id
+	everOnline  bool
 
 	flightMu sync.Mutex
 	flight   *flight
@@ -271,6 +281,9 @@ type source struct {
 	// is valid while seq has not moved since it was taken.
 	seq        atomic.Uint64
 	markerAtom atomic.Uint32
+	// dirty records the bands damage reported since they were read; the
+	// event reader marks it, a capture takes it.
+	dirty atomic.Pointer[dirtyBands]
 
 	// emu guards the event side; held only briefly, never across X calls.
 	emu        sync.Mutex
@@ -327,18 +340,51 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 		return nil, err
 	}
 	c := s.conn
-	noCache := s.hub.opts.NoCache
-	if !noCache && s.cached != nil && s.hasDamage && s.seq.Load() == s.cachedSeq {
-		// Damage events for changes made before this call may still be
-		// on their way: a marker round trip flushes them through.
-		if err := s.syncEvents(ctx, c); err == nil && s.seq.Load() == s.cachedSeq {
+	w, h := c.Screen.Width, c.Screen.Height
+	// Damage events for changes made before this call may still be on
+	// their way: a marker round trip flushes them through. Then an
+	// unchanged seq proves the cached frame current, and the damaged bands
+	// are known in full, so only they need reading.
+	synced := false
+	if !s.hub.opts.NoCache && s.hasDamage && s.cached != nil && (s.seq.Load() == s.cachedSeq || s.damageReads(w, h)) {
+		synced = s.syncEvents(ctx, c) == nil
+		if synced && s.seq.Load() == s.cachedSeq {
 			s.st.reused.Add(1)
 			return s.cached, nil
 		}
 	}
 	seq := s.seq.Load()
 	start := time.Now()
-	w, h := c.Screen.Width, c.Screen.Height
+	// A display read in quick succession (a live view, a recording)
+	// recycles the buffers of its earlier frames (pixpool.go); one read
+	// now and then does not: its few frames are left to the collector, so
+	// they do not hold memory a daemon under its soft limit needs.
+	busy := start.Sub(s.lastRead) < busyGap
+	s.lastRead = start
+	if synced && s.damageReads(w, h) && s.sinceVerify < verifyEvery {
+		f, err := s.readDamaged(c, w, h, seq, start, busy)
+		if err == nil || !c.Alive() {
+			return f, err
+		}
+		s.log.Info("reading the damaged rows failed, reading the whole screen", "err", err)
+	}
+	return s.readFull(ctx, c, w, h, seq, start, busy, synced)
+}
+
+// readFull reads the whole screen, and publishes it as a new frame unless
+// its pixels equal the cached frame's (s.mu held). synced says damage
+// events were flushed just before: then a read of a segment whose bands
+// were kept by damage (damageReads) checks that damage missed nothing.
+func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq uint64, start time.Time, busy, synced bool) (*frame.Frame, error) {
+	noCache := s.hub.opts.NoCache
+	// The rows this read covers are no longer dirty; damage from here on
+	// is for the next read.
+	taken := s.takeDirty()
+	verify := synced && s.damageReads(w, h)
+	if verify {
+		s.prevBands = append(s.prevBands[:0], s.bands...)
+	}
+	s.segOK, s.sinceVerify = false, 0
 	// pix is the SHM segment itself (not ours to publish) or a GetImage
 	// reply (a fresh buffer).
 	pix, viaSHM, err := s.grab(c, w, h)
@@ -355,16 +401,11 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 		}
 	}
 	// own is the buffer a new frame would keep: the GetImage reply, or a
-	// copy out of the segment (which the next read overwrites). A display
-	// read in quick succession (a live view, a recording) recycles the
-	// buffers of its earlier frames (pixpool.go); one read now and then
-	// does not: its few frames are left to the collector, so they do not
-	// hold memory a daemon under its soft limit needs.
-	busy := start.Sub(s.lastRead) < busyGap
-	s.lastRead = start
+	// copy out of the segment (which the next read overwrites).
 	var own []byte
 	var hash uint64
 	recycled := false
+	sums := s.bandSums(h)
 	switch {
 	case !viaSHM:
 		own, hash = pix, frame.Hash(pix, w, h, w*4)
@@ -373,51 +414,196 @@ func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
 			recycled = true
 			// Hash and copy in one pass (HashCopy costs what Hash alone
 			// does); an unchanged screen hands the buffer back.
-			hash = frame.HashCopy(own, pix, w, h, w*4)
+			hash = frame.HashCopyBands(own, pix, w, h, w*4, sums)
 			break
 		}
 		fallthrough
 	default:
 		// The last read changed nothing (likely this one neither), or no
 		// buffer is free: hash in the segment, copy below if it changed.
-		hash = frame.Hash(pix, w, h, w*4)
+		frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
+		hash = frame.FoldBands(sums, w, h)
+	}
+	// A segment that holds the whole screen unmasked, with its bands'
+	// hashes, is what later reads of damaged rows build on.
+	s.segOK = viaSHM && len(s.hub.exclude) == 0 && s.hasDamage && !noCache
+	if verify && s.segOK {
+		s.verifyDamage(ctx, c, taken)
 	}
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
 		// Unchanged content: same frame, no new buffer.
 		if viaSHM {
 			s.pix.put(own)
 		}
-		s.lastUnchanged = true
-		s.observe(viaSHM, time.Since(start))
-		s.cachedSeq = seq
-		s.st.unchanged.Add(1)
-		return old, nil
+		return s.keepCached(old, viaSHM, seq, start), nil
 	}
-	s.lastUnchanged = false
-	if viaSHM {
-		if own == nil && busy {
-			if own = s.pix.get(len(pix)); own != nil {
-				recycled = true
-				copy(own, pix)
+	if viaSHM && own == nil {
+		own, recycled = s.frameBuf(pix, busy)
+	}
+	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
+}
+
+// readDamaged reads only the bands of rows XDamage reported changed into
+// the segment, which holds the rest of the screen from earlier reads,
+// rehashes those bands and folds them with the others' kept hashes into
+// the frame's hash (s.mu held, events just flushed). The frame is the same
+// as a whole read would give: the rows not read have not changed since
+// they were (readFull checks that now and then).
+func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.Time, busy bool) (*frame.Frame, error) {
+	taken := s.takeDirty()
+	var buf [maxRuns]bandRun
+	rs, _ := runs(taken, frame.Bands(h), &buf)
+	pix := s.sh.data[: w*h*4 : w*h*4]
+	if len(rs) > 0 {
+		// All requests first, then the replies: one round trip.
+		var cookies [maxRuns]shm.GetImageCookie
+		for i, r := range rs {
+			y0, y1 := r.b0*frame.HashBand, min(r.b1*frame.HashBand, h)
+			cookies[i] = shm.GetImage(c.X, xproto.Drawable(c.Screen.Root), 0, int16(y0), uint16(w), uint16(y1-y0),
+				0xffffffff, xproto.ImageFormatZPixmap, s.sh.seg, uint32(y0*w*4))
+		}
+		var err error
+		for i := range rs {
+			if _, e := cookies[i].Reply(); e != nil && err == nil {
+				err = e
 			}
 		}
-		if own == nil {
-			own = append([]byte(nil), pix...) // append does not zero what it copies over
+		if err != nil {
+			// The segment may hold part of a read: only a whole read
+			// can be trusted now.
+			s.segOK = false
+			if !c.Alive() {
+				s.teardown()
+			}
+			return nil, fmt.Errorf("capture %s: read damaged rows: %w", s.name, err)
 		}
+		sums := s.bands
+		for _, r := range rs {
+			frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
+		}
+	}
+	s.sinceVerify++
+	s.st.damageReads.Add(1)
+	hash := frame.FoldBands(s.bands, w, h)
+	if old := s.cached; old != nil && old.Hash == hash && old.W == w && old.H == h {
+		return s.keepCached(old, true, seq, start), nil
+	}
+	own, recycled := s.frameBuf(pix, busy)
+	return s.publish(pix, own, recycled, busy, true, w, h, hash, seq, start), nil
+}
+
+// damageReads reports whether a capture may read only the damaged rows:
+// the segment holds a whole w x h screen, unmasked, with its bands'
+// hashes, and damage has not been caught missing a change (s.mu held).
+func (s *source) damageReads(w, h int) bool {
+	return s.segOK && !s.damageOff && s.sh != nil && len(s.sh.data) >= w*h*4 && len(s.bands) == frame.Bands(h) &&
+		s.dirtyFor(h)
+}
+
+// dirtyFor reports whether the damage record is for a screen h rows high.
+func (s *source) dirtyFor(h int) bool {
+	d := s.dirty.Load()
+	return d != nil && d.bands == frame.Bands(h)
+}
+
+// takeDirty takes the damaged bands recorded so far into a reused set
+// (s.mu held); without a damage record the set is empty.
+func (s *source) takeDirty() []uint64 {
+	d := s.dirty.Load()
+	if d == nil {
+		return s.taken[:0]
+	}
+	if cap(s.taken) < len(d.words) {
+		s.taken = make([]uint64, len(d.words))
+	}
+	s.taken = s.taken[:len(d.words)]
+	d.take(s.taken)
+	return s.taken
+}
+
+// bandSums returns s.bands sized for a screen h rows high (s.mu held).
+func (s *source) bandSums(h int) []uint64 {
+	if n := frame.Bands(h); len(s.bands) != n {
+		s.bands = make([]uint64, n)
+	}
+	return s.bands
+}
+
+// verifyDamage compares the bands a whole read found with those kept from
+// earlier reads: a band that changed although XDamage reported nothing
+// for it (nor after this read began) means this X server's damage cannot
+// be trusted to the row, and the display goes back to whole reads (s.mu
+// held). taken is the bands reported before the read.
+func (s *source) verifyDamage(ctx context.Context, c *display.Conn, taken []uint64) {
+	missed := func() int {
+		for b := range s.bands {
+			if s.bands[b] != s.prevBands[b] && !has(taken, b) {
+				return b
+			}
+		}
+		return -1
+	}
+	if missed() < 0 {
+		return
+	}
+	// A change made while the read was under way is reported after it:
+	// flush the events, and count what they report as explained.
+	if err := s.syncEvents(ctx, c); err != nil {
+		s.segOK = false
+		return
+	}
+	if d := s.dirty.Load(); d != nil && len(d.words) == len(taken) {
+		d.peek(taken)
+	}
+	if b := missed(); b >= 0 {
+		s.damageOff = true
+		s.log.Warn("XDamage did not report a change on this display; reading the whole screen for every change from now on",
+			"rows", fmt.Sprintf("%d-%d", b*frame.HashBand, (b+1)*frame.HashBand-1))
+	}
+}
+
+// keepCached records a read whose pixels equal the cached frame's and
+// returns that frame (s.mu held).
+func (s *source) keepCached(old *frame.Frame, viaSHM bool, seq uint64, start time.Time) *frame.Frame {
+	s.lastUnchanged = true
+	s.observe(viaSHM, time.Since(start))
+	s.cachedSeq = seq
+	s.st.unchanged.Add(1)
+	return old
+}
+
+// frameBuf returns a buffer holding a copy of the segment's pixels for a
+// new frame: a recycled one on a busy display when one is free, else a
+// new one.
+func (s *source) frameBuf(pix []byte, busy bool) (own []byte, recycled bool) {
+	if busy {
+		if own = s.pix.get(len(pix)); own != nil {
+			copy(own, pix)
+			return own, true
+		}
+	}
+	return append([]byte(nil), pix...), false // append does not zero what it copies over
+}
+
+// publish makes the new cached frame of pixels own (pix, the read, was
+// copied or hashed into it) (s.mu held).
+func (s *source) publish(pix, own []byte, recycled, busy, viaSHM bool, w, h int, hash, seq uint64, start time.Time) *frame.Frame {
+	s.lastUnchanged = false
+	if viaSHM {
 		if recycled {
 			s.st.recycled.Add(1)
 		}
 		if busy {
 			s.pix.publish(own)
 		}
+		pix = own
 	}
-	pix = own
 	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
 		Hash: hash, Resample: s.hub.opts.Resample}
 	s.observe(viaSHM, time.Since(start))
 	s.cached, s.cachedSeq = f, seq
 	s.log.Debug("captured", "frame_hash", f.Hash, "shm", viaSHM)
-	return f, nil
+	return f
 }
 
 func (s *source) observe(viaSHM bool, d time.Duration) {
@@ -635,6 +821,7 @@ func (s *source) connect(ctx context.Context) error {
 		return err
 	}
 	s.markerAtom.Store(uint32(atom))
+	s.dirty.Store(newDirtyBands(scr.Height))
 	unsub := c.Subscribe(s.onEvent)
 	fail := func(what string, err error) error {
 		unsub()
@@ -675,6 +862,7 @@ func (s *source) connect(ctx context.Context) error {
 	}
 	s.cached = nil
 	s.shmOff = false
+	s.segOK, s.damageOff = false, false
 	s.seq.Add(1)
 	clear(s.ids)
 	s.hub.wg.Add(1)
@@ -689,6 +877,11 @@ func (s *source) connect(ctx context.Context) error {
 	s.everOnline = true
 	return nil
 }
+
+// verifyEvery is how many reads of damaged rows may follow each other: the
+// next read is whole, and checks that damage missed no change since the
+// last (verifyDamage).
+const verifyEvery = 32
 
 // busyGap is the longest time between two reads of a display for which
 // the second recycles frame buffers: frames at 10 per second or more.
@@ -717,6 +910,7 @@ func (s *source) teardown() {
 	s.unsub()
 	c.Close()
 	s.conn, s.unsub, s.cached = nil, nil, nil
+	s.segOK = false
 	s.emu.Lock()
 	for id, ch := range s.markers {
 		close(ch)
@@ -816,6 +1010,9 @@ func (s *source) onEvent(ev xgb.Event) {
 		s.seq.Add(1)
 		s.st.damage.Add(1)
 		r := image.Rect(int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height))
+		if d := s.dirty.Load(); d != nil {
+			d.mark(r.Min.Y, r.Max.Y)
+		}
 		s.emu.Lock()
 		for w := range s.watchers {
 			if w.rect.Overlaps(r) {

@@ -9,7 +9,7 @@ import (
 )
 
 type stats struct {
-	shm, getImage, reused, joined, unchanged, recycled, reconnects, damage, nanos atomic.Uint64
+	shm, getImage, reused, joined, unchanged, recycled, damageReads, reconnects, damage, nanos atomic.Uint64
 }
 
 func (st *stats) observe(viaSHM bool, d time.Duration) {
@@ -32,7 +32,10 @@ type Stats struct {
 	Reused, Joined, Unchanged uint64
 	// Recycled counts reads copied into the buffer of a frame nothing
 	// referenced any more, instead of a new one.
-	Recycled     uint64
+	Recycled uint64
+	// DamageReads counts reads of only the rows XDamage reported changed
+	// (the rest of the screen kept from earlier reads).
+	DamageReads  uint64
 	Reconnects   uint64
 	DamageEvents uint64
 	// CaptureTime is the total time spent reading the screen (with the
@@ -49,7 +52,7 @@ func (h *Hub) Stats() []Stats {
 		shm, gi := st.shm.Load(), st.getImage.Load()
 		out = append(out, Stats{Display: name, Captures: shm + gi, SHM: shm, GetImage: gi,
 			Reused: st.reused.Load(), Joined: st.joined.Load(), Unchanged: st.unchanged.Load(),
-			Recycled:   st.recycled.Load(),
+			Recycled: st.recycled.Load(), DamageReads: st.damageReads.Load(),
 			Reconnects: st.reconnects.Load(), DamageEvents: st.damage.Load(),
 			CaptureTime: time.Duration(st.nanos.Load())})
 	}
@@ -74,6 +77,7 @@ var (
 	descJoined     = prometheus.NewDesc("acu_capture_joined_total", "Captures that joined a capture in flight.", []string{"display"}, nil)
 	descUnchanged  = prometheus.NewDesc("acu_capture_unchanged_total", "Screen reads whose pixels equalled the cached frame.", []string{"display"}, nil)
 	descRecycled   = prometheus.NewDesc("acu_capture_recycled_total", "Screen reads copied into a recycled buffer (one no frame referenced any more).", []string{"display"}, nil)
+	descDamageRead = prometheus.NewDesc("acu_capture_damage_reads_total", "Screen reads of only the rows XDamage reported changed.", []string{"display"}, nil)
 	descReconnects = prometheus.NewDesc("acu_capture_reconnects_total", "Reconnections after the X server went away.", []string{"display"}, nil)
 	descDamage     = prometheus.NewDesc("acu_capture_damage_events_total", "XDamage events received.", []string{"display"}, nil)
 	descSeconds    = prometheus.NewDesc("acu_capture_read_seconds_total", "Time spent reading the screen.", []string{"display"}, nil)
@@ -82,7 +86,7 @@ var (
 type collector struct{ h *Hub }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descReads, descReused, descJoined, descUnchanged, descRecycled, descReconnects, descDamage, descSeconds} {
+	for _, d := range []*prometheus.Desc{descReads, descReused, descJoined, descUnchanged, descRecycled, descDamageRead, descReconnects, descDamage, descSeconds} {
 		ch <- d
 	}
 }
@@ -95,6 +99,7 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descJoined, prometheus.CounterValue, float64(s.Joined), s.Display)
 		ch <- prometheus.MustNewConstMetric(descUnchanged, prometheus.CounterValue, float64(s.Unchanged), s.Display)
 		ch <- prometheus.MustNewConstMetric(descRecycled, prometheus.CounterValue, float64(s.Recycled), s.Display)
+		ch <- prometheus.MustNewConstMetric(descDamageRead, prometheus.CounterValue, float64(s.DamageReads), s.Display)
 		ch <- prometheus.MustNewConstMetric(descReconnects, prometheus.CounterValue, float64(s.Reconnects), s.Display)
 		ch <- prometheus.MustNewConstMetric(descDamage, prometheus.CounterValue, float64(s.DamageEvents), s.Display)
 		ch <- prometheus.MustNewConstMetric(descSeconds, prometheus.CounterValue, s.CaptureTime.Seconds(), s.Display)

@@ -8,10 +8,28 @@ import (
 	"testing"
 )
 
-// refHash is Hash as first written (commit 13b4279): Hash and HashCopy
-// must give its values for ever, since hashes outlive a process (judged
-// frames are stored by hash).
+// refHash is Hash written plainly: the hash of each band of HashBand rows
+// (refBandHash), then the bands' hashes folded with the frame's size. Hash,
+// HashCopy and HashBands must give its values for ever, since hashes
+// outlive a process (judged frames are stored by hash).
 func refHash(pix []byte, w, h, stride int) uint64 {
+	x := uint64(prime5)
+	for y := 0; y < h; y += HashBand {
+		rows := min(HashBand, h-y)
+		x = hashRound(x, refBandHash(pix[y*stride:], w, rows, stride))
+	}
+	x = hashRound(x, uint64(uint32(w))<<32|uint64(uint32(h)))
+	x ^= x >> 33
+	x *= prime2
+	x ^= x >> 29
+	x *= prime3
+	x ^= x >> 32
+	return x
+}
+
+// refBandHash is the hash of one band: Hash as first written (commit
+// 13b4279), when a frame was a single band, applied to the band's rows.
+func refBandHash(pix []byte, w, h, stride int) uint64 {
 	p1, p2 := uint64(prime1), uint64(prime2)
 	v1 := p1 + p2
 	v2 := p2
@@ -70,6 +88,54 @@ func checkHashCopy(t *testing.T, w, h, stride int, seed uint64) {
 	}
 	if dst[len(dst)-1] != 0xAB {
 		t.Fatalf("%dx%d stride %d: HashCopy wrote past w*h*4", w, h, stride)
+	}
+	sums := make([]uint64, Bands(h))
+	if got := HashCopyBands(dst[:w*h*4], src, w, h, stride, sums); got != want {
+		t.Fatalf("%dx%d stride %d: HashCopyBands = %016x, want %016x", w, h, stride, got, want)
+	}
+	if got := FoldBands(sums, w, h); got != want {
+		t.Fatalf("%dx%d stride %d: FoldBands of HashCopyBands' sums = %016x, want %016x", w, h, stride, got, want)
+	}
+	if h == 0 {
+		return
+	}
+	// Change a few rows; rehashing only their bands gives the whole hash.
+	y0 := rng.IntN(h)
+	y1 := min(h, y0+1+rng.IntN(HashBand*2))
+	for y := y0; y < y1; y++ {
+		for x := 0; x < w*4; x++ {
+			src[y*stride+x] ^= byte(rng.Uint32() | 1)
+		}
+	}
+	want = refHash(src, w, h, stride)
+	HashBands(sums, src, w, h, stride, y0/HashBand, Bands(y1))
+	if got := FoldBands(sums, w, h); got != want {
+		t.Fatalf("%dx%d stride %d: rows %d-%d changed: HashBands+FoldBands = %016x, want %016x", w, h, stride, y0, y1, got, want)
+	}
+}
+
+// TestHashOnePixel: frames that differ in one pixel, wherever it is, hash
+// differently (the steps are bijections; this checks the banding kept it).
+func TestHashOnePixel(t *testing.T) {
+	const w, h = 37, 50
+	pix := make([]byte, w*h*4)
+	base := Hash(pix, w, h, w*4)
+	seen := map[uint64]bool{base: true}
+	for i := 0; i < w*h; i++ {
+		for c := 0; c < 3; c++ {
+			pix[i*4+c] = 1
+			got := Hash(pix, w, h, w*4)
+			if seen[got] {
+				t.Fatalf("pixel %d channel %d: hash %016x seen before", i, c, got)
+			}
+			seen[got] = true
+			pix[i*4+c] = 0
+		}
+		pix[i*4+3] = 0xFF // the pad byte is not part of the content
+		if got := Hash(pix, w, h, w*4); got != base {
+			t.Fatalf("pixel %d: a pad byte changed the hash", i)
+		}
+		pix[i*4+3] = 0
 	}
 }
 
