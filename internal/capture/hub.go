@@ -264,8 +264,13 @@ type source struct {
 	// holds the whole screen and bands its bands' hashes; sinceVerify
 	// counts such reads since the last whole one; damageOff is set once
 	// damage was caught missing a change. taken and prevBands are scratch.
-	segOK       bool
-	bands       []uint64
+	segOK bool
+	bands []uint64
+	// gen numbers the segment's contents (each read that changed it);
+	// hist keeps the bands of the last histLen reads, for frameBuf.
+	gen         uint64
+	hist        [histLen]genBands
+	changed     []uint64
 	sinceVerify int
 	damageOff   bool
 	taken       []uint64
@@ -294,6 +299,12 @@ type source struct {
 	refreshAll atomic.Bool // next refresh re-resolves and notifies every watcher
 
 	st stats
+}
+
+// genBands is what one read put in the segment: every band, or bands.
+type genBands struct {
+	all   bool
+	bands []uint64
 }
 
 type flight struct {
@@ -381,7 +392,10 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	// is for the next read.
 	taken := s.takeDirty()
 	verify := synced && s.damageReads(w, h)
-	if verify {
+	// hadBands: s.bands are the hashes of the segment's bands as it is
+	// now, to tell afterwards which bands this read changed.
+	hadBands := s.segOK && len(s.bands) == frame.Bands(h)
+	if hadBands {
 		s.prevBands = append(s.prevBands[:0], s.bands...)
 	}
 	s.segOK, s.sinceVerify = false, 0
@@ -393,6 +407,9 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 			s.teardown()
 		}
 		return nil, fmt.Errorf("capture %s: %w", s.name, err)
+	}
+	if viaSHM {
+		s.readGen(nil)
 	}
 	if len(s.hub.exclude) > 0 {
 		if err := s.blackout(ctx, c, pix, w, h); err != nil {
@@ -410,7 +427,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	case !viaSHM:
 		own, hash = pix, frame.Hash(pix, w, h, w*4)
 	case busy && !s.lastUnchanged:
-		if own = s.pix.get(len(pix)); own != nil {
+		if own, _ = s.pix.get(len(pix)); own != nil {
 			recycled = true
 			// Hash and copy in one pass (HashCopy costs what Hash alone
 			// does); an unchanged screen hands the buffer back.
@@ -427,18 +444,24 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	// A segment that holds the whole screen unmasked, with its bands'
 	// hashes, is what later reads of damaged rows build on.
 	s.segOK = viaSHM && len(s.hub.exclude) == 0 && s.hasDamage && !noCache
+	if hadBands && s.segOK {
+		// This generation changed only the bands whose hash moved (the
+		// same trust in the hash as an unchanged frame's): recycled
+		// buffers of earlier generations need only those (frameBuf).
+		s.refineGen(s.prevBands, s.bands)
+	}
 	if verify && s.segOK {
 		s.verifyDamage(ctx, c, taken)
 	}
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
 		// Unchanged content: same frame, no new buffer.
 		if viaSHM {
-			s.pix.put(own)
+			s.pix.put(own, s.gen)
 		}
 		return s.keepCached(old, viaSHM, seq, start), nil
 	}
 	if viaSHM && own == nil {
-		own, recycled = s.frameBuf(pix, busy)
+		own, recycled = s.frameBuf(pix, w*4, busy)
 	}
 	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
 }
@@ -477,9 +500,9 @@ func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.T
 			}
 			return nil, fmt.Errorf("capture %s: read damaged rows: %w", s.name, err)
 		}
-		sums := s.bands
+		s.readGen(taken)
 		for _, r := range rs {
-			frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
+			frame.HashBands(s.bands, pix, w, h, w*4, r.b0, r.b1)
 		}
 	}
 	s.sinceVerify++
@@ -488,7 +511,7 @@ func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.T
 	if old := s.cached; old != nil && old.Hash == hash && old.W == w && old.H == h {
 		return s.keepCached(old, true, seq, start), nil
 	}
-	own, recycled := s.frameBuf(pix, busy)
+	own, recycled := s.frameBuf(pix, w*4, busy)
 	return s.publish(pix, own, recycled, busy, true, w, h, hash, seq, start), nil
 }
 
@@ -574,15 +597,78 @@ func (s *source) keepCached(old *frame.Frame, viaSHM bool, seq uint64, start tim
 
 // frameBuf returns a buffer holding a copy of the segment's pixels for a
 // new frame: a recycled one on a busy display when one is free, else a
-// new one.
-func (s *source) frameBuf(pix []byte, busy bool) (own []byte, recycled bool) {
-	if busy {
-		if own = s.pix.get(len(pix)); own != nil {
-			copy(own, pix)
-			return own, true
+// new one. A recycled buffer that holds a recent generation of the
+// segment gets only the bands read since then.
+func (s *source) frameBuf(pix []byte, stride int, busy bool) (own []byte, recycled bool) {
+	if !busy {
+		return append([]byte(nil), pix...), false // append does not zero what it copies over
+	}
+	own, gen := s.pix.get(len(pix))
+	if own == nil {
+		return append([]byte(nil), pix...), false
+	}
+	if n := len(s.taken); cap(s.changed) < n {
+		s.changed = make([]uint64, n)
+	}
+	s.changed = s.changed[:len(s.taken)]
+	if !s.sinceGen(gen, s.changed) {
+		copy(own, pix)
+		return own, true
+	}
+	var buf [maxRuns]bandRun
+	rs, _ := runs(s.changed, len(s.bands), &buf)
+	for _, r := range rs {
+		lo, hi := r.b0*frame.HashBand*stride, min(r.b1*frame.HashBand*stride, len(pix))
+		copy(own[lo:hi], pix[lo:hi])
+	}
+	return own, true
+}
+
+// histLen is how many generations of the segment the bands read are kept
+// for: a recycled buffer older than that is copied whole.
+const histLen = 256
+
+// readGen records a read that changed the segment: a new generation,
+// with the bands it read (nil for all of them) (s.mu held).
+func (s *source) readGen(bands []uint64) {
+	s.gen++
+	slot := &s.hist[s.gen%histLen]
+	slot.all = bands == nil
+	slot.bands = append(slot.bands[:0], bands...)
+}
+
+// refineGen narrows the current generation, recorded as a whole read, to
+// the bands whose hashes differ between before and after (s.mu held).
+func (s *source) refineGen(before, after []uint64) {
+	slot := &s.hist[s.gen%histLen]
+	n := (len(after) + 63) / 64
+	slot.all = false
+	slot.bands = append(slot.bands[:0], make([]uint64, n)...)
+	for b := range after {
+		if after[b] != before[b] {
+			slot.bands[b/64] |= 1 << (b % 64)
 		}
 	}
-	return append([]byte(nil), pix...), false // append does not zero what it copies over
+}
+
+// sinceGen sets set to the bands read after generation gen and reports
+// whether they are known (gen recent enough, no whole read since) (s.mu
+// held).
+func (s *source) sinceGen(gen uint64, set []uint64) bool {
+	if gen == 0 || gen > s.gen || s.gen-gen >= histLen {
+		return false
+	}
+	clear(set)
+	for g := gen + 1; g <= s.gen; g++ {
+		h := &s.hist[g%histLen]
+		if h.all || len(h.bands) != len(set) {
+			return false
+		}
+		for i, w := range h.bands {
+			set[i] |= w
+		}
+	}
+	return true
 }
 
 // publish makes the new cached frame of pixels own (pix, the read, was
@@ -594,7 +680,7 @@ func (s *source) publish(pix, own []byte, recycled, busy, viaSHM bool, w, h int,
 			s.st.recycled.Add(1)
 		}
 		if busy {
-			s.pix.publish(own)
+			s.pix.publish(own, s.gen)
 		}
 		pix = own
 	}

@@ -18,29 +18,39 @@ import (
 // never hands out pixels still in use, whoever holds them and for however
 // long. The sync.Pool drops what stays unused for two collections, so idle
 // buffers do not outlive the activity that made them.
+//
+// Each buffer carries the generation of the segment it is a copy of
+// (source.gen), so that bringing it up to date can copy only the bands
+// read since (source.frameBuf).
 type pixPool struct {
-	idle sync.Pool // *[]byte
+	idle sync.Pool // *pixBuf
 }
 
-// get returns an idle buffer of n bytes, or nil when there is none.
-func (p *pixPool) get(n int) []byte {
-	bp, _ := p.idle.Get().(*[]byte)
-	if bp == nil || len(*bp) != n {
-		return nil // one of another size (the screen was resized) is dropped
+type pixBuf struct {
+	b   []byte
+	gen uint64
+}
+
+// get returns an idle buffer of n bytes and the generation it holds, or
+// nil when there is none.
+func (p *pixPool) get(n int) ([]byte, uint64) {
+	pb, _ := p.idle.Get().(*pixBuf)
+	if pb == nil || len(pb.b) != n {
+		return nil, 0 // one of another size (the screen was resized) is dropped
 	}
-	return *bp
+	return pb.b, pb.gen
 }
 
-// put returns a buffer no frame has used.
-func (p *pixPool) put(b []byte) {
+// put returns a buffer no frame references, holding generation gen.
+func (p *pixPool) put(b []byte, gen uint64) {
 	if len(b) > 0 {
-		p.idle.Put(&b)
+		p.idle.Put(&pixBuf{b, gen})
 	}
 }
 
-// publish marks b as a frame's pixels: it returns to the pool once nothing
-// references any of its bytes.
-func (p *pixPool) publish(b []byte) {
+// publish marks b, holding generation gen, as a frame's pixels: it
+// returns to the pool once nothing references any of its bytes.
+func (p *pixPool) publish(b []byte, gen uint64) {
 	if len(b) == 0 {
 		return
 	}
@@ -48,5 +58,5 @@ func (p *pixPool) publish(b []byte) {
 	// The finalizer must not reference b, or b would stay reachable. &b[0]
 	// is the start of b's allocation: b is always a whole buffer of its
 	// own (made here, by append, or handed back by this finalizer).
-	runtime.SetFinalizer(&b[0], func(first *byte) { p.put(unsafe.Slice(first, n)) })
+	runtime.SetFinalizer(&b[0], func(first *byte) { p.put(unsafe.Slice(first, n), gen) })
 }
