@@ -3,8 +3,9 @@
 # reference Python pipeline (../shared/bench/reference_pipeline.py) on the
 # same two displays (1280x720 and 1920x1080, filled with text-heavy xterms, a
 # clock and photo-like images), interleaved round by round in one run.
-# Prints per-display medians and the ratio reference/acu. Every process it
-# starts is stopped on exit.
+# Prints per-display medians and the ratio reference/acu, and acu's capture
+# of a static screen (cached) and after a small change (damaged: the rows
+# XDamage reported, read alone). Every process it starts is stopped on exit.
 #
 # Usage: bash bench/pipeline/run.sh            (ROUNDS=10 FRAMES=15 RESAMPLE=exact|fast)
 set -euo pipefail
@@ -88,11 +89,12 @@ def samples(prefix, d, key):
     return out
 med = lambda v: statistics.median(v) if v else float("nan")
 print("\nmedians over all rounds (ms), acu resample=%s" % mode)
-print("%-10s %12s %12s %12s %12s %12s %8s" % ("display", "ref total", "acu total", "acu capture", "acu encode", "acu cached", "ratio"))
+print("%-10s %12s %12s %12s %12s %12s %12s %12s %8s" % ("display", "ref total", "ref capture", "acu total", "acu capture", "acu encode", "acu cached", "acu damaged", "ratio"))
 for d, label in ((d720, "1280x720"), (d1080, "1920x1080")):
     rt, at = med(samples("ref", d, "total")), med(samples("acu", d, "total"))
-    print("%-10s %12.2f %12.2f %12.2f %12.2f %12.3f %7.1fx" % (label, rt, at, med(samples("acu", d, "capture")),
-          med(samples("acu", d, "encode")), med(samples("acu", d, "cached_capture")), rt / at))
+    print("%-10s %12.2f %12.2f %12.2f %12.2f %12.2f %12.3f %12.3f %7.1fx" % (label, rt, med(samples("ref", d, "capture")), at,
+          med(samples("acu", d, "capture")), med(samples("acu", d, "encode")), med(samples("acu", d, "cached_capture")),
+          med(samples("acu", d, "damaged_capture")), rt / at))
 def round_ratios(d):
     out = []
     for p in sorted(glob.glob(os.path.join(tmp, "ref_%s_*.json" % d))):
