@@ -9,12 +9,25 @@
 // Pixels come through MIT-SHM (one SysV segment per connection, removed with
 // IPC_RMID right after the server attached it) or, where SHM is missing or
 // fails (a remote X server), plain GetImage. Windows matching the privacy
-// exclusions are blacked out before a frame is published. A display read
-// in quick succession (a live view, a recording) has each read hashed and
-// copied out of the segment in one pass (frame.HashCopy) into the buffer of
-// an earlier frame that nothing references any more (pixpool.go); after a
-// read that found the screen unchanged, and for a display read now and
-// then, the read is hashed in place and copied only if it changed.
+// exclusions are blacked out before a frame is published.
+//
+// The segment is kept as the screen's image between captures. XDamage's
+// rectangles mark bands of frame.HashBand rows as dirty (dirty.go); a
+// capture then reads only the dirty rows into the segment, rehashes only
+// their bands and folds them with the kept hashes of the others into the
+// frame's hash (frame.HashBands, FoldBands): a changed clock or progress bar
+// costs a few rows, not the screen. Every verifyEvery-th such capture
+// reads the whole screen instead and checks that damage missed nothing; a
+// server whose damage is caught missing a change is read whole from then
+// on. Whole reads are also used for the first capture on a connection,
+// with privacy exclusions, without XDamage or MIT-SHM, and with NoCache.
+//
+// A new frame needs a buffer of its own. A display read in quick
+// succession (a live view, a recording) reuses the buffer of an earlier
+// frame that nothing references any more (pixpool.go), and copies into it
+// only the bands read since the generation of the segment it holds;
+// otherwise the frame gets a new copy. After a read that found the screen
+// unchanged, the read is hashed in place and nothing is copied.
 //
 // Watch delivers XDamage change notifications filtered by the target's
 // rectangle. A display whose X server dies is reconnected with bounded

@@ -431,7 +431,8 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 			recycled = true
 			// Hash and copy in one pass (HashCopy costs what Hash alone
 			// does); an unchanged screen hands the buffer back.
-			hash = frame.HashCopyBands(own, pix, w, h, w*4, sums)
+			frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
+			hash = frame.FoldBands(sums, w, h)
 			break
 		}
 		fallthrough
@@ -501,6 +502,23 @@ func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.T
 			return nil, fmt.Errorf("capture %s: read damaged rows: %w", s.name, err)
 		}
 		s.readGen(taken)
+	}
+	// The buffer a new frame would get: a recycled one is brought up to
+	// date as the runs are hashed (their rows hashed and copied in one
+	// pass, the other bands read since its generation copied).
+	var own []byte
+	recycled := false
+	if busy && len(rs) > 0 {
+		var gen uint64
+		if own, gen = s.pix.get(len(pix)); own != nil {
+			recycled = true
+			s.catchUp(own, pix, w*4, gen, taken)
+			for _, r := range rs {
+				frame.HashCopyBands(own, pix, w, h, w*4, s.bands, r.b0, r.b1)
+			}
+		}
+	}
+	if own == nil {
 		for _, r := range rs {
 			frame.HashBands(s.bands, pix, w, h, w*4, r.b0, r.b1)
 		}
@@ -509,9 +527,14 @@ func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.T
 	s.st.damageReads.Add(1)
 	hash := frame.FoldBands(s.bands, w, h)
 	if old := s.cached; old != nil && old.Hash == hash && old.W == w && old.H == h {
+		if own != nil {
+			s.pix.put(own, s.gen)
+		}
 		return s.keepCached(old, true, seq, start), nil
 	}
-	own, recycled := s.frameBuf(pix, w*4, busy)
+	if own == nil {
+		own, recycled = s.frameBuf(pix, w*4, busy)
+	}
 	return s.publish(pix, own, recycled, busy, true, w, h, hash, seq, start), nil
 }
 
@@ -597,8 +620,7 @@ func (s *source) keepCached(old *frame.Frame, viaSHM bool, seq uint64, start tim
 
 // frameBuf returns a buffer holding a copy of the segment's pixels for a
 // new frame: a recycled one on a busy display when one is free, else a
-// new one. A recycled buffer that holds a recent generation of the
-// segment gets only the bands read since then.
+// new one (s.mu held).
 func (s *source) frameBuf(pix []byte, stride int, busy bool) (own []byte, recycled bool) {
 	if !busy {
 		return append([]byte(nil), pix...), false // append does not zero what it copies over
@@ -607,21 +629,39 @@ func (s *source) frameBuf(pix []byte, stride int, busy bool) (own []byte, recycl
 	if own == nil {
 		return append([]byte(nil), pix...), false
 	}
-	if n := len(s.taken); cap(s.changed) < n {
+	s.catchUp(own, pix, stride, gen, nil)
+	return own, true
+}
+
+// catchUp brings own, a copy of the segment pix as it was at generation
+// gen, up to date: it copies the bands read since then (all of them when
+// gen is too old to tell), except those in skip, which the caller copies
+// itself (s.mu held).
+func (s *source) catchUp(own, pix []byte, stride int, gen uint64, skip []uint64) {
+	nb := len(s.bands)
+	if nb == 0 || nb*frame.HashBand*stride < len(pix) {
+		copy(own, pix)
+		return
+	}
+	n := (nb + 63) / 64
+	if cap(s.changed) < n {
 		s.changed = make([]uint64, n)
 	}
-	s.changed = s.changed[:len(s.taken)]
-	if !s.sinceGen(gen, s.changed) {
-		copy(own, pix)
-		return own, true
+	set := s.changed[:n]
+	if !s.sinceGen(gen, set) {
+		for i := range set {
+			set[i] = ^uint64(0)
+		}
+	}
+	for i := range min(len(skip), n) {
+		set[i] &^= skip[i]
 	}
 	var buf [maxRuns]bandRun
-	rs, _ := runs(s.changed, len(s.bands), &buf)
+	rs, _ := runs(set, nb, &buf)
 	for _, r := range rs {
 		lo, hi := r.b0*frame.HashBand*stride, min(r.b1*frame.HashBand*stride, len(pix))
 		copy(own[lo:hi], pix[lo:hi])
 	}
-	return own, true
 }
 
 // histLen is how many generations of the segment the bands read are kept

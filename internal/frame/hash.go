@@ -3,6 +3,9 @@ package frame
 import (
 	"encoding/binary"
 	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -42,7 +45,16 @@ const HashBand = 16
 // when bands came in (before, the whole frame was one band): a frame stored
 // by an older acu keeps its older hash, and the same pixels seen again are
 // stored once more under the new one.
+//
+// Large frames are hashed in parallel chunks of bands (up to GOMAXPROCS, at
+// most 4 goroutines, as Resize), with the same value.
 func Hash(pix []byte, w, h, stride int) uint64 {
+	n := Bands(h)
+	if hashChunks(n, w) > 1 {
+		sums := make([]uint64, n)
+		HashBands(sums, pix, w, h, stride, 0, n)
+		return FoldBands(sums, w, h)
+	}
 	x := foldStart()
 	for y := 0; y < h; y += HashBand {
 		x = foldRound(x, bandHash(pix[y*stride:], w, min(HashBand, h-y), stride))
@@ -58,10 +70,56 @@ func Bands(h int) int { return (h + HashBand - 1) / HashBand }
 // FoldBands(sums, w, h) is then Hash(pix, w, h, stride) once every band's
 // entry is the hash of its current rows.
 func HashBands(sums []uint64, pix []byte, w, h, stride, b0, b1 int) {
-	for b := b0; b < b1; b++ {
-		y := b * HashBand
-		sums[b] = bandHash(pix[y*stride:], w, min(HashBand, h-y), stride)
+	inParallel(b1-b0, w, func(c0, c1 int) {
+		for b := b0 + c0; b < b0+c1; b++ {
+			y := b * HashBand
+			sums[b] = bandHash(pix[y*stride:], w, min(HashBand, h-y), stride)
+		}
+	})
+}
+
+// Parallel hashing: chunks of at least minHashChunk bytes of pixels, on
+// the caller and up to min(GOMAXPROCS, maxBands)-1 helpers, about
+// chunksPerWorker chunks per goroutine (Resize's rules).
+const minHashChunk = 512 << 10
+
+// hashChunks is how many chunks n bands of w pixels are hashed in.
+func hashChunks(n, w int) int {
+	workers := min(runtime.GOMAXPROCS(0), maxBands)
+	if workers <= 1 {
+		return 1
 	}
+	return max(1, min(n, n*HashBand*w*4/minHashChunk, workers*chunksPerWorker))
+}
+
+// inParallel calls fn on chunks [c0, c1) of n bands of w pixels, in
+// parallel when they are many (hashChunks). As in Resize, the caller and
+// the helpers claim chunks one at a time, so on a busy machine the caller
+// does them itself rather than wait for a helper to be scheduled.
+func inParallel(n, w int, fn func(c0, c1 int)) {
+	chunks := hashChunks(n, w)
+	if chunks <= 1 {
+		fn(0, n)
+		return
+	}
+	var next atomic.Int32
+	var wg sync.WaitGroup
+	wg.Add(chunks)
+	run := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			fn(c*n/chunks, (c+1)*n/chunks)
+			wg.Done()
+		}
+	}
+	for range min(runtime.GOMAXPROCS(0), maxBands) - 1 {
+		go run()
+	}
+	run()
+	wg.Wait()
 }
 
 // FoldBands returns the frame hash made of its bands' hashes (len(sums)
@@ -102,36 +160,37 @@ func bandHash(pix []byte, w, rows, stride int) uint64 {
 // nothing beside the hash's multiplications (BenchmarkHashCopy). It panics
 // if src or dst is too short, like an index out of range would.
 func HashCopy(dst, src []byte, w, h, stride int) uint64 {
-	return HashCopyBands(dst, src, w, h, stride, nil)
+	sums := make([]uint64, Bands(h))
+	HashCopyBands(dst, src, w, h, stride, sums, 0, len(sums))
+	return FoldBands(sums, w, h)
 }
 
-// HashCopyBands is HashCopy that also writes each band's hash into sums
-// (len Bands(h)) when sums is not nil, for later HashBands and FoldBands.
-func HashCopyBands(dst, src []byte, w, h, stride int, sums []uint64) uint64 {
+// HashCopyBands is HashBands that also copies the bands' rows into dst,
+// packed, in the same pass: bands b0 to b1-1 of the w*h pixels of src
+// (stride apart) are hashed into sums[b0:b1] and copied to the same rows
+// of dst (w*4 bytes apart). Other rows of dst and entries of sums are left
+// as they are.
+func HashCopyBands(dst, src []byte, w, h, stride int, sums []uint64, b0, b1 int) {
 	checkBuf("frame.HashCopy", src, w, h, stride)
 	checkBuf("frame.HashCopy", dst, w, h, w*4)
-	if sums != nil && len(sums) != Bands(h) {
-		panic("frame.HashCopyBands: sums is not one entry per band")
+	if b0 < 0 || b1 > Bands(h) || len(sums) < b1 {
+		panic("frame.HashCopyBands: bands out of range")
 	}
 	rowBytes := w * 4
-	x := foldStart()
-	for y0, b := 0, 0; y0 < h; y0, b = y0+HashBand, b+1 {
-		rows := min(HashBand, h-y0)
-		var s uint64
-		if littleEndian {
-			s = bandHashCopy(dst[y0*rowBytes:], src[y0*stride:], w, rows, stride)
-		} else {
+	inParallel(b1-b0, w, func(c0, c1 int) {
+		for b := b0 + c0; b < b0+c1; b++ {
+			y0 := b * HashBand
+			rows := min(HashBand, h-y0)
+			if littleEndian {
+				sums[b] = bandHashCopy(dst[y0*rowBytes:], src[y0*stride:], w, rows, stride)
+				continue
+			}
 			for y := y0; y < y0+rows; y++ {
 				copy(dst[y*rowBytes:y*rowBytes+rowBytes], src[y*stride:])
 			}
-			s = bandHash(src[y0*stride:], w, rows, stride)
+			sums[b] = bandHash(src[y0*stride:], w, rows, stride)
 		}
-		if sums != nil {
-			sums[b] = s
-		}
-		x = foldRound(x, s)
-	}
-	return foldEnd(x, w, h)
+	})
 }
 
 // bandHashCopy is bandHash of src that copies the rows into dst, packed,
