@@ -181,6 +181,7 @@ func BenchmarkCaptureDamaged(b *testing.B) {
 				}
 				st := h.StatsFor(dpy)
 				b.ReportMetric(float64(st.DamageReads)/float64(st.Captures), "damage-reads/read")
+				b.ReportMetric(float64(st.Recycled)/float64(st.Captures), "recycled/read")
 			})
 		}
 	}
