@@ -3,13 +3,14 @@ package capture
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
 // pixPool recycles the pixel buffers of one display's frames. A changed
 // frame needs a buffer of its own (frames are shared and immutable); one
-// that held an earlier frame spares the runtime a new 3.7 MB allocation
-// (1280x720) and the collections they bring every few frames.
+// that held an earlier frame needs only the rows that changed since copied
+// into it (source.catchUp), where a new one needs them all.
 //
 // A buffer comes back only when nothing can read it any more: a finalizer
 // on the buffer itself (not on the Frame: Sub views, and any slice a
@@ -19,12 +20,27 @@ import (
 // long. The sync.Pool drops what stays unused for two collections, so idle
 // buffers do not outlive the activity that made them.
 //
+// At most maxTracked buffers carry that finalizer at a time; the frames
+// beyond them get plain buffers that the collector frees. Without the
+// bound, memory grew without limit on a display read continuously: a
+// buffer with a finalizer outlives the collection that finds it dead
+// (resurrected for its finalizer) and the collector's pacing does not count
+// it, so every frame between two collections stayed in the heap, and their
+// number grew from one collection to the next (heap 339 MB after 3,000
+// captures at 1280x720, TestRecyclingBoundsMemory).
+//
 // Each buffer carries the generation of the segment it is a copy of
 // (source.gen), so that bringing it up to date can copy only the bands
 // read since (source.frameBuf).
 type pixPool struct {
-	idle sync.Pool // *pixBuf
+	idle    sync.Pool    // *pixBuf
+	tracked atomic.Int32 // published buffers whose finalizer has not run
 }
+
+// maxTracked bounds the buffers that come back to the pool: with the idle
+// ones (no more than these, since only they are put back), a busy display
+// keeps at most 2*maxTracked buffers beyond what frames in use hold.
+const maxTracked = 3
 
 type pixBuf struct {
 	b   []byte
@@ -49,14 +65,22 @@ func (p *pixPool) put(b []byte, gen uint64) {
 }
 
 // publish marks b, holding generation gen, as a frame's pixels: it
-// returns to the pool once nothing references any of its bytes.
+// returns to the pool once nothing references any of its bytes, unless
+// maxTracked buffers are out already (then the collector frees it).
 func (p *pixPool) publish(b []byte, gen uint64) {
 	if len(b) == 0 {
+		return
+	}
+	if p.tracked.Add(1) > maxTracked {
+		p.tracked.Add(-1)
 		return
 	}
 	n := len(b)
 	// The finalizer must not reference b, or b would stay reachable. &b[0]
 	// is the start of b's allocation: b is always a whole buffer of its
 	// own (made here, by append, or handed back by this finalizer).
-	runtime.SetFinalizer(&b[0], func(first *byte) { p.put(unsafe.Slice(first, n), gen) })
+	runtime.SetFinalizer(&b[0], func(first *byte) {
+		p.tracked.Add(-1)
+		p.put(unsafe.Slice(first, n), gen)
+	})
 }
