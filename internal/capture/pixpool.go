@@ -20,27 +20,31 @@ import (
 // long. The sync.Pool drops what stays unused for two collections, so idle
 // buffers do not outlive the activity that made them.
 //
-// At most maxTracked buffers carry that finalizer at a time; the frames
-// beyond them get plain buffers that the collector frees. Without the
-// bound, memory grew without limit on a display read continuously: a
-// buffer with a finalizer outlives the collection that finds it dead
-// (resurrected for its finalizer) and the collector's pacing does not count
-// it, so every frame between two collections stayed in the heap, and their
-// number grew from one collection to the next (heap 339 MB after 3,000
-// captures at 1280x720, TestRecyclingBoundsMemory).
+// The buffers that carry that finalizer at a time hold at most
+// trackedBudget bytes; the frames beyond them get plain buffers that the
+// collector frees. Without the bound, memory grew without limit on a
+// display read continuously: a buffer with a finalizer outlives the
+// collection that finds it dead (resurrected for its finalizer) and the
+// collector's pacing does not count it, so every frame between two
+// collections stayed in the heap, and their number grew from one
+// collection to the next (heap 339 MB after 3,000 captures at 1280x720;
+// TestRecyclingBoundsMemory).
 //
 // Each buffer carries the generation of the segment it is a copy of
 // (source.gen), so that bringing it up to date can copy only the bands
 // read since (source.frameBuf).
 type pixPool struct {
 	idle    sync.Pool    // *pixBuf
-	tracked atomic.Int32 // published buffers whose finalizer has not run
+	tracked atomic.Int64 // published buffers whose finalizer has not run
 }
 
-// maxTracked bounds the buffers that come back to the pool: with the idle
-// ones (no more than these, since only they are put back), a busy display
-// keeps at most 2*maxTracked buffers beyond what frames in use hold.
-const maxTracked = 3
+// trackedBudget bounds the bytes of a display's buffers that come back to
+// the pool: 10 frames at 1280x720, 4 at 1920x1080 (at least 2). A returned
+// buffer is tracked again only when it is published again, so the idle and
+// the tracked together stay about this size. More recycles more: at
+// 1920x1080, a capture after a small change took 0.55-0.73 ms with 3
+// frames' worth, 0.44-0.47 with 5, 0.33-0.39 with 8 (docs/perf/capture.md).
+const trackedBudget = 40 << 20
 
 type pixBuf struct {
 	b   []byte
@@ -66,12 +70,12 @@ func (p *pixPool) put(b []byte, gen uint64) {
 
 // publish marks b, holding generation gen, as a frame's pixels: it
 // returns to the pool once nothing references any of its bytes, unless
-// maxTracked buffers are out already (then the collector frees it).
+// trackedBudget is spent already (then the collector frees it).
 func (p *pixPool) publish(b []byte, gen uint64) {
 	if len(b) == 0 {
 		return
 	}
-	if p.tracked.Add(1) > maxTracked {
+	if p.tracked.Add(1) > max(2, trackedBudget/int64(len(b))) {
 		p.tracked.Add(-1)
 		return
 	}
