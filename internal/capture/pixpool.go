@@ -42,7 +42,7 @@ type pixPool struct {
 // the pool: 10 frames at 1280x720, 4 at 1920x1080 (at least 2). A returned
 // buffer is tracked again only when it is published again, so the idle and
 // the tracked together stay about this size. More recycles more: at
-// 1920x1080, a capture after a small change took 0.55-0.73 ms with 3
+// 1920x1080, a capture after a small change took 0.49-0.73 ms with 3
 // frames' worth, 0.44-0.47 with 5, 0.33-0.39 with 8 (docs/perf/capture.md).
 const trackedBudget = 40 << 20
 
