@@ -101,28 +101,29 @@ func (db *DB) RenewOwner(ctx context.Context, id string, until time.Time) error 
 // StopOwner marks owner id stopped: its lease ends now, so whatever it left
 // live is free to be taken over at once.
 func (db *DB) StopOwner(ctx context.Context, id string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now().UnixMilli()
-		_, err := tx.ExecContext(ctx, `UPDATE owners SET stopped_at = ?1, lease_until = CASE WHEN lease_until < ?1 THEN lease_until ELSE ?1 END WHERE id = ?2`, now, id)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("stop owner %s: %w", id, err)
-	}
-	return nil
+	return db.endLease(ctx, "stop", id, true)
 }
 
 // ExpireOwner ends owner id's lease now without marking it stopped: a
 // process on the same host found it gone (killed), so its runs need not
 // wait out the lease.
 func (db *DB) ExpireOwner(ctx context.Context, id string) error {
+	return db.endLease(ctx, "expire", id, false)
+}
+
+// endLease ends owner id's lease now (never extends it), and marks the
+// owner stopped when stopped is set; what names the operation in errors.
+func (db *DB) endLease(ctx context.Context, what, id string, stopped bool) error {
+	q := `UPDATE owners SET lease_until = CASE WHEN lease_until < ?1 THEN lease_until ELSE ?1 END WHERE id = ?2`
+	if stopped {
+		q = `UPDATE owners SET stopped_at = ?1, lease_until = CASE WHEN lease_until < ?1 THEN lease_until ELSE ?1 END WHERE id = ?2`
+	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		now := db.now().UnixMilli()
-		_, err := tx.ExecContext(ctx, `UPDATE owners SET lease_until = CASE WHEN lease_until < ?1 THEN lease_until ELSE ?1 END WHERE id = ?2`, now, id)
+		_, err := tx.ExecContext(ctx, q, db.now().UnixMilli(), id)
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("expire owner %s: %w", id, err)
+		return fmt.Errorf("%s owner %s: %w", what, id, err)
 	}
 	return nil
 }
