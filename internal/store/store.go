@@ -65,6 +65,19 @@ type DB struct {
 //go:embed migrations/*.sql
 var migrationFS embed.FS
 
+// newDB returns a DB with opts' clock and logger, or their defaults (the
+// clock, a logger that discards).
+func newDB(opts Options) *DB {
+	db := &DB{clock: opts.Clock, log: opts.Logger}
+	if db.clock == nil {
+		db.clock = time.Now
+	}
+	if db.log == nil {
+		db.log = slog.New(slog.DiscardHandler)
+	}
+	return db
+}
+
 // Open opens (creating when missing) the database at path, creating its
 // parent directory with mode 0700, and applies pending migrations.
 func Open(ctx context.Context, path string, opts Options) (*DB, error) {
@@ -72,13 +85,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, errors.New("open store: empty database path: set the database path (ACU_DB)")
 	}
 	if IsPostgres(path) {
-		db := &DB{path: redactDSN(path), pg: true, dsn: path, clock: opts.Clock, log: opts.Logger}
-		if db.clock == nil {
-			db.clock = time.Now
-		}
-		if db.log == nil {
-			db.log = slog.New(slog.DiscardHandler)
-		}
+		db := newDB(opts)
+		db.path, db.pg, db.dsn = redactDSN(path), true, path
 		reads := opts.ReadConns
 		if reads <= 0 {
 			reads = defaultReads()
@@ -103,13 +111,8 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
-	db := &DB{path: path, clock: opts.Clock, log: opts.Logger, opened: opened}
-	if db.clock == nil {
-		db.clock = time.Now
-	}
-	if db.log == nil {
-		db.log = slog.New(slog.DiscardHandler)
-	}
+	db := newDB(opts)
+	db.path, db.opened = path, opened
 	busy := opts.BusyTimeout
 	if busy <= 0 {
 		busy = 5 * time.Second
