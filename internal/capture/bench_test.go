@@ -10,6 +10,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"golang.org/x/sys/unix"
 
+	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -31,6 +32,29 @@ func benchDisplay(b *testing.B, w, h int) string {
 	return dpy
 }
 
+// benchHub returns a hub with opts, closed when b ends, that has captured
+// dpy once (connection, segment and damage set up).
+func benchHub(b *testing.B, dpy string, opts Options) *Hub {
+	b.Helper()
+	h, err := NewHub(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close() })
+	mustCapture(b, h, dpy)
+	return h
+}
+
+// mustCapture captures dpy's screen or fails b.
+func mustCapture(b *testing.B, h *Hub, dpy string) *frame.Frame {
+	b.Helper()
+	f, err := h.Capture(b.Context(), dpy, Target{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
 // BenchmarkCapture reads the whole screen each iteration (no cache), with
 // MIT-SHM and with GetImage; the figure is capture + privacy-free hash.
 func BenchmarkCapture(b *testing.B) {
@@ -38,22 +62,13 @@ func BenchmarkCapture(b *testing.B) {
 		dpy := benchDisplay(b, size[0], size[1])
 		for _, method := range []string{"shm", "getimage"} {
 			b.Run(fmt.Sprintf("%s/%dx%d", method, size[0], size[1]), func(b *testing.B) {
-				h, err := NewHub(Options{NoCache: true, NoSHM: method == "getimage"})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
-				if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-					b.Fatal(err)
-				}
+				h := benchHub(b, dpy, Options{NoCache: true, NoSHM: method == "getimage"})
 				b.ReportAllocs()
 				b.SetBytes(int64(size[0] * size[1] * 4))
 				b.ResetTimer()
 				cpu := startCPU(b)
 				for b.Loop() {
-					if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-						b.Fatal(err)
-					}
+					mustCapture(b, h, dpy)
 				}
 				cpu.report(b)
 			})
@@ -67,19 +82,10 @@ func BenchmarkCaptureCached(b *testing.B) {
 	// No xterm here: a blinking cursor is a real change.
 	dpy := testx.StartXvfb(b, xvfb.Options{Width: 1280, Height: 720})
 	testx.NewWindow(b, dpy, testx.Spec{Title: "static", X: 10, Y: 10, W: 600, H: 400, Pattern: pattern})
-	h, err := NewHub(Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
-	if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-		b.Fatal(err)
-	}
+	h := benchHub(b, dpy, Options{})
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-			b.Fatal(err)
-		}
+		mustCapture(b, h, dpy)
 	}
 }
 
@@ -89,18 +95,10 @@ func BenchmarkPipeline(b *testing.B) {
 	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
 		dpy := benchDisplay(b, size[0], size[1])
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			h, err := NewHub(Options{NoCache: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close()
+			h := benchHub(b, dpy, Options{NoCache: true})
 			b.ReportAllocs()
 			for b.Loop() {
-				f, err := h.Capture(b.Context(), dpy, Target{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := f.JPEG(960, 72); err != nil {
+				if _, err := mustCapture(b, h, dpy).JPEG(960, 72); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -116,14 +114,7 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 		dpy := testx.StartXvfb(b, xvfb.Options{Width: size[0], Height: size[1]})
 		testx.NewWindow(b, dpy, testx.Spec{Title: "static", X: 10, Y: 10, W: 600, H: 400, Pattern: pattern})
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			h, err := NewHub(Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close()
-			if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-				b.Fatal(err)
-			}
+			h := benchHub(b, dpy, Options{})
 			s, _ := h.source(dpy)
 			b.ReportAllocs()
 			cpu := startCPU(b)
@@ -131,9 +122,7 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 				// As if damage had arrived for every row.
 				s.dirty.Load().markAll()
 				s.seq.Add(1)
-				if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-					b.Fatal(err)
-				}
+				mustCapture(b, h, dpy)
 			}
 			cpu.report(b)
 			if st := h.StatsFor(dpy); st.Unchanged == 0 {
@@ -159,14 +148,7 @@ func BenchmarkCaptureDamaged(b *testing.B) {
 		}{{"small", 200, 40}, {"full", size[0], size[1]}} {
 			b.Run(fmt.Sprintf("%s/%dx%d", c.name, size[0], size[1]), func(b *testing.B) {
 				recolour := changingWindow(b, dpy, 0, size[1]-c.h, c.w, c.h)
-				h, err := NewHub(Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
-				if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-					b.Fatal(err)
-				}
+				h := benchHub(b, dpy, Options{})
 				b.ReportAllocs()
 				i := uint32(0)
 				for b.Loop() {
@@ -174,9 +156,7 @@ func BenchmarkCaptureDamaged(b *testing.B) {
 					i++
 					recolour(i * 0x010305)
 					b.StartTimer()
-					if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-						b.Fatal(err)
-					}
+					mustCapture(b, h, dpy)
 				}
 				st := h.StatsFor(dpy)
 				b.ReportMetric(float64(st.DamageReads)/float64(st.Captures), "damage-reads/read")
@@ -222,14 +202,7 @@ func BenchmarkSHMGetImage(b *testing.B) {
 	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
 		dpy := benchDisplay(b, size[0], size[1])
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
-			h, err := NewHub(Options{NoCache: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close()
-			if _, err := h.Capture(b.Context(), dpy, Target{}); err != nil {
-				b.Fatal(err)
-			}
+			h := benchHub(b, dpy, Options{NoCache: true})
 			s, _ := h.source(dpy)
 			s.mu.Lock()
 			defer s.mu.Unlock()
