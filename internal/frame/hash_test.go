@@ -19,6 +19,12 @@ func refHash(pix []byte, w, h, stride int) uint64 {
 		rows := min(HashBand, h-y)
 		x = hashRound(x, refBandHash(pix[y*stride:], w, rows, stride))
 	}
+	return refEnd(x, w, h)
+}
+
+// refEnd merges a hash's last lane with the size of what it hashed and
+// applies xxHash64's avalanche, as Hash as first written did.
+func refEnd(x uint64, w, h int) uint64 {
 	x = hashRound(x, uint64(uint32(w))<<32|uint64(uint32(h)))
 	x ^= x >> 33
 	x *= prime2
@@ -55,13 +61,7 @@ func refBandHash(pix []byte, w, h, stride int) uint64 {
 		}
 	}
 	x := bits.RotateLeft64(v1, 1) + bits.RotateLeft64(v2, 7) + bits.RotateLeft64(v3, 12) + bits.RotateLeft64(v4, 18)
-	x = hashRound(x, uint64(uint32(w))<<32|uint64(uint32(h)))
-	x ^= x >> 33
-	x *= prime2
-	x ^= x >> 29
-	x *= prime3
-	x ^= x >> 32
-	return x
+	return refEnd(x, w, h)
 }
 
 // checkHashCopy compares Hash and HashCopy with refHash on w*h pixels of
