@@ -27,7 +27,7 @@ import (
 // collection that finds it dead (resurrected for its finalizer) and the
 // collector's pacing does not count it, so every frame between two
 // collections stayed in the heap, and their number grew from one
-// collection to the next (heap 339 MB after 3,000 captures at 1280x720;
+// collection to the next (about 270 MB over 1,500 captures at 1280x720;
 // TestRecyclingBoundsMemory).
 //
 // Each buffer carries the generation of the segment it is a copy of
@@ -39,11 +39,10 @@ type pixPool struct {
 }
 
 // trackedBudget bounds the bytes of a display's buffers that come back to
-// the pool: 10 frames at 1280x720, 4 at 1920x1080 (at least 2). A returned
+// the pool: 11 frames at 1280x720, 5 at 1920x1080 (at least 2). A returned
 // buffer is tracked again only when it is published again, so the idle and
-// the tracked together stay about this size. More recycles more: at
-// 1920x1080, a capture after a small change took 0.49-0.73 ms with 3
-// frames' worth, 0.44-0.47 with 5, 0.33-0.39 with 8 (docs/perf/capture.md).
+// the tracked together stay about this size. More recycles more, with
+// little gain beyond this (docs/perf/capture.md).
 const trackedBudget = 40 << 20
 
 type pixBuf struct {
