@@ -423,7 +423,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	case busy && !s.lastUnchanged:
 		if own, _ = s.pix.get(len(pix)); own != nil {
 			recycled = true
-			// Hash and copy in one pass (HashCopy costs what Hash alone
+			// Hash and copy in one pass (HashCopyBands costs what Hash alone
 			// does); an unchanged screen hands the buffer back.
 			frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
 			hash = frame.FoldBands(sums, w, h)

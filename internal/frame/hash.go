@@ -154,25 +154,16 @@ func bandHash(pix []byte, w, rows, stride int) uint64 {
 	return hashEnd(v1, v2, v3, v4, w, rows)
 }
 
-// HashCopy returns Hash(src, w, h, stride) and copies the w*h pixels into
-// dst, rows packed (w*4 bytes apart), pad bytes as they are: one pass over
-// src where Hash followed by a copy makes two, and the copy costs next to
-// nothing beside the hash's multiplications (BenchmarkHashCopy). It panics
-// if src or dst is too short, like an index out of range would.
-func HashCopy(dst, src []byte, w, h, stride int) uint64 {
-	sums := make([]uint64, Bands(h))
-	HashCopyBands(dst, src, w, h, stride, sums, 0, len(sums))
-	return FoldBands(sums, w, h)
-}
-
 // HashCopyBands is HashBands that also copies the bands' rows into dst,
 // packed, in the same pass: bands b0 to b1-1 of the w*h pixels of src
 // (stride apart) are hashed into sums[b0:b1] and copied to the same rows
-// of dst (w*4 bytes apart). Other rows of dst and entries of sums are left
-// as they are.
+// of dst (w*4 bytes apart), pad bytes as they are. Other rows of dst and
+// entries of sums are left as they are. The copy costs next to nothing
+// beside the hash's multiplications (BenchmarkHashCopy). It panics if src
+// or dst is too short, like an index out of range would.
 func HashCopyBands(dst, src []byte, w, h, stride int, sums []uint64, b0, b1 int) {
-	checkBuf("frame.HashCopy", src, w, h, stride)
-	checkBuf("frame.HashCopy", dst, w, h, w*4)
+	checkBuf("frame.HashCopyBands", src, w, h, stride)
+	checkBuf("frame.HashCopyBands", dst, w, h, w*4)
 	if b0 < 0 || b1 > Bands(h) || len(sums) < b1 {
 		panic("frame.HashCopyBands: bands out of range")
 	}
@@ -238,7 +229,7 @@ func foldEnd(x uint64, w, h int) uint64 {
 	return avalanche(x)
 }
 
-// littleEndian reports the machine's byte order, which HashCopy's word
+// littleEndian reports the machine's byte order, which HashCopyBands' word
 // loads use.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 

@@ -11,7 +11,7 @@ import (
 
 // refHash is Hash written plainly: the hash of each band of HashBand rows
 // (refBandHash), then the bands' hashes folded with the frame's size. Hash,
-// HashCopy and HashBands must give its values for ever, since hashes
+// HashCopyBands and HashBands must give its values for ever, since hashes
 // outlive a process (judged frames are stored by hash).
 func refHash(pix []byte, w, h, stride int) uint64 {
 	x := uint64(prime5)
@@ -64,8 +64,16 @@ func refBandHash(pix []byte, w, h, stride int) uint64 {
 	return refEnd(x, w, h)
 }
 
-// checkHashCopy compares Hash and HashCopy with refHash on w*h pixels of
-// random bytes at stride, and HashCopy's copy with the source rows.
+// hashCopy hashes and copies all of src's bands into dst, returning the
+// frame's hash (what a capture of a whole screen does).
+func hashCopy(dst, src []byte, w, h, stride int) uint64 {
+	sums := make([]uint64, Bands(h))
+	HashCopyBands(dst, src, w, h, stride, sums, 0, len(sums))
+	return FoldBands(sums, w, h)
+}
+
+// checkHashCopy compares Hash and HashCopyBands with refHash on w*h pixels of
+// random bytes at stride, and its copy with the source rows.
 func checkHashCopy(t *testing.T, w, h, stride int, seed uint64) {
 	t.Helper()
 	src := make([]byte, h*stride)
@@ -79,16 +87,16 @@ func checkHashCopy(t *testing.T, w, h, stride int, seed uint64) {
 	}
 	dst := make([]byte, w*h*4+1)
 	dst[len(dst)-1] = 0xAB // past the end: untouched
-	if got := HashCopy(dst[:w*h*4], src, w, h, stride); got != want {
-		t.Fatalf("%dx%d stride %d: HashCopy = %016x, want %016x", w, h, stride, got, want)
+	if got := hashCopy(dst[:w*h*4], src, w, h, stride); got != want {
+		t.Fatalf("%dx%d stride %d: HashCopyBands = %016x, want %016x", w, h, stride, got, want)
 	}
 	for y := 0; y < h; y++ {
 		if !bytes.Equal(dst[y*w*4:(y+1)*w*4], src[y*stride:y*stride+w*4]) {
-			t.Fatalf("%dx%d stride %d: HashCopy row %d differs from the source", w, h, stride, y)
+			t.Fatalf("%dx%d stride %d: HashCopyBands row %d differs from the source", w, h, stride, y)
 		}
 	}
 	if dst[len(dst)-1] != 0xAB {
-		t.Fatalf("%dx%d stride %d: HashCopy wrote past w*h*4", w, h, stride)
+		t.Fatalf("%dx%d stride %d: HashCopyBands wrote past w*h*4", w, h, stride)
 	}
 	sums := make([]uint64, Bands(h))
 	HashCopyBands(dst[:w*h*4], src, w, h, stride, sums, 0, len(sums))
@@ -161,10 +169,10 @@ func TestHashCopy(t *testing.T) {
 	// A short destination panics, like an index out of range.
 	defer func() {
 		if recover() == nil {
-			t.Errorf("HashCopy into a short buffer did not panic")
+			t.Errorf("HashCopyBands into a short buffer did not panic")
 		}
 	}()
-	HashCopy(make([]byte, 10), make([]byte, 16), 2, 2, 8)
+	hashCopy(make([]byte, 10), make([]byte, 16), 2, 2, 8)
 }
 
 func FuzzHashCopy(f *testing.F) {
