@@ -38,7 +38,7 @@ type genBands struct {
 func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.Time, busy bool) (*frame.Frame, error) {
 	taken := s.takeDirty()
 	var buf [maxRuns]bandRun
-	rs, _ := runs(taken, frame.Bands(h), &buf)
+	rs := runs(taken, frame.Bands(h), &buf)
 	pix := s.sh.data[: w*h*4 : w*h*4]
 	if len(rs) > 0 {
 		// All requests first, then the replies: one round trip.
@@ -194,7 +194,7 @@ func (s *source) catchUp(own, pix []byte, stride int, gen uint64, skip []uint64)
 		set[i] &^= skip[i]
 	}
 	var buf [maxRuns]bandRun
-	rs, _ := runs(set, nb, &buf)
+	rs := runs(set, nb, &buf)
 	for _, r := range rs {
 		lo, hi := r.b0*frame.HashBand*stride, min(r.b1*frame.HashBand*stride, len(pix))
 		copy(own[lo:hi], pix[lo:hi])

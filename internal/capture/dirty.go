@@ -38,9 +38,6 @@ func (d *dirtyBands) mark(y0, y1 int) {
 	}
 }
 
-// markAll records every band as changed.
-func (d *dirtyBands) markAll() { d.mark(0, d.bands*frame.HashBand) }
-
 // take moves the recorded bands into set (one bit per band, len
 // len(d.words)) and clears them. A band marked while take runs is either
 // in set or still recorded for the next take: never lost.
@@ -66,12 +63,11 @@ type bandRun struct{ b0, b1 int }
 
 // runs returns the damaged bands of set (n bands) as runs of adjacent
 // bands, a gap of one clean band closed up (one read of it costs less
-// than a request of its own), at most maxRuns of them, and how many bands
-// they cover.
-func runs(set []uint64, n int, out *[maxRuns]bandRun) (rs []bandRun, covered int) {
-	rs = out[:0]
+// than a request of its own), at most maxRuns of them.
+func runs(set []uint64, n int, out *[maxRuns]bandRun) []bandRun {
+	rs := out[:0]
 	for b := 0; b < n; {
-		if set[b/64]&(1<<(b%64)) == 0 {
+		if !has(set, b) {
 			// Skip to the next set bit.
 			w := set[b/64] >> (b % 64)
 			if w == 0 {
@@ -82,7 +78,7 @@ func runs(set []uint64, n int, out *[maxRuns]bandRun) (rs []bandRun, covered int
 			continue
 		}
 		e := b + 1
-		for e < n && set[e/64]&(1<<(e%64)) != 0 {
+		for e < n && has(set, e) {
 			e++
 		}
 		if k := len(rs); k > 0 && b-rs[k-1].b1 <= 1 {
@@ -94,10 +90,7 @@ func runs(set []uint64, n int, out *[maxRuns]bandRun) (rs []bandRun, covered int
 		}
 		b = e
 	}
-	for _, r := range rs {
-		covered += r.b1 - r.b0
-	}
-	return rs, covered
+	return rs
 }
 
 // has reports whether band b is in set.
