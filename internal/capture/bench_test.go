@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,10 +59,13 @@ func mustCapture(b *testing.B, h *Hub, dpy string) *frame.Frame {
 
 // BenchmarkCapture reads the whole screen each iteration (no cache), with
 // MIT-SHM and with GetImage; the figure is capture + privacy-free hash.
+// Each frame is released once taken, as a live view does ("shm",
+// "getimage"), or only dropped ("shm-kept": its buffer comes back when the
+// collector finds it unreferenced, or not at all).
 func BenchmarkCapture(b *testing.B) {
 	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
 		dpy := benchDisplay(b, size[0], size[1])
-		for _, method := range []string{"shm", "getimage"} {
+		for _, method := range []string{"shm", "shm-kept", "getimage"} {
 			b.Run(fmt.Sprintf("%s/%dx%d", method, size[0], size[1]), func(b *testing.B) {
 				h := benchHub(b, dpy, Options{NoCache: true, NoSHM: method == "getimage"})
 				b.ReportAllocs()
@@ -69,9 +73,14 @@ func BenchmarkCapture(b *testing.B) {
 				b.ResetTimer()
 				cpu := startCPU(b)
 				for b.Loop() {
-					mustCapture(b, h, dpy)
+					f := mustCapture(b, h, dpy)
+					if method != "shm-kept" {
+						f.Release()
+					}
 				}
 				cpu.report(b)
+				st := h.StatsFor(dpy)
+				b.ReportMetric(float64(st.Recycled)/float64(st.Captures), "recycled/read")
 			})
 		}
 	}
@@ -99,9 +108,11 @@ func BenchmarkPipeline(b *testing.B) {
 			h := benchHub(b, dpy, Options{NoCache: true})
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := mustCapture(b, h, dpy).JPEG(960, 72); err != nil {
+				f := mustCapture(b, h, dpy)
+				if _, err := f.JPEG(960, 72); err != nil {
 					b.Fatal(err)
 				}
+				f.Release()
 			}
 		})
 	}
@@ -139,14 +150,15 @@ func BenchmarkCaptureUnchanged(b *testing.B) {
 // the segment. "small" changes a 200x40 window (a progress bar, a clock,
 // a line of text), "full" a window over the whole screen (every row).
 // The change (a window's background colour, cleared, from another X
-// connection; no allocation in this process) is not timed.
+// connection; no allocation in this process) is not timed. The frames are
+// released once taken, or only dropped ("-kept"), as in BenchmarkCapture.
 func BenchmarkCaptureDamaged(b *testing.B) {
 	for _, size := range [][2]int{{1280, 720}, {1920, 1080}} {
 		dpy := benchDisplay(b, size[0], size[1])
 		for _, c := range []struct {
 			name string
 			w, h int
-		}{{"small", 200, 40}, {"full", size[0], size[1]}} {
+		}{{"small", 200, 40}, {"full", size[0], size[1]}, {"small-kept", 200, 40}, {"full-kept", size[0], size[1]}} {
 			b.Run(fmt.Sprintf("%s/%dx%d", c.name, size[0], size[1]), func(b *testing.B) {
 				recolour := changingWindow(b, dpy, 0, size[1]-c.h, c.w, c.h)
 				h := benchHub(b, dpy, Options{})
@@ -157,7 +169,10 @@ func BenchmarkCaptureDamaged(b *testing.B) {
 					i++
 					recolour(i * 0x010305)
 					b.StartTimer()
-					mustCapture(b, h, dpy)
+					f := mustCapture(b, h, dpy)
+					if !strings.HasSuffix(c.name, "-kept") {
+						f.Release()
+					}
 				}
 				st := h.StatsFor(dpy)
 				b.ReportMetric(float64(st.DamageReads)/float64(st.Captures), "damage-reads/read")
@@ -297,9 +312,10 @@ func BenchmarkNewMemory(b *testing.B) {
 
 // BenchmarkLivePaceHeap captures a 1280x720 screen whose 200x40 window
 // changes 30 times a second and encodes each frame to JPEG, as a live view
-// does, for 20 s, and reports the Go heap's size at 5 s and at the end: a
-// display read continuously must not make it grow (it did, 107 -> 191 MB,
-// before the recycled buffers were bounded).
+// does (releasing each frame once encoded), for 20 s, and reports the Go
+// heap's size at 5 s and at the end: a display read continuously must not
+// make it grow (it did, 107 -> 191 MB, before the recycled buffers were
+// bounded).
 func BenchmarkLivePaceHeap(b *testing.B) {
 	dpy := testx.StartXvfb(b, xvfb.Options{Width: 1280, Height: 720})
 	recolour := changingWindow(b, dpy, 0, 0, 200, 40)
@@ -310,9 +326,11 @@ func BenchmarkLivePaceHeap(b *testing.B) {
 		for i := range 600 {
 			<-tick.C
 			recolour(uint32(i) * 0x010305)
-			if _, err := mustCapture(b, h, dpy).JPEG(960, 72); err != nil {
+			f := mustCapture(b, h, dpy)
+			if _, err := f.JPEG(960, 72); err != nil {
 				b.Fatal(err)
 			}
+			f.Release()
 			if i == 149 {
 				runtime.ReadMemStats(&at5s)
 			}

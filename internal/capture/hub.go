@@ -114,6 +114,7 @@ func (h *Hub) Close() error {
 		s.mu.Lock()
 		s.teardown()
 		s.mu.Unlock()
+		s.pix.close()
 	}
 	h.wg.Wait()
 	return nil
@@ -149,6 +150,11 @@ func (h *Hub) source(name string) (*source, error) {
 // targets. Frames are immutable and may be shared with other callers; an
 // unchanged screen returns the same *frame.Frame again (its At is when that
 // content was captured).
+//
+// The caller holds the frame it gets (frame.Frame.Release): a caller done
+// with it for good, as a live view is when it has sent the frame's JPEG,
+// may release it, and its pixel buffer comes back to this display's next
+// captures at once; one that does not leaves it to the collector.
 func (h *Hub) Capture(ctx context.Context, dpy string, t Target) (*frame.Frame, error) {
 	s, err := h.source(dpy)
 	if err != nil {
@@ -158,17 +164,21 @@ func (h *Hub) Capture(ctx context.Context, dpy string, t Target) (*frame.Frame, 
 	if err != nil {
 		return nil, err
 	}
+	var r Resolved
 	switch t.Kind {
 	case Screen, PTY:
 		return full, nil
 	case Crop:
-		return full.Sub(CropRect(t.Crop, full.W, full.H), t.String()), nil
+		r = Resolved{Rect: CropRect(t.Crop, full.W, full.H), Label: t.String()}
+	default:
+		if r, err = s.resolve(ctx, t); err != nil {
+			full.Release()
+			return nil, err
+		}
 	}
-	r, err := s.resolve(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	return full.Sub(r.Rect, r.Label), nil
+	v := full.Sub(r.Rect, r.Label) // the caller's hold moves to the view
+	full.Release()
+	return v, nil
 }
 
 // resolve is resolveLocked under s.mu.
@@ -302,21 +312,36 @@ type source struct {
 }
 
 type flight struct {
-	done  chan struct{}
-	frame *frame.Frame
-	err   error
+	done    chan struct{}
+	frame   *frame.Frame
+	err     error
+	joiners int // callers waiting for it, each given a hold on frame (flightMu)
 }
 
-// full returns the display's full frame, joining a capture in flight.
+// full returns the display's full frame, joining a capture in flight. The
+// caller holds the frame (frame.Frame.Retain).
 func (s *source) full(ctx context.Context) (*frame.Frame, error) {
 	s.flightMu.Lock()
 	if f := s.flight; f != nil {
+		f.joiners++
 		s.flightMu.Unlock()
 		s.st.joined.Add(1)
 		select {
 		case <-f.done:
 			return f.frame, f.err
 		case <-ctx.Done():
+			s.flightMu.Lock()
+			counted := s.flight != f // the leader took a hold for us
+			if !counted {
+				f.joiners--
+			}
+			s.flightMu.Unlock()
+			if counted {
+				<-f.done
+				if f.err == nil {
+					f.frame.Release()
+				}
+			}
 			return nil, fmt.Errorf("capture %s: %w", s.name, ctx.Err())
 		}
 	}
@@ -332,14 +357,30 @@ func (s *source) full(ctx context.Context) (*frame.Frame, error) {
 
 	s.flightMu.Lock()
 	s.flight = nil
+	n := f.joiners
 	s.flightMu.Unlock()
+	if f.err == nil {
+		for range n { // the leader still holds it: its holders can pass it on
+			f.frame.Retain()
+		}
+	}
 	close(f.done)
 	return f.frame, f.err
 }
 
-func (s *source) captureFull(ctx context.Context) (_ *frame.Frame, err error) {
+// captureFull returns the display's current full frame, read anew if it
+// may have changed, with a hold for the caller (s.mu taken).
+func (s *source) captureFull(ctx context.Context) (*frame.Frame, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	f, err := s.captureLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return f.Retain(), nil // the source's own hold keeps it alive until here
+}
+
+func (s *source) captureLocked(ctx context.Context) (_ *frame.Frame, err error) {
 	defer s.recoverX(&err, "capture")
 	if err := s.ensure(ctx); err != nil {
 		return nil, err
@@ -490,21 +531,35 @@ func (s *source) frameBuf(pix []byte, stride int, busy bool) (own []byte, recycl
 // copied or hashed into it) (s.mu held).
 func (s *source) publish(pix, own []byte, recycled, busy, viaSHM bool, w, h int, hash, seq uint64, start time.Time) *frame.Frame {
 	s.lastUnchanged = false
+	f := &frame.Frame{Pix: own, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
+		Hash: hash, Resample: s.hub.opts.Resample}
 	if viaSHM {
 		if recycled {
 			s.st.recycled.Add(1)
 		}
-		if busy {
-			s.pix.publish(own, s.gen)
-		}
-		pix = own
+		// The buffer comes back when every holder has released the
+		// frame, or else when the collector finds it unreferenced (a
+		// finalizer, on a busy display within the budget).
+		tracked := busy && s.pix.publish(own, s.gen)
+		gen := s.gen
+		f.Own(func() { s.pix.release(own, gen, tracked) })
+	} else {
+		f.Pix = pix
 	}
-	f := &frame.Frame{Pix: pix, Stride: w * 4, W: w, H: h, Display: s.name, Target: "screen", At: start,
-		Hash: hash, Resample: s.hub.opts.Resample}
 	s.observe(viaSHM, time.Since(start))
-	s.cached, s.cachedSeq = f, seq
+	s.setCached(f)
+	s.cachedSeq = seq
 	s.log.Debug("captured", "frame_hash", f.Hash, "shm", viaSHM)
 	return f
+}
+
+// setCached makes f (nil for none) the source's current frame, dropping
+// its hold on the one before (s.mu held).
+func (s *source) setCached(f *frame.Frame) {
+	if old := s.cached; old != nil {
+		old.Release()
+	}
+	s.cached = f
 }
 
 func (s *source) observe(viaSHM bool, d time.Duration) {
@@ -761,7 +816,7 @@ func (s *source) connect(ctx context.Context) error {
 			return fail("damage", err)
 		}
 	}
-	s.cached = nil
+	s.setCached(nil)
 	s.shmOff = false
 	s.segOK, s.damageOff = false, false
 	s.seq.Add(1)
@@ -805,7 +860,8 @@ func (s *source) teardown() {
 	}
 	s.unsub()
 	c.Close()
-	s.conn, s.unsub, s.cached = nil, nil, nil
+	s.conn, s.unsub = nil, nil
+	s.setCached(nil)
 	s.segOK = false
 	s.emu.Lock()
 	for id, ch := range s.markers {

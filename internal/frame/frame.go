@@ -22,7 +22,8 @@ type Frame struct {
 	// zero value) or Fast. Sub views inherit it.
 	Resample Mode
 
-	enc encodings // memoized encodings, at most one per (size, quality)
+	enc  encodings // memoized encodings, at most one per (size, quality)
+	life *lifetime // the holds on an owned buffer, nil if none (lifetime.go)
 }
 
 // New returns a frame of w*h BGRX pixels in pix (stride bytes per row) with
@@ -39,11 +40,13 @@ func (f *Frame) Bounds() image.Rectangle { return image.Rect(0, 0, f.W, f.H) }
 
 // Sub returns a view of r within f (intersected with its bounds) sharing the
 // same pixels, with Hash recomputed for the view and Target set to target.
-// An empty intersection gives a 0x0 frame.
+// An empty intersection gives a 0x0 frame. The view is a holder of its own
+// of an owned buffer (Retain): release it, and f, independently.
 func (f *Frame) Sub(r image.Rectangle, target string) *Frame {
 	r = r.Intersect(f.Bounds())
 	s := &Frame{Stride: f.Stride, W: r.Dx(), H: r.Dy(), Display: f.Display, Target: target, At: f.At,
-		Resample: f.Resample}
+		Resample: f.Resample, life: f.life}
+	s.Retain()
 	if r.Empty() {
 		s.W, s.H = 0, 0
 		s.Hash = Hash(nil, 0, 0, 0)
