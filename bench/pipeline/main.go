@@ -60,6 +60,7 @@ func run() error {
 	noSHM := flag.Bool("no-shm", false, "capture with GetImage")
 	out := flag.String("json", "", "write results here")
 	save := flag.String("save", "", "write the last JPEG here")
+	keep := flag.Bool("keep", false, "drop each frame without releasing it (its buffer comes back only through the collector), as before frames were released")
 	flag.Parse()
 	if *dpy == "" || *frames < 1 {
 		return fmt.Errorf("want -display :N and -frames >= 1")
@@ -94,6 +95,9 @@ func run() error {
 		if err != nil {
 			return err
 		}
+		if !*keep {
+			f.Release() // done with its pixels, as a live view is once it has the JPEG
+		}
 		t2 := time.Now()
 		if i >= *warmup {
 			ms := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
@@ -112,8 +116,12 @@ func run() error {
 	defer cached.Close()
 	for i := range *warmup + *frames {
 		t0 := time.Now()
-		if _, err := cached.Capture(ctx, *dpy, capture.Target{}); err != nil {
+		cf, err := cached.Capture(ctx, *dpy, capture.Target{})
+		if err != nil {
 			return err
+		}
+		if !*keep {
+			cf.Release()
 		}
 		if i >= *warmup {
 			t["cached_capture"] = append(t["cached_capture"], float64(time.Since(t0).Nanoseconds())/1e6)
@@ -124,7 +132,7 @@ func run() error {
 	// reports the rows, only they are read (what a live view, a recording
 	// or a wait pays per changed frame), timed after -damage-warmup such
 	// captures, as in a daemon that has been running.
-	if t["damaged_capture"], err = damagedCaptures(ctx, *dpy, opts.Resample, *damageWarmup, *frames); err != nil {
+	if t["damaged_capture"], err = damagedCaptures(ctx, *dpy, opts.Resample, *damageWarmup, *frames, *keep); err != nil {
 		return err
 	}
 	if *save != "" {
@@ -133,7 +141,7 @@ func run() error {
 		}
 	}
 	res := map[string]any{"display": *dpy, "w": f.W, "h": f.H, "frames": *frames, "quality": *quality,
-		"resample": *mode, "shm": !*noSHM, "jpeg_bytes_median": stats(sizes).Median, "samples": t,
+		"resample": *mode, "shm": !*noSHM, "released": !*keep, "jpeg_bytes_median": stats(sizes).Median, "samples": t,
 		"encoder": frame.JPEGEncoder}
 	fmt.Printf("%s %dx%d acu resample=%s frames=%d jpeg=%.0f B encoder=%s\n", *dpy, f.W, f.H, *mode, *frames, stats(sizes).Median, frame.JPEGEncoder)
 	for _, k := range []string{"capture", "encode", "total", "cached_capture", "damaged_capture"} {
@@ -154,7 +162,7 @@ func run() error {
 // damagedCaptures times captures, each after a 200x40 window of its own
 // at the bottom left of the screen took a new colour (not timed; the fill
 // is drawn before the capture starts).
-func damagedCaptures(ctx context.Context, dpy string, mode frame.Mode, warmup, frames int) ([]float64, error) {
+func damagedCaptures(ctx context.Context, dpy string, mode frame.Mode, warmup, frames int, keep bool) ([]float64, error) {
 	c, err := xgb.NewConnDisplay(dpy)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", dpy, err)
@@ -184,8 +192,12 @@ func damagedCaptures(ctx context.Context, dpy string, mode frame.Mode, warmup, f
 			return nil, err
 		}
 		t0 := time.Now()
-		if _, err := h.Capture(ctx, dpy, capture.Target{}); err != nil {
+		f, err := h.Capture(ctx, dpy, capture.Target{})
+		if err != nil {
 			return nil, err
+		}
+		if !keep {
+			f.Release()
 		}
 		if i >= warmup {
 			out = append(out, float64(time.Since(t0).Nanoseconds())/1e6)

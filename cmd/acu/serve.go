@@ -499,6 +499,7 @@ func (s *screenshotter) Screenshot(ctx context.Context, dpy, target string, jpeg
 	if err != nil {
 		return server.Shot{}, err
 	}
+	defer f.Release() // encoded below: the hub may reuse its buffer after
 	shot := server.Shot{Width: f.W, Height: f.H, FrameWidth: f.W, FrameHeight: f.H,
 		OriginX: res.Rect.Min.X, OriginY: res.Rect.Min.Y, Target: f.Target}
 	if shot.ScreenWidth, shot.ScreenHeight, err = s.hub.ScreenSize(ctx, dpy); err != nil {

@@ -90,6 +90,7 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 	if err != nil {
 		return nil, err
 	}
+	defer f.Release() // encoded below: the hub may reuse its buffer after
 	png := o.Format == "png"
 	w, h := f.W, f.H
 	switch {

@@ -53,8 +53,10 @@ func (f *Frame) Retain() *Frame {
 
 // Release drops one hold on f's buffer: the caller (a holder: the one f
 // was returned to by a producer such as capture.Hub.Capture, or by Retain
-// or Sub) will not read f, its Pix or any view of it again. Each hold is
-// released at most once; a frame without an owner ignores it.
+// or Sub) will not read f's pixels again, through f, its Pix, its
+// encodings not yet made or a view of it (its other fields, and encodings
+// already returned, stay valid). Each hold is released at most once; a
+// frame without an owner ignores it.
 func (f *Frame) Release() {
 	l := f.life
 	if l == nil {

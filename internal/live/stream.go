@@ -89,6 +89,9 @@ func Stream(ctx context.Context, c Capturer, o StreamOptions, send func(Frame) e
 		if !sent || f.Hash != last {
 			dim := fitDim(f.W, f.H, o.MaxW, o.MaxH)
 			jpg, b64, err := f.JPEGBase64(dim, q)
+			// The JPEG is all the stream needs of the frame: the hub may
+			// reuse its pixels' buffer for the next change.
+			f.Release()
 			if err != nil {
 				return fmt.Errorf("live stream of %s: %w", o.Display, err)
 			}
@@ -101,6 +104,8 @@ func Stream(ctx context.Context, c Capturer, o StreamOptions, send func(Frame) e
 				return err
 			}
 			sent, last, sentAt = true, f.Hash, time.Now()
+		} else {
+			f.Release()
 		}
 		select {
 		case <-ctx.Done():

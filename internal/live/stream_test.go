@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"image/color"
+	"runtime/debug"
 	"sync"
 	"testing"
 	"time"
@@ -129,5 +130,45 @@ func TestStreamSlowViewerGetsNewest(t *testing.T) {
 			}
 			return
 		}
+	}
+}
+
+// TestStreamReleasesFrames: the stream releases each frame once it has its
+// JPEG, so on a screen changing at a live view's pace the hub copies the
+// changes into buffers it used before instead of new ones. The collector is
+// off: no buffer can come back any other way.
+func TestStreamReleasesFrames(t *testing.T) {
+	hub, dpy := newHub(t)
+	win := testx.NewWindow(t, dpy, testx.Spec{X: 10, Y: 10, W: 100, H: 100, Fill: color.RGBA{R: 1, A: 255}})
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	ctx, cancel := context.WithCancel(t.Context())
+	frames := make(chan Frame, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Stream(ctx, hub, StreamOptions{Display: dpy, MaxFPS: 100}, func(f Frame) error {
+			frames <- f
+			return nil
+		})
+	}()
+	<-frames
+	const n = 30
+	for i := range n {
+		win.Fill(color.RGBA{R: uint8(i + 2), A: 255})
+		select {
+		case <-frames:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no frame for change %d", i)
+		}
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	st := hub.StatsFor(dpy)
+	t.Logf("%d captures, %d recycled a buffer", st.Captures, st.Recycled)
+	// A capture more than 100 ms after the one before (a stalled machine)
+	// takes a new buffer; most do not.
+	if st.Recycled < st.Captures/2 {
+		t.Errorf("%d of %d captures recycled a buffer, want most: the stream does not release its frames", st.Recycled, st.Captures)
 	}
 }

@@ -345,6 +345,11 @@ func (r *Recorder) record(ctx context.Context, rec *recording, first *frame.Fram
 func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (result, error) {
 	res := result{Width: f.W &^ 1, Height: f.H &^ 1} // ffmpeg crops to even sizes
 	w, h := f.W, f.H
+	// last is the frame written last, held (to be written again at the
+	// stop) until a newer one is; released at the end, so the capture
+	// hub reuses its buffer for the next change.
+	last := f
+	defer func() { last.Release() }()
 	changes, err := r.opts.Capture.Watch(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
 	if err != nil {
 		return res, fmt.Errorf("record %s: %w", rec.spec.Display, err)
@@ -385,7 +390,6 @@ func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (
 		}
 		return nil
 	}
-	last := f
 	if err := write(f); err != nil {
 		return res, ffmpegError(err, &stderr)
 	}
@@ -425,12 +429,15 @@ loop:
 				break loop
 			}
 			if nf.Hash == last.Hash {
+				nf.Release()
 				continue
 			}
 			if err := write(nf); err != nil {
+				nf.Release()
 				loopErr = ffmpegError(err, &stderr)
 				break loop
 			}
+			last.Release()
 			last, lastAt = nf, time.Now()
 			res.Frames++
 		}
