@@ -24,9 +24,12 @@
 //
 // A new frame needs a buffer of its own. A display read in quick
 // succession (a live view, a recording) reuses the buffer of an earlier
-// frame that nothing references any more (pixpool.go), and copies into it
-// only the bands read since the generation of the segment it holds;
-// otherwise the frame gets a new copy. After a read that found the screen
+// frame that nothing reads any more (pixpool.go), and copies into it only
+// the bands read since the generation of the segment it holds; otherwise
+// the frame gets a new copy. A buffer is free at once when every holder of
+// its frame has released it (frame.Frame.Release: the hub while the frame
+// is current, each caller Capture returned it to), or else when the
+// collector finds it unreferenced. After a read that found the screen
 // unchanged, the read is hashed in place and nothing is copied.
 //
 // Watch delivers XDamage change notifications filtered by the target's

@@ -19,6 +19,12 @@
 // on amd64, Exact runs in C with AVX2 (the same integer arithmetic, so the
 // same bytes) when the CPU has it, and Fast then runs Exact too.
 //
+// A producer that reuses pixel buffers (the capture hub) owns its frames'
+// buffers: each holder of such a frame may Release it when done with its
+// pixels, and the buffer goes back to the producer when the last hold is
+// dropped, instead of when the collector finds it unreferenced
+// (lifetime.go). Releasing is optional; an unreleased frame stays valid.
+//
 // What it does not do: capture, window geometry, OCR, annotation, any
 // colour management. Hash is a content fingerprint, not a cryptographic hash.
 package frame
