@@ -70,9 +70,9 @@ func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.T
 	// pass, the other bands read since its generation copied).
 	var own []byte
 	recycled := false
-	if busy && len(rs) > 0 {
+	if len(rs) > 0 {
 		var gen uint64
-		if own, gen = s.pix.get(len(pix)); own != nil {
+		if own, gen = s.pix.get(len(pix), busy); own != nil {
 			recycled = true
 			s.catchUp(own, pix, w*4, gen, taken)
 			for _, r := range rs {

@@ -401,10 +401,12 @@ func (s *source) captureLocked(ctx context.Context) (_ *frame.Frame, err error) 
 	}
 	seq := s.seq.Load()
 	start := time.Now()
-	// A display read in quick succession (a live view, a recording)
-	// recycles the buffers of its earlier frames (pixpool.go); one read
-	// now and then does not: its few frames are left to the collector, so
-	// they do not hold memory a daemon under its soft limit needs.
+	// A display read in quick succession (a live view) also recycles the
+	// buffers of earlier frames that nobody released, through the
+	// collector (pixpool.go); one read now and then does not: its few
+	// frames are left to the collector, so they do not hold memory a
+	// daemon under its soft limit needs. Buffers of released frames are
+	// reused either way.
 	busy := start.Sub(s.lastRead) < busyGap
 	s.lastRead = start
 	if synced && s.damageReads(w, h) && s.sinceVerify < verifyEvery {
@@ -461,8 +463,8 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	switch {
 	case !viaSHM:
 		own, hash = pix, frame.Hash(pix, w, h, w*4)
-	case busy && !s.lastUnchanged:
-		if own, _ = s.pix.get(len(pix)); own != nil {
+	case !s.lastUnchanged:
+		if own, _ = s.pix.get(len(pix), busy); own != nil {
 			recycled = true
 			// Hash and copy in one pass (HashCopyBands costs what Hash alone
 			// does); an unchanged screen hands the buffer back.
@@ -513,15 +515,12 @@ func (s *source) keepCached(old *frame.Frame, viaSHM bool, seq uint64, start tim
 }
 
 // frameBuf returns a buffer holding a copy of the segment's pixels for a
-// new frame: a recycled one on a busy display when one is free, else a
-// new one (s.mu held).
+// new frame: a recycled one when one is free (pixPool.get), else a new one
+// (s.mu held).
 func (s *source) frameBuf(pix []byte, stride int, busy bool) (own []byte, recycled bool) {
-	if !busy {
-		return append([]byte(nil), pix...), false // append does not zero what it copies over
-	}
-	own, gen := s.pix.get(len(pix))
+	own, gen := s.pix.get(len(pix), busy)
 	if own == nil {
-		return append([]byte(nil), pix...), false
+		return append([]byte(nil), pix...), false // append does not zero what it copies over
 	}
 	s.catchUp(own, pix, stride, gen, nil)
 	return own, true

@@ -73,8 +73,12 @@ type pixBuf struct {
 }
 
 // get returns an idle buffer of n bytes and the generation it holds, or
-// nil when there is none.
-func (p *pixPool) get(n int) ([]byte, uint64) {
+// nil when there is none: a ready one, or on a busy display (a read 10
+// times a second or more) one the sync.Pool still has. A display read now
+// and then takes only what a released frame gave back in the last
+// readIdle (a screenshot after a screenshot, a recording at a few frames
+// a second), so no buffer waits in memory for it beyond that.
+func (p *pixPool) get(n int, busy bool) ([]byte, uint64) {
 	p.mu.Lock()
 	if k := len(p.ready); k > 0 {
 		pb := p.ready[k-1]
@@ -87,6 +91,9 @@ func (p *pixPool) get(n int) ([]byte, uint64) {
 		return pb.b, pb.gen
 	}
 	p.mu.Unlock()
+	if !busy {
+		return nil, 0
+	}
 	pb, _ := p.idle.Get().(*pixBuf)
 	if pb == nil || len(pb.b) != n {
 		return nil, 0

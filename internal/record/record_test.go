@@ -7,6 +7,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 
 type fixture struct {
 	dpy string
+	hub *capture.Hub
 	reg *runs.Registry
 	rec *Recorder
 }
@@ -48,7 +50,7 @@ func newFixture(t *testing.T, auto ...string) *fixture {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = rec.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &fixture{dpy: dpy, reg: reg, rec: rec}
+	return &fixture{dpy: dpy, hub: hub, reg: reg, rec: rec}
 }
 
 // probe is what ffprobe says of a video file.
@@ -135,6 +137,33 @@ func TestRecordMP4AndWebM(t *testing.T) {
 	list, err := f.rec.List(t.Context(), "", 0)
 	if err != nil || len(list) != 2 {
 		t.Errorf("List = %d recordings, %v; want 2", len(list), err)
+	}
+}
+
+// TestRecordReleasesFrames: the recorder releases each frame once a newer
+// one is written, so its captures copy the changes into buffers used
+// before, not new ones. The collector is off: no buffer can come back any
+// other way.
+func TestRecordReleasesFrames(t *testing.T) {
+	f := newFixture(t)
+	win := testx.NewWindow(t, f.dpy, testx.Spec{X: 100, Y: 100, W: 300, H: 200, Fill: color.RGBA{R: 200, A: 255}})
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	rec, err := f.rec.Start(t.Context(), StartOptions{Format: MP4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		win.Fill(color.RGBA{G: uint8(30 * i), B: 100, A: 255})
+		time.Sleep(150 * time.Millisecond)
+	}
+	if rec, err = f.rec.Stop(t.Context(), rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	st := f.hub.StatsFor(f.dpy)
+	t.Logf("%d frames written, %d captures, %d recycled a buffer", rec.Frames, st.Captures, st.Recycled)
+	// The first two captures find no buffer released yet.
+	if st.Recycled < (st.Captures-2)/2 || st.Recycled == 0 {
+		t.Errorf("%d of %d captures recycled a buffer, want most: the recorder does not release its frames", st.Recycled, st.Captures)
 	}
 }
 
