@@ -393,3 +393,47 @@ func TestFleetClaimOrphanResume(t *testing.T) {
 		t.Errorf("ownership events = %+v; want claimed, orphaned, resumed", evs)
 	}
 }
+
+// diesAfterTake is a store whose process dies right after a take: every
+// later event write fails.
+type diesAfterTake struct{ *store.DB }
+
+func (diesAfterTake) AppendEvents(context.Context, []store.Event) ([]error, error) {
+	return nil, errors.New("the process died")
+}
+
+// TestTakeRecordsTheChangeOfHands: the claimed and resumed events are
+// written in the transaction that takes the run, so a daemon that dies
+// right after taking a run created for its host (or taking back an
+// orphan) leaves the event with its ownership; written afterwards, as
+// before, the fleet end-to-end test's kill -9 lost it now and then.
+func TestTakeRecordsTheChangeOfHands(t *testing.T) {
+	path := pgtest.Path(t, "acu.db")
+	ctx := t.Context()
+	a, _ := openHost(t, path, "a", time.Minute, Options{})
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	b := New(diesAfterTake{db}, Options{})
+	release, err := b.Own(ctx, Self("serve", "b"), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	run, err := a.reg.Start(ctx, StartOptions{Kind: "wait", Host: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Recover(ctx, func(Run) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.get(t, run.ID); got.Owner != b.OwnerID() {
+		t.Fatalf("after b's Recover: %+v, want b's", got)
+	}
+	evs, err := a.reg.Events(ctx, 0, Filter{RunID: run.ID, Streams: []string{StreamOwnership}}, 10)
+	if err != nil || len(evs) != 1 || !strings.Contains(string(evs[0].Data), `"claimed"`) || !strings.Contains(string(evs[0].Data), `"host":"b"`) {
+		t.Fatalf("ownership events = %+v, %v; want b's claim", evs, err)
+	}
+}

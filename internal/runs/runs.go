@@ -137,7 +137,7 @@ type Store interface {
 	LiveRuns(ctx context.Context) ([]store.Run, error)
 	UnownedRuns(ctx context.Context, now time.Time, host string) ([]store.Run, error)
 	TakeRun(ctx context.Context, id, from, to string) error
-	TakeUnowned(ctx context.Context, ids []string, to string) (map[string]bool, error)
+	TakeUnowned(ctx context.Context, ids []string, to string, evs map[string]store.Event) (map[string]bool, []store.Event, error)
 	RegisterOwner(ctx context.Context, o store.Owner) error
 	RenewOwner(ctx context.Context, id string, until time.Time) error
 	StopOwner(ctx context.Context, id string) error
@@ -629,22 +629,46 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 	me := self.ID
 	// Runs nobody owns that this process may run (created for this host,
 	// or orphaned from it) are taken in one transaction, not one each: a
-	// burst of runs created for this host is claimed at once.
+	// burst of runs created for this host is claimed at once. Each change
+	// of hands is recorded in that transaction: a daemon killed right after
+	// taking a run leaves the event with the owner it wrote.
 	var fresh []string
+	var changes map[string]store.Event
 	for _, sr := range left {
-		if sr.Owner == "" && (sr.Host == "" || sr.Host == self.Host) {
-			fresh = append(fresh, sr.ID)
+		if sr.Owner != "" || (sr.Host != "" && sr.Host != self.Host) {
+			continue
+		}
+		fresh = append(fresh, sr.ID)
+		phase := ""
+		switch {
+		case sr.Status == StatusOrphaned:
+			phase = PhaseResumed
+		case sr.Host != "":
+			phase = PhaseClaimed // created on another daemon for this host
+		}
+		if phase != "" {
+			data, err := json.Marshal(Ownership{Phase: phase, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID})
+			if err != nil {
+				return fmt.Errorf("recover runs: %w", err)
+			}
+			if changes == nil {
+				changes = make(map[string]store.Event)
+			}
+			changes[sr.ID] = store.Event{Stream: StreamOwnership, At: r.now(), Data: data}
 		}
 	}
-	taken, err := r.st.TakeUnowned(ctx, fresh, me)
+	r.wmu.Lock()
+	taken, evs, err := r.st.TakeUnowned(ctx, fresh, me, changes)
+	for _, ev := range evs {
+		r.publishLocalLocked(ctx, Event(ev), nil)
+	}
+	r.wmu.Unlock()
 	if err != nil {
 		return fmt.Errorf("recover runs: %w", err)
 	}
 	var alive map[string]bool // hosts with a live owner, read once when needed
 	aliveRead, aliveOK := false, false
 	var errs []error
-	var emits sync.WaitGroup
-	defer emits.Wait()
 	for _, sr := range left {
 		run := Run(sr)
 		r.mu.Lock()
@@ -695,22 +719,6 @@ func (r *Registry) Recover(ctx context.Context, claim func(Run) bool) error {
 			r.mu.Lock()
 			r.live[run.ID] = run
 			r.mu.Unlock()
-			phase := ""
-			switch {
-			case wasOrphan:
-				phase = PhaseResumed
-			case prev == "" && run.Host != "":
-				phase = PhaseClaimed // created on another daemon for this host
-			}
-			if phase != "" {
-				// Concurrent Emits share a transaction (group commit).
-				id := run.ID
-				emits.Go(func() {
-					if _, err := r.Emit(ctx, id, StreamOwnership, Ownership{Phase: phase, Host: self.Host, Owner: me, Program: self.Program, PID: self.PID}); err != nil && !errors.Is(err, ErrEnded) {
-						r.log.LogAttrs(ctx, slog.LevelWarn, "record a run changing hands", slog.String(keyRunID, id), slog.Any(keyError, err))
-					}
-				})
-			}
 			if prev == "" && !wasOrphan {
 				r.log.LogAttrs(ctx, slog.LevelDebug, "run claimed for this host", slog.String(keyRunID, run.ID), slog.String(keyKind, run.Kind))
 			} else {

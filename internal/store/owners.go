@@ -268,9 +268,14 @@ func (db *DB) OrphanRun(ctx context.Context, id, from string, ev Event) (Run, Ev
 // TakeUnowned moves the listed live runs that have no owner to owner to,
 // in one transaction (an orphaned one becomes running again), and returns
 // the ids it took: of two processes taking the same runs at once, each run
-// goes to one. It is TakeRun for a batch of runs from "".
-func (db *DB) TakeUnowned(ctx context.Context, ids []string, to string) (map[string]bool, error) {
+// goes to one. It is TakeRun for a batch of runs from "". evs holds, by
+// run id, an event (an ownership change) to append to each run taken, in
+// the same transaction, so a process that dies right after taking a run
+// leaves its event too; the events appended are returned (Seq and Cursor
+// set).
+func (db *DB) TakeUnowned(ctx context.Context, ids []string, to string, evs map[string]Event) (map[string]bool, []Event, error) {
 	taken := make(map[string]bool, len(ids))
+	var added []Event
 	for len(ids) > 0 {
 		chunk := ids[:min(len(ids), 500)]
 		ids = ids[len(chunk):]
@@ -279,26 +284,60 @@ func (db *DB) TakeUnowned(ctx context.Context, ids []string, to string) (map[str
 		for _, id := range chunk {
 			args = append(args, id)
 		}
+		var got []string
+		var adding []Event
 		err := db.tx(ctx, func(tx *sql.Tx) error {
+			got, adding = got[:0], adding[:0]
+			withEvents := false
+			for _, id := range chunk {
+				if _, ok := evs[id]; ok {
+					withEvents = true
+					break
+				}
+			}
+			if withEvents {
+				if err := db.eventLock(ctx, tx); err != nil {
+					return err
+				}
+			}
 			rows, err := tx.QueryContext(ctx, `UPDATE runs SET owner = ?, updated_at = ?,
 				status = CASE WHEN status = '`+StatusOrphaned+`' THEN '`+StatusRunning+`' ELSE status END
 				WHERE owner = '' AND ended_at IS NULL AND id IN (?`+strings.Repeat(", ?", len(chunk)-1)+`) RETURNING id`, args...)
 			if err != nil {
 				return err
 			}
-			defer rows.Close()
 			for rows.Next() {
 				var id string
 				if err := rows.Scan(&id); err != nil {
+					rows.Close()
 					return err
 				}
-				taken[id] = true
+				got = append(got, id)
 			}
-			return rows.Err()
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, id := range got {
+				ev, ok := evs[id]
+				if !ok {
+					continue
+				}
+				ev.RunID = id
+				if err := db.insertEvent(ctx, tx, &ev); err != nil {
+					return err
+				}
+				adding = append(adding, ev)
+			}
+			return nil
 		})
 		if err != nil {
-			return taken, fmt.Errorf("take %d unowned runs: %w", len(chunk), err)
+			return taken, added, fmt.Errorf("take %d unowned runs: %w", len(chunk), err)
 		}
+		for _, id := range got {
+			taken[id] = true
+		}
+		added = append(added, adding...)
 	}
-	return taken, nil
+	return taken, added, nil
 }
