@@ -37,6 +37,7 @@ type genBands struct {
 // they were (readFull checks that now and then).
 func (s *source) readDamaged(c *display.Conn, w, h int, seq uint64, start time.Time, busy bool) (*frame.Frame, error) {
 	taken := s.takeDirty()
+	s.exact = false // the bands not read keep their hashes on damage's word
 	var buf [maxRuns]bandRun
 	rs := runs(taken, frame.Bands(h), &buf)
 	pix := s.sh.data[: w*h*4 : w*h*4]

@@ -95,3 +95,12 @@ func runs(set []uint64, n int, out *[maxRuns]bandRun) []bandRun {
 
 // has reports whether band b is in set.
 func has(set []uint64, b int) bool { return set[b/64]&(1<<(b%64)) != 0 }
+
+// ones counts the bands in set.
+func ones(set []uint64) int {
+	n := 0
+	for _, w := range set {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}

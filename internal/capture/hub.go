@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -276,6 +277,12 @@ type source struct {
 	// damage was caught missing a change. taken and prevBands are scratch.
 	segOK bool
 	bands []uint64
+	// exact: bands are the hashes of the cached frame's pixels, each
+	// computed from them (a whole read), not kept on damage's word; a
+	// whole read then rehashes only the bands whose bytes differ from the
+	// cached frame's (readFull). diff is scratch.
+	exact bool
+	diff  []uint64
 	// gen numbers the segment's contents (each read that changed it);
 	// hist keeps the bands of the last histLen reads, for frameBuf.
 	gen         uint64
@@ -445,14 +452,33 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 		}
 		return nil, fmt.Errorf("capture %s: %w", s.name, err)
 	}
-	if viaSHM {
-		s.readGen(nil)
-	}
+	exact := s.exact
+	s.exact = false
 	if len(s.hub.exclude) > 0 {
 		if err := s.blackout(ctx, c, pix, w, h); err != nil {
 			// Never publish a frame whose private windows may show.
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
 		}
+	}
+	// changed: the bands whose bytes differ from the cached frame's, when
+	// the kept band hashes are that frame's, computed from its pixels
+	// (exact): the others keep their hashes, byte for byte the same.
+	// Without it (damage reads since, a new connection), every band is
+	// hashed.
+	var changed []uint64
+	if old := s.cached; viaSHM && exact && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
+		len(old.Pix) == len(pix) && len(s.bands) == frame.Bands(h) {
+		changed = s.diffBands(pix, old.Pix, w*4)
+	}
+	if viaSHM {
+		nb := uint64(frame.Bands(h))
+		s.st.wholeBands.Add(nb)
+		if changed != nil {
+			s.st.keptBands.Add(nb - uint64(ones(changed)))
+		}
+	}
+	if viaSHM {
+		s.readGen(changed) // nil: every band
 	}
 	// own is the buffer a new frame would keep: the GetImage reply, or a
 	// copy out of the segment (which the next read overwrites).
@@ -463,6 +489,25 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	switch {
 	case !viaSHM:
 		own, hash = pix, frame.Hash(pix, w, h, w*4)
+	case changed != nil:
+		var buf [maxRuns]bandRun
+		rs := runs(changed, len(sums), &buf)
+		if !s.lastUnchanged && len(rs) > 0 {
+			var gen uint64
+			if own, gen = s.pix.get(len(pix), busy); own != nil {
+				recycled = true
+				s.catchUp(own, pix, w*4, gen, changed)
+				for _, r := range rs {
+					frame.HashCopyBands(own, pix, w, h, w*4, sums, r.b0, r.b1)
+				}
+			}
+		}
+		if own == nil {
+			for _, r := range rs {
+				frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
+			}
+		}
+		hash = frame.FoldBands(sums, w, h)
 	case !s.lastUnchanged:
 		if own, _ = s.pix.get(len(pix), busy); own != nil {
 			recycled = true
@@ -491,6 +536,9 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	if verify && s.segOK {
 		s.verifyDamage(ctx, c, taken)
 	}
+	// Every band's hash is now computed from this read's pixels, which
+	// the frame returned holds (a copy, or the cached frame's equal ones).
+	s.exact = viaSHM
 	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
 		// Unchanged content: same frame, no new buffer.
 		if viaSHM {
@@ -502,6 +550,28 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 		own, recycled = s.frameBuf(pix, w*4, busy)
 	}
 	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
+}
+
+// diffBands returns the set of bands (frame.HashBand rows each) whose
+// bytes differ between a and b, two screens of the same size at stride
+// (s.mu held; the set is s.diff, reused). Comparing costs about half of
+// hashing (memory is read twice, but compared at its speed).
+func (s *source) diffBands(a, b []byte, stride int) []uint64 {
+	band := frame.HashBand * stride
+	nb := (len(a) + band - 1) / band
+	n := (nb + 63) / 64
+	if cap(s.diff) < n {
+		s.diff = make([]uint64, n)
+	}
+	set := s.diff[:n]
+	clear(set)
+	for i := range nb {
+		lo, hi := i*band, min((i+1)*band, len(a))
+		if !bytes.Equal(a[lo:hi], b[lo:hi]) {
+			set[i/64] |= 1 << (i % 64)
+		}
+	}
+	return set
 }
 
 // keepCached records a read whose pixels equal the cached frame's and

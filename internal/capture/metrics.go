@@ -10,6 +10,7 @@ import (
 
 type stats struct {
 	shm, getImage, reused, joined, unchanged, recycled, damageReads, reconnects, damage, nanos atomic.Uint64
+	keptBands, wholeBands                                                                      atomic.Uint64
 }
 
 func (st *stats) observe(viaSHM bool, d time.Duration) {
@@ -35,9 +36,13 @@ type Stats struct {
 	Recycled uint64
 	// DamageReads counts reads of only the rows XDamage reported changed
 	// (the rest of the screen kept from earlier reads).
-	DamageReads  uint64
-	Reconnects   uint64
-	DamageEvents uint64
+	DamageReads uint64
+	// KeptBands counts the bands (frame.HashBand rows) of whole reads
+	// whose bytes equalled the cached frame's, which kept their hashes
+	// instead of being hashed again, out of WholeBands read whole.
+	KeptBands, WholeBands uint64
+	Reconnects            uint64
+	DamageEvents          uint64
 	// CaptureTime is the total time spent reading the screen (with the
 	// privacy mask and hash).
 	CaptureTime time.Duration
@@ -53,6 +58,7 @@ func (h *Hub) Stats() []Stats {
 		out = append(out, Stats{Display: name, Captures: shm + gi, SHM: shm, GetImage: gi,
 			Reused: st.reused.Load(), Joined: st.joined.Load(), Unchanged: st.unchanged.Load(),
 			Recycled: st.recycled.Load(), DamageReads: st.damageReads.Load(),
+			KeptBands: st.keptBands.Load(), WholeBands: st.wholeBands.Load(),
 			Reconnects: st.reconnects.Load(), DamageEvents: st.damage.Load(),
 			CaptureTime: time.Duration(st.nanos.Load())})
 	}
