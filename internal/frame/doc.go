@@ -19,6 +19,11 @@
 // on amd64, Exact runs in C with AVX2 (the same integer arithmetic, so the
 // same bytes) when the CPU has it, and Fast then runs Exact too.
 //
+// Hash is computed band by band (HashBand rows). Built with cgo on amd64,
+// on a CPU with AVX-512 (F, VL, DQ), several bands are hashed at once in C
+// (hash_avx512.go): the same arithmetic, so the same values, about three
+// times as fast as the Go code on one core.
+//
 // A producer that reuses pixel buffers (the capture hub) owns its frames'
 // buffers: each holder of such a frame may Release it when done with its
 // pixels, and the buffer goes back to the producer when the last hold is

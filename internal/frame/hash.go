@@ -55,6 +55,13 @@ func Hash(pix []byte, w, h, stride int) uint64 {
 		HashBands(sums, pix, w, h, stride, 0, n)
 		return FoldBands(sums, w, h)
 	}
+	var small [128]uint64 // a Sub view's bands, on the stack
+	if n <= len(small) && hasHashAVX512 {
+		checkBuf("frame.Hash", pix, w, h, stride)
+		if hashBandsFast(small[:n], pix, nil, w, h, stride, 0, n) {
+			return FoldBands(small[:n], w, h)
+		}
+	}
 	x := foldStart()
 	for y := 0; y < h; y += HashBand {
 		x = foldRound(x, bandHash(pix[y*stride:], w, min(HashBand, h-y), stride))
@@ -70,7 +77,14 @@ func Bands(h int) int { return (h + HashBand - 1) / HashBand }
 // FoldBands(sums, w, h) is then Hash(pix, w, h, stride) once every band's
 // entry is the hash of its current rows.
 func HashBands(sums []uint64, pix []byte, w, h, stride, b0, b1 int) {
+	checkBuf("frame.HashBands", pix, w, h, stride)
+	if b0 < 0 || b1 > Bands(h) || len(sums) < b1 {
+		panic("frame.HashBands: bands out of range")
+	}
 	inParallel(b1-b0, w, func(c0, c1 int) {
+		if hashBandsFast(sums, pix, nil, w, h, stride, b0+c0, b0+c1) {
+			return
+		}
 		for b := b0 + c0; b < b0+c1; b++ {
 			y := b * HashBand
 			sums[b] = bandHash(pix[y*stride:], w, min(HashBand, h-y), stride)
@@ -169,6 +183,9 @@ func HashCopyBands(dst, src []byte, w, h, stride int, sums []uint64, b0, b1 int)
 	}
 	rowBytes := w * 4
 	inParallel(b1-b0, w, func(c0, c1 int) {
+		if hashBandsFast(sums, src, dst, w, h, stride, b0+c0, b0+c1) {
+			return
+		}
 		for b := b0 + c0; b < b0+c1; b++ {
 			y0 := b * HashBand
 			rows := min(HashBand, h-y0)

@@ -184,3 +184,62 @@ func FuzzHashCopy(f *testing.F) {
 		checkHashCopy(t, int(w), int(h), int(w)*4+int(pad%64), seed)
 	})
 }
+
+// TestHashAVX512MatchesGo: the C path (several bands at once, AVX-512)
+// gives the Go code's band hashes for every width (row tails of every
+// length), short last bands, padded strides and ranges of bands, and
+// copies the rows it hashes.
+func TestHashAVX512MatchesGo(t *testing.T) {
+	if !hasHashAVX512 {
+		t.Skip("this CPU has no AVX-512 (F, VL, DQ): the Go code is the only path")
+	}
+	rng := rand.New(rand.NewPCG(7, 9))
+	var shapes [][2]int
+	for w := 1; w <= 70; w++ {
+		shapes = append(shapes, [2]int{w, 1 + rng.IntN(70)})
+	}
+	shapes = append(shapes, [2]int{1280, 720}, [2]int{1366, 768}, [2]int{1920, 1080}, [2]int{333, 17}, [2]int{64, 16})
+	for _, s := range shapes {
+		w, h := s[0], s[1]
+		for _, extra := range []int{0, 12} {
+			stride := w*4 + extra
+			src := make([]byte, (h-1)*stride+w*4)
+			for i := range src {
+				src[i] = byte(rng.Uint32())
+			}
+			nb := Bands(h)
+			b0 := rng.IntN(nb)
+			b1 := b0 + 1 + rng.IntN(nb-b0)
+			for _, r := range [][2]int{{0, nb}, {b0, b1}} {
+				want := make([]uint64, nb)
+				for b := r[0]; b < r[1]; b++ {
+					y := b * HashBand
+					want[b] = bandHash(src[y*stride:], w, min(HashBand, h-y), stride)
+				}
+				got := make([]uint64, nb)
+				if !hashBandsFast(got, src, nil, w, h, stride, r[0], r[1]) {
+					t.Fatal("hashBandsFast refused to run")
+				}
+				dst := make([]byte, w*h*4)
+				copied := make([]uint64, nb)
+				hashBandsFast(copied, src, dst, w, h, stride, r[0], r[1])
+				if !slices.Equal(got, want) || !slices.Equal(copied, want) {
+					t.Fatalf("%dx%d stride %d bands %d-%d: C %x, copying %x, Go %x", w, h, stride, r[0], r[1], got, copied, want)
+				}
+				for y := r[0] * HashBand; y < min(r[1]*HashBand, h); y++ {
+					if !bytes.Equal(dst[y*w*4:(y+1)*w*4], src[y*stride:y*stride+w*4]) {
+						t.Fatalf("%dx%d stride %d: row %d not copied", w, h, stride, y)
+					}
+				}
+				for y := 0; y < h; y++ {
+					if (y < r[0]*HashBand || y >= r[1]*HashBand) && slices.ContainsFunc(dst[y*w*4:(y+1)*w*4], func(b byte) bool { return b != 0 }) {
+						t.Fatalf("%dx%d: row %d outside bands %d-%d written", w, h, y, r[0], r[1])
+					}
+				}
+			}
+			if got, want := Hash(src, w, h, stride), refHash(src, w, h, stride); got != want {
+				t.Fatalf("%dx%d stride %d: Hash %x, reference %x", w, h, stride, got, want)
+			}
+		}
+	}
+}
