@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,6 +90,7 @@ func TestHeldFramesKeepPixels(t *testing.T) {
 
 	stop := make(chan struct{})
 	var changes sync.WaitGroup
+	var changed atomic.Int32
 	changes.Go(func() {
 		for i := 0; ; i++ {
 			select {
@@ -97,13 +99,16 @@ func TestHeldFramesKeepPixels(t *testing.T) {
 			default:
 			}
 			win.Fill(color.RGBA{R: uint8(i), G: uint8(i * 7), A: 255})
+			changed.Add(1)
 		}
 	})
 	targets := []Target{{}, mustParse(t, "crop:10,10,200,150")}
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
-			for i := range 60 {
+			// Until the screen has changed often enough, however slowly
+			// the machine lets the changes come.
+			for i := 0; i < 60 || changed.Load() < 40; i++ {
 				f, err := h.Capture(t.Context(), dpy, targets[(g+i)%2])
 				if err != nil {
 					t.Error(err)
