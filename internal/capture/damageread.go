@@ -216,17 +216,21 @@ func (s *source) readGen(bands []uint64) {
 }
 
 // refineGen narrows the current generation, recorded as a whole read, to
-// the bands whose hashes differ between before and after (s.mu held).
-func (s *source) refineGen(before, after []uint64) {
+// the bands whose hashes differ between before and after, and returns how
+// many they are (s.mu held).
+func (s *source) refineGen(before, after []uint64) int {
 	slot := &s.hist[s.gen%histLen]
 	n := (len(after) + 63) / 64
 	slot.all = false
 	slot.bands = append(slot.bands[:0], make([]uint64, n)...)
+	moved := 0
 	for b := range after {
 		if after[b] != before[b] {
 			slot.bands[b/64] |= 1 << (b % 64)
+			moved++
 		}
 	}
+	return moved
 }
 
 // sinceGen sets set to the bands read after generation gen and reports

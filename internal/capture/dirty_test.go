@@ -71,6 +71,13 @@ func TestRuns(t *testing.T) {
 func TestDamageReadsMatchWholeReads(t *testing.T) {
 	t.Run("damage", func(t *testing.T) { testReadsMatchOnce(t, Options{}) })
 	t.Run("whole", func(t *testing.T) { testReadsMatchOnce(t, Options{NoCache: true}) })
+	if frame.FastHash() {
+		// The Go hash's path: bands compared by their bytes.
+		t.Run("whole-go-hash", func(t *testing.T) {
+			defer frame.UseFastHash(frame.UseFastHash(false))
+			testReadsMatchOnce(t, Options{NoCache: true})
+		})
+	}
 }
 
 func testReadsMatchOnce(t *testing.T, opts Options) {

@@ -438,7 +438,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	verify := synced && s.damageReads(w, h)
 	// hadBands: s.bands are the hashes of the segment's bands as it is
 	// now, to tell afterwards which bands this read changed.
-	hadBands := s.segOK && len(s.bands) == frame.Bands(h)
+	hadBands := (s.segOK || s.exact) && len(s.bands) == frame.Bands(h)
 	if hadBands {
 		s.prevBands = append(s.prevBands[:0], s.bands...)
 	}
@@ -464,9 +464,11 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	// the kept band hashes are that frame's, computed from its pixels
 	// (exact): the others keep their hashes, byte for byte the same.
 	// Without it (damage reads since, a new connection), every band is
-	// hashed.
+	// hashed. With the vectorised hash, hashing every band costs less
+	// than comparing it, and the bands whose hash moved are found after
+	// (refineGen).
 	var changed []uint64
-	if old := s.cached; viaSHM && exact && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
+	if old := s.cached; viaSHM && exact && !frame.FastHash() && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
 		len(old.Pix) == len(pix) && len(s.bands) == frame.Bands(h) {
 		changed = s.diffBands(pix, old.Pix, w*4)
 	}
@@ -477,6 +479,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 			s.st.keptBands.Add(nb - uint64(ones(changed)))
 		}
 	}
+	compared := changed != nil
 	if viaSHM {
 		s.readGen(changed) // nil: every band
 	}
@@ -508,30 +511,36 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 			}
 		}
 		hash = frame.FoldBands(sums, w, h)
-	case !s.lastUnchanged:
+	case !s.lastUnchanged && !frame.FastHash():
 		if own, _ = s.pix.get(len(pix), busy); own != nil {
 			recycled = true
-			// Hash and copy in one pass (HashCopyBands costs what Hash alone
-			// does); an unchanged screen hands the buffer back.
+			// Hash and copy in one pass (with the Go hash, HashCopyBands
+			// costs what Hash alone does); an unchanged screen hands the
+			// buffer back.
 			frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
 			hash = frame.FoldBands(sums, w, h)
 			break
 		}
 		fallthrough
 	default:
-		// The last read changed nothing (likely this one neither), or no
-		// buffer is free: hash in the segment, copy below if it changed.
+		// The last read changed nothing (likely this one neither), no
+		// buffer is free, or the hash is the vectorised one: hash in the
+		// segment, copy below if it changed (into a recycled buffer, only
+		// the bands changed since it was last written: refineGen).
 		frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
 		hash = frame.FoldBands(sums, w, h)
 	}
 	// A segment that holds the whole screen unmasked, with its bands'
 	// hashes, is what later reads of damaged rows build on.
 	s.segOK = viaSHM && len(s.hub.exclude) == 0 && s.hasDamage && !noCache
-	if hadBands && s.segOK {
+	if hadBands && viaSHM {
 		// This generation changed only the bands whose hash moved (the
 		// same trust in the hash as an unchanged frame's): recycled
 		// buffers of earlier generations need only those (frameBuf).
-		s.refineGen(s.prevBands, s.bands)
+		moved := s.refineGen(s.prevBands, s.bands)
+		if !compared {
+			s.st.keptBands.Add(uint64(len(s.bands) - moved))
+		}
 	}
 	if verify && s.segOK {
 		s.verifyDamage(ctx, c, taken)

@@ -38,8 +38,11 @@ type Stats struct {
 	// (the rest of the screen kept from earlier reads).
 	DamageReads uint64
 	// KeptBands counts the bands (frame.HashBand rows) of whole reads
-	// whose bytes equalled the cached frame's, which kept their hashes
-	// instead of being hashed again, out of WholeBands read whole.
+	// found unchanged since the read before, out of WholeBands read
+	// whole: by their bytes, with the Go hash (they keep their hashes
+	// instead of being hashed again), or by their hashes, with the
+	// vectorised one (frame.FastHash); either way they are not copied
+	// into a recycled buffer that holds them already.
 	KeptBands, WholeBands uint64
 	Reconnects            uint64
 	DamageEvents          uint64

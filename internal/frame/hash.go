@@ -69,6 +69,22 @@ func Hash(pix []byte, w, h, stride int) uint64 {
 	return foldEnd(x, w, h)
 }
 
+// FastHash reports whether Hash and the band functions run the vectorised
+// code (hash_avx512.go), about three times the Go code's speed: then
+// hashing every band costs less than comparing it with another copy, and
+// a copy riding along the hash (HashCopyBands) is no longer free.
+func FastHash() bool { return hasHashAVX512 }
+
+// UseFastHash turns the vectorised hash off (or back on, where the CPU
+// has it) and returns whether it was on: for tests and benchmarks that
+// compare the two paths. The values are the same either way. Not safe
+// while other goroutines hash.
+func UseFastHash(on bool) (was bool) {
+	was = hasHashAVX512
+	hasHashAVX512 = on && hashAVX512OK
+	return was
+}
+
 // Bands returns the number of bands of a frame h rows high.
 func Bands(h int) int { return (h + HashBand - 1) / HashBand }
 

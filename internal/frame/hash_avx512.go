@@ -158,7 +158,10 @@ import "unsafe"
 
 // hasHashAVX512 says whether hashBandsFast may run on this CPU (tests turn
 // it off to compare with the Go code).
-var hasHashAVX512 = C.acu_has_avx512() != 0
+var hasHashAVX512 = hashAVX512OK
+
+// hashAVX512OK: the CPU has what hashBandsFast needs.
+var hashAVX512OK = C.acu_has_avx512() != 0
 
 // hashBandsFast computes bands b0 to b1-1 of Hash's band hashes into
 // sums[b0:b1], and copies their rows into dst (w*4 bytes apart) unless dst
