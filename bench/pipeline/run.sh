@@ -21,6 +21,9 @@ PIDS=()
 
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  sleep 0.5
+  # A client stuck on a display that went away may ignore SIGTERM.
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   rm -rf "$TMP"
 }
