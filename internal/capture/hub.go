@@ -478,10 +478,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 		if changed != nil {
 			s.st.keptBands.Add(nb - uint64(ones(changed)))
 		}
-	}
-	compared := changed != nil
-	if viaSHM {
-		s.readGen(changed) // nil: every band
+		s.readGen(changed) // nil: every band, narrowed below (refineGen)
 	}
 	// own is the buffer a new frame would keep: the GetImage reply, or a
 	// copy out of the segment (which the next read overwrites).
@@ -533,14 +530,13 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	// A segment that holds the whole screen unmasked, with its bands'
 	// hashes, is what later reads of damaged rows build on.
 	s.segOK = viaSHM && len(s.hub.exclude) == 0 && s.hasDamage && !noCache
-	if hadBands && viaSHM {
+	if hadBands && viaSHM && changed == nil {
 		// This generation changed only the bands whose hash moved (the
 		// same trust in the hash as an unchanged frame's): recycled
 		// buffers of earlier generations need only those (frameBuf).
+		// (Bands compared by their bytes were recorded exactly above.)
 		moved := s.refineGen(s.prevBands, s.bands)
-		if !compared {
-			s.st.keptBands.Add(uint64(len(s.bands) - moved))
-		}
+		s.st.keptBands.Add(uint64(len(s.bands) - moved))
 	}
 	if verify && s.segOK {
 		s.verifyDamage(ctx, c, taken)
@@ -563,8 +559,9 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 
 // diffBands returns the set of bands (frame.HashBand rows each) whose
 // bytes differ between a and b, two screens of the same size at stride
-// (s.mu held; the set is s.diff, reused). Comparing costs about half of
-// hashing (memory is read twice, but compared at its speed).
+// (s.mu held; the set is s.diff, reused). It reads both copies but does
+// no arithmetic: cheaper than the Go hash, dearer than the vectorised one
+// (docs/perf/capture.md).
 func (s *source) diffBands(a, b []byte, stride int) []uint64 {
 	band := frame.HashBand * stride
 	nb := (len(a) + band - 1) / band
@@ -896,7 +893,7 @@ func (s *source) connect(ctx context.Context) error {
 	}
 	s.setCached(nil)
 	s.shmOff = false
-	s.segOK, s.damageOff = false, false
+	s.segOK, s.damageOff, s.exact = false, false, false
 	s.seq.Add(1)
 	clear(s.ids)
 	s.hub.wg.Add(1)
