@@ -65,12 +65,24 @@ func benchScreen(b *testing.B, w, h int) []byte {
 
 var benchSizes = []struct{ w, h int }{{1280, 720}, {1920, 1080}}
 
+// hashPaths runs bench on the hash this CPU uses (prefix "") and, where
+// that is the vectorised one, on the Go code too (prefix "go-").
+func hashPaths(b *testing.B, bench func(prefix string)) {
+	bench("")
+	if FastHash() {
+		defer UseFastHash(UseFastHash(false))
+		bench("go-")
+	}
+}
+
 func BenchmarkHash(b *testing.B) {
 	for _, s := range benchSizes {
 		pix := benchScreen(b, s.w, s.h)
-		b.Run(fmt.Sprintf("%dx%d", s.w, s.h), func(b *testing.B) {
-			b.SetBytes(int64(len(pix)))
-			cpuLoop(b, func() { Hash(pix, s.w, s.h, s.w*4) })
+		hashPaths(b, func(prefix string) {
+			b.Run(fmt.Sprintf("%s%dx%d", prefix, s.w, s.h), func(b *testing.B) {
+				b.SetBytes(int64(len(pix)))
+				cpuLoop(b, func() { Hash(pix, s.w, s.h, s.w*4) })
+			})
 		})
 	}
 }
@@ -87,13 +99,15 @@ func BenchmarkHashCopy(b *testing.B) {
 			dst[i] = make([]byte, len(pix))
 		}
 		k := 0
-		b.Run(fmt.Sprintf("fused/%dx%d", s.w, s.h), func(b *testing.B) {
-			b.SetBytes(int64(len(pix)))
-			cpuLoop(b, func() { hashCopy(dst[k%8], pix, s.w, s.h, s.w*4); k++ })
-		})
-		b.Run(fmt.Sprintf("hash+copy/%dx%d", s.w, s.h), func(b *testing.B) {
-			b.SetBytes(int64(len(pix)))
-			cpuLoop(b, func() { Hash(pix, s.w, s.h, s.w*4); copy(dst[k%8], pix); k++ })
+		hashPaths(b, func(prefix string) {
+			b.Run(fmt.Sprintf("%sfused/%dx%d", prefix, s.w, s.h), func(b *testing.B) {
+				b.SetBytes(int64(len(pix)))
+				cpuLoop(b, func() { hashCopy(dst[k%8], pix, s.w, s.h, s.w*4); k++ })
+			})
+			b.Run(fmt.Sprintf("%shash+copy/%dx%d", prefix, s.w, s.h), func(b *testing.B) {
+				b.SetBytes(int64(len(pix)))
+				cpuLoop(b, func() { Hash(pix, s.w, s.h, s.w*4); copy(dst[k%8], pix); k++ })
+			})
 		})
 	}
 }

@@ -47,20 +47,23 @@ const HashBand = 16
 // stored once more under the new one.
 //
 // Large frames are hashed in parallel chunks of bands (up to GOMAXPROCS, at
-// most 4 goroutines, as Resize), with the same value.
+// most 4 goroutines, as Resize), with the same value; on a CPU with the
+// vectorised hash (FastHash), in one call on the caller's goroutine, with
+// nothing allocated.
 func Hash(pix []byte, w, h, stride int) uint64 {
+	if hasHashAVX512 {
+		// One call on this goroutine: chunks on others gain little
+		// beside it (docs/perf/frame.md) and cost an array and goroutines.
+		checkBuf("frame.Hash", pix, w, h, stride)
+		if sum, ok := hashFast(pix, w, h, stride); ok {
+			return sum
+		}
+	}
 	n := Bands(h)
 	if hashChunks(n, w) > 1 {
 		sums := make([]uint64, n)
 		HashBands(sums, pix, w, h, stride, 0, n)
 		return FoldBands(sums, w, h)
-	}
-	var small [128]uint64 // a Sub view's bands, on the stack
-	if n <= len(small) && hasHashAVX512 {
-		checkBuf("frame.Hash", pix, w, h, stride)
-		if hashBandsFast(small[:n], pix, nil, w, h, stride, 0, n) {
-			return FoldBands(small[:n], w, h)
-		}
 	}
 	x := foldStart()
 	for y := 0; y < h; y += HashBand {

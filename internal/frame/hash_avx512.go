@@ -151,6 +151,32 @@ static void acu_hash_bands(const uint8_t *src, int stride, int w, int h, int b0,
 		acu_group(src, stride, w, b * 16, 1, h - b * 16, dst, sums + b);
 	}
 }
+
+// acu_hash is Hash: every band, folded as FoldBands does, four bands at a
+// time, so no array of band hashes is needed.
+static uint64_t acu_hash(const uint8_t *src, int stride, int w, int h) {
+	uint64_t x = ACU_P5, sums[4];
+	int full = h / 16, b = 0;
+	while (b < full) {
+		int g = full - b < 4 ? full - b : 4;
+		acu_group(src, stride, w, b * 16, g, 16, NULL, sums);
+		for (int i = 0; i < g; i++) {
+			x = acu_round(x, sums[i]);
+		}
+		b += g;
+	}
+	if (b * 16 < h) { // the short last band
+		acu_group(src, stride, w, b * 16, 1, h - b * 16, NULL, sums);
+		x = acu_round(x, sums[0]);
+	}
+	x = acu_round(x, (uint64_t)(uint32_t)w << 32 | (uint64_t)(uint32_t)h);
+	x ^= x >> 33;
+	x *= ACU_P2;
+	x ^= x >> 29;
+	x *= ACU_P3;
+	x ^= x >> 32;
+	return x;
+}
 */
 import "C"
 
@@ -170,6 +196,15 @@ var hashAVX512OK = C.acu_has_avx512() != 0
 // (docs/perf/frame.md). It reports false, and
 // does nothing, when the CPU lacks AVX-512 (F, VL and DQ). The caller has
 // checked the lengths.
+// hashFast is Hash in C with AVX-512, with nothing allocated; ok is false
+// when the CPU lacks it. The caller has checked the length.
+func hashFast(pix []byte, w, h, stride int) (sum uint64, ok bool) {
+	if !hasHashAVX512 || w <= 0 || h <= 0 {
+		return 0, false
+	}
+	return uint64(C.acu_hash((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(pix))), C.int(stride), C.int(w), C.int(h))), true
+}
+
 func hashBandsFast(sums []uint64, src, dst []byte, w, h, stride, b0, b1 int) bool {
 	if !hasHashAVX512 || b0 >= b1 || w <= 0 || h <= 0 {
 		return false
