@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/dialect/openai"
 )
 
 // ComputerBackend is what the computer-use tools need (*api.Client): POST
@@ -21,9 +23,9 @@ type ComputerBackend interface {
 // model's action item to acu and hands the result back.
 func AddComputerTools(s *mcp.Server, b ComputerBackend) {
 	c := &computerTools{b: b}
-	addTool(s, &mcp.Tool{Name: "computer_anthropic", Description: computerAnthropicDesc, Annotations: destructive}, c.handler(api.VendorAnthropic))
-	addTool(s, &mcp.Tool{Name: "computer_openai", Description: computerOpenAIDesc, Annotations: destructive}, c.handler(api.VendorOpenAI))
-	addTool(s, &mcp.Tool{Name: "computer_uitars", Description: computerUITARSDesc, Annotations: destructive}, c.handler(api.VendorUITARS))
+	addTool(s, &mcp.Tool{Name: "computer_anthropic", Description: computerAnthropicDesc, Annotations: destructive}, computerHandler[ComputerArgs](c, api.VendorAnthropic))
+	addTool(s, &mcp.Tool{Name: "computer_openai", Description: computerOpenAIDesc, Annotations: destructive}, computerHandler[ComputerArgs](c, api.VendorOpenAI))
+	addTool(s, &mcp.Tool{Name: "computer_uitars", Description: computerUITARSDesc, Annotations: destructive}, computerHandler[UITARSArgs](c, api.VendorUITARS))
 }
 
 const computerCommon = ` acu runs it on the display (settling after each action instead of sleeping) and returns the result item to hand back to the model as it is (result), with the status: acted, error (the model's mistake or a refusal: result says so in the vendor's form), finished or call_user (UI-TARS), safety_check (OpenAI: nothing ran). Screenshots are offered at most at limit (default 1280x800); coordinates map back to the exact screen pixel.`
@@ -34,9 +36,21 @@ const computerOpenAIDesc = `Run one OpenAI computer_call (the Responses API's co
 
 const computerUITARSDesc = `Run one UI-TARS output (Thought: … Action: click(start_box='(x1,y1)')): item is the model's text; mode says its coordinates: relative (0..1000, default), absolute (pixels of the screenshot) or smart (Qwen2.5-VL smart-resize pixels). result is the user message with the next screenshot.` + computerCommon
 
-// ComputerArgs is a computer tool's input.
+// ComputerArgs is the input of computer_anthropic and computer_openai,
+// whose action items are JSON objects.
 type ComputerArgs struct {
-	Item        any      `json:"item" jsonschema:"the model's action item as the vendor sent it (UI-TARS: its text)"`
+	Item map[string]any `json:"item" jsonschema:"the model's action item as the vendor sent it: Anthropic's tool_use block (or its input), OpenAI's computer_call item"`
+	ComputerOptions
+}
+
+// UITARSArgs is computer_uitars' input: UI-TARS speaks text.
+type UITARSArgs struct {
+	Item string `json:"item" jsonschema:"the model's output text, as Thought: … Action: click(start_box='(x1,y1)')"`
+	ComputerOptions
+}
+
+// ComputerOptions are what every computer tool takes beside its item.
+type ComputerOptions struct {
 	Display     string   `json:"display,omitempty" jsonschema:"X display, as :99 (default the daemon's)"`
 	Limit       string   `json:"limit,omitempty" jsonschema:"largest screenshot offered to the model, WxH (default 1280x800)"`
 	Format      string   `json:"format,omitempty" jsonschema:"png (default) or jpeg"`
@@ -45,41 +59,61 @@ type ComputerArgs struct {
 	Acknowledge []string `json:"acknowledge,omitempty" jsonschema:"OpenAI safety check ids the user agreed to"`
 }
 
-// ComputerOutput is a computer tool's structured result.
+// computerArgs is either tool input: its item as JSON, and its options.
+type computerArgs interface {
+	ComputerArgs | UITARSArgs
+}
+
+// ComputerOutput is a computer tool's structured result. Result is the
+// vendor's result item, always a JSON object (Anthropic's tool_result
+// block, OpenAI's computer_call_output, UI-TARS' user message).
 type ComputerOutput struct {
-	Result              any                `json:"result,omitempty"`
-	Status              string             `json:"status"`
-	Error               *api.ErrorDetail   `json:"error,omitempty"`
-	Content             string             `json:"content,omitempty"`
-	PendingSafetyChecks any                `json:"pending_safety_checks,omitempty"`
-	Screen              [2]int             `json:"screen"`
-	Image               [2]int             `json:"image"`
-	Actions             []api.ActionResult `json:"actions,omitempty"`
-	Ms                  float64            `json:"ms"`
+	Result              map[string]any       `json:"result,omitempty" jsonschema:"the vendor's result item, to hand back to the model as it is"`
+	Status              string               `json:"status" jsonschema:"acted, error, finished, call_user or safety_check"`
+	Error               *api.ErrorDetail     `json:"error,omitempty"`
+	Content             string               `json:"content,omitempty"`
+	PendingSafetyChecks []openai.SafetyCheck `json:"pending_safety_checks,omitempty" jsonschema:"OpenAI: the checks to show the user before the action runs"`
+	Screen              [2]int               `json:"screen"`
+	Image               [2]int               `json:"image"`
+	Actions             []api.ActionResult   `json:"actions,omitempty"`
+	Ms                  float64              `json:"ms"`
 }
 
 type computerTools struct{ b ComputerBackend }
 
-func (c *computerTools) handler(vendor string) mcp.ToolHandlerFor[ComputerArgs, ComputerOutput] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in ComputerArgs) (*mcp.CallToolResult, ComputerOutput, error) {
-		if in.Item == nil {
-			return nil, ComputerOutput{}, fmt.Errorf("item is missing: pass the model's action item as the vendor sent it")
+func computerHandler[A computerArgs](c *computerTools, vendor string) mcp.ToolHandlerFor[A, ComputerOutput] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in A) (*mcp.CallToolResult, ComputerOutput, error) {
+		var item json.RawMessage
+		var o ComputerOptions
+		switch a := any(in).(type) {
+		case ComputerArgs:
+			if a.Item == nil {
+				return nil, ComputerOutput{}, fmt.Errorf("item is missing: pass the model's action item as the vendor sent it")
+			}
+			item, _ = json.Marshal(a.Item)
+			o = a.ComputerOptions
+		case UITARSArgs:
+			if strings.TrimSpace(a.Item) == "" {
+				return nil, ComputerOutput{}, fmt.Errorf("item is missing: pass the model's output text")
+			}
+			item, _ = json.Marshal(a.Item)
+			o = a.ComputerOptions
 		}
-		item, err := json.Marshal(in.Item)
-		if err != nil {
-			return nil, ComputerOutput{}, fmt.Errorf("item: %w", err)
-		}
-		res, err := c.b.Computer(ctx, vendor, api.ComputerQuery{Display: in.Display, Limit: in.Limit, Format: in.Format,
-			Version: in.Version, Mode: in.Mode, Acknowledge: in.Acknowledge}, item)
+		res, err := c.b.Computer(ctx, vendor, api.ComputerQuery{Display: o.Display, Limit: o.Limit, Format: o.Format,
+			Version: o.Version, Mode: o.Mode, Acknowledge: o.Acknowledge}, item)
 		if err != nil {
 			return nil, ComputerOutput{}, actError(err)
 		}
 		out := ComputerOutput{Status: res.Status, Error: res.Error, Content: res.Content, Screen: res.Screen, Image: res.Image, Actions: res.Actions, Ms: res.Ms}
 		if len(res.Result) > 0 {
-			_ = json.Unmarshal(res.Result, &out.Result)
+			if err := json.Unmarshal(res.Result, &out.Result); err != nil {
+				return nil, ComputerOutput{}, fmt.Errorf("the daemon's %s result is not a JSON object: %w", vendor, err)
+			}
 		}
 		if len(res.PendingSafetyChecks) > 0 {
-			_ = json.Unmarshal(res.PendingSafetyChecks, &out.PendingSafetyChecks)
+			if err := json.Unmarshal(res.PendingSafetyChecks, &out.PendingSafetyChecks); err != nil {
+				return nil, ComputerOutput{}, fmt.Errorf("the daemon's pending_safety_checks are not a list of checks: %w", err)
+			}
 		}
 		text := string(res.Result)
 		if res.Status == api.ComputerSafetyCheck && res.Error != nil {
