@@ -97,8 +97,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The relay (ACU_RELAY_ENABLED, default on) and the desktop agent
 	// (ACU_AGENT_ENABLED, default off) run beside the API on listeners of
 	// their own.
+	// A port another process holds turns that part off (degraded in
+	// /health and acu doctor); waits and actions never depend on them.
 	rs, err := newRelayService(ctx, c, d.db, log)
-	if err != nil {
+	if err != nil && !d.optionalOff(err, log) {
 		l.Close()
 		return err
 	}
@@ -109,11 +111,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	var as *agentService
 	if c.Agent().Enabled {
-		if as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log); err != nil {
+		as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log)
+		switch {
+		case err == nil:
+			log.Info("agent serving", "addr", as.URL())
+		case !d.optionalOff(err, log):
 			l.Close()
 			return err
 		}
-		log.Info("agent serving", "addr", as.URL())
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.run(gctx, l, log) })
@@ -151,6 +156,9 @@ type daemon struct {
 	metrics     *prometheus.Registry
 	started     time.Time
 	sessionBus  string // DBUS_SESSION_BUS_ADDRESS, to find accessibility buses
+	// degraded are the optional parts off because they could not start;
+	// set before the API serves.
+	degraded []api.Degraded
 }
 
 func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemon, error) {
@@ -412,6 +420,7 @@ func (d *daemon) health(ctx context.Context) api.Health {
 			h.Problems = append(h.Problems, fmt.Sprintf("the judge's model client is %s after %d failures: %s", jh.State, jh.ConsecutiveFailures, jh.LastError))
 		}
 	}
+	d.degradedHealth(&h)
 	return h
 }
 

@@ -1,0 +1,116 @@
+package main
+
+// A daemon that starts: a port something else holds turns the optional
+// listener off, not the daemon.
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+)
+
+// holdPort listens on a free loopback port, closing every connection it
+// accepts, until the test ends or release is called.
+func holdPort(t *testing.T) (port int, release func()) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	release = func() { l.Close(); <-done }
+	t.Cleanup(release)
+	return l.Addr().(*net.TCPAddr).Port, release
+}
+
+// TestServeRunsWithPortsTaken: the relay's and the agent panel's ports held
+// by another process turn those parts off, named with their settings in
+// the log, /health and acu doctor; waits and screenshots work.
+func TestServeRunsWithPortsTaken(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	relayPort, _ := holdPort(t)
+	agentPort, _ := holdPort(t)
+	env = append(env, "ACU_RELAY_PORT="+strconv.Itoa(relayPort), "ACU_AGENT_ENABLED=true", "ACU_AGENT_PORT="+strconv.Itoa(agentPort),
+		"ACU_AGENT_API_URL=http://127.0.0.1:9/v1", "ACU_AGENT_MODEL=none")
+	d := startDaemon(t, env, dataDir, port)
+
+	h, err := d.client.Health(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"relay": "ACU_RELAY_PORT", "agent": "ACU_AGENT_PORT"}
+	ports := map[string]int{"relay": relayPort, "agent": agentPort}
+	if h.Status != "degraded" || len(h.Degraded) != 2 {
+		t.Fatalf("health = %+v, want degraded with the relay and the agent", h)
+	}
+	for _, p := range h.Degraded {
+		if p.Setting != want[p.Component] || p.Addr != "127.0.0.1:"+strconv.Itoa(ports[p.Component]) || !strings.Contains(p.Error, "address already in use") {
+			t.Errorf("degraded part %+v, want component relay or agent, its port, its setting, the bind error", p)
+		}
+		logged := false
+		for _, line := range strings.Split(d.log.String(), "\n") {
+			logged = logged || strings.Contains(line, "WARN") && strings.Contains(line, p.Addr) && strings.Contains(line, p.Setting)
+		}
+		if !logged {
+			t.Errorf("no warning naming %s and %s in the log", p.Addr, p.Setting)
+		}
+	}
+	// The fields /health had before are all still there.
+	resp, err := http.Get(d.client.BaseURL() + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&raw)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"status", "version", "epoch", "started", "liveRuns", "judge", "problems", "degraded"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("/health has no %q: %v", k, raw)
+		}
+	}
+
+	// The rest runs: a wait resolves, a screenshot is taken.
+	xtermShowing(t, dpy, "ready", "All systems go", 0)
+	w, err := d.client.CreateWait(t.Context(), api.CreateWait{Criteria: `"All systems go" is visible`, Timeout: 120, Target: "window:ready"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.client.WaitRun(t.Context(), w.ID, 90*time.Second)
+	if err != nil || r.Status != "resolved" {
+		t.Fatalf("WaitRun(%s) = %+v, %v; want resolved", w.ID, r, err)
+	}
+	if shot, err := d.client.Screenshot(t.Context(), "", "screen", "png"); err != nil || shot.Width == 0 {
+		t.Errorf("Screenshot = %+v, %v", shot.Width, err)
+	}
+
+	out, errOut, _ := acu(t, env, "doctor")
+	for _, c := range []string{"relay", "agent"} {
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			found = found || strings.HasPrefix(line, "warn "+c) && strings.Contains(line, want[c]) && strings.Contains(line, strconv.Itoa(ports[c]))
+		}
+		if !found {
+			t.Errorf("acu doctor has no warn line for the %s naming %s and its port:\n%s\n%s", c, want[c], out, errOut)
+		}
+	}
+}
