@@ -1,16 +1,20 @@
 package main
 
 // A daemon that starts: a port something else holds turns the optional
-// listener off, not the daemon.
+// listener off, not the daemon; `acu mcp` answers every tool call with the
+// reason when no daemon can start.
 
 import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
 )
@@ -112,5 +116,58 @@ func TestServeRunsWithPortsTaken(t *testing.T) {
 		if !found {
 			t.Errorf("acu doctor has no warn line for the %s naming %s and its port:\n%s\n%s", c, want[c], out, errOut)
 		}
+	}
+}
+
+// TestMCPSaysWhyNoDaemon: with the daemon's port held by something that is
+// not acu, `acu mcp` still initializes and lists its tools, and a tool call
+// answers with an error naming the setting and quoting the daemon's log;
+// once the port is free the next call starts the daemon and runs.
+func TestMCPSaysWhyNoDaemon(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	stopDetachedAtCleanup(t, dataDir)
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan struct{})
+	go func() {
+		defer close(held)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { l.Close(); <-held })
+
+	p := startMCP(t, env) // initialize completes
+	tools, err := p.session.ListTools(t.Context(), nil)
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("ListTools = %v, %v", tools, err)
+	}
+	res, err := p.session.CallTool(t.Context(), &mcp.CallToolParams{Name: "smart_wait",
+		Arguments: map[string]any{"wake_when": `"x" is visible`, "timeout": 30}})
+	if err != nil {
+		t.Fatalf("smart_wait: %v (want a tool error result, not a protocol failure)", err)
+	}
+	text := resultText(res)
+	for _, want := range []string{"ACU_DAEMON_PORT", "address already in use", filepath.Join(dataDir, "daemon.log"), "smart_wait did not run"} {
+		if !res.IsError || !strings.Contains(text, want) {
+			t.Errorf("smart_wait = error %v %q; want an error containing %q", res.IsError, text, want)
+		}
+	}
+	if pid := detachedPid(t, dataDir); pid != 0 && !processGone(pid) {
+		t.Errorf("a daemon (pid %d) runs though it could not listen", pid)
+	}
+
+	l.Close()
+	<-held
+	res, out := callTool(t, p.session, "smart_wait", map[string]any{"wake_when": `"x" is visible`, "timeout": 30})
+	if res.IsError || out["id"] == nil {
+		t.Fatalf("smart_wait once the port is free = %q %v, want a wait", resultText(res), out)
 	}
 }
