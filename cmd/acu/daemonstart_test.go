@@ -2,12 +2,14 @@ package main
 
 // A daemon that starts: a port something else holds turns the optional
 // listener off, not the daemon; `acu mcp` answers every tool call with the
-// reason when no daemon can start.
+// reason when no daemon can start; a daemon acu mcp started exits once
+// idle (ACU_IDLE_EXIT), never while a run is live or an acu mcp runs.
 
 import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -170,4 +172,84 @@ func TestMCPSaysWhyNoDaemon(t *testing.T) {
 	if res.IsError || out["id"] == nil {
 		t.Fatalf("smart_wait once the port is free = %q %v, want a wait", resultText(res), out)
 	}
+}
+
+// TestDetachedDaemonIdleExit: a daemon acu mcp started with ACU_IDLE_EXIT
+// set stays while an acu mcp runs and while a wait is live, and exits by
+// itself once neither is; a daemon the user runs never exits for idleness.
+func TestDetachedDaemonIdleExit(t *testing.T) {
+	dpy := startDisplay(t)
+	const idle = 2 * time.Second
+	// A few idle periods: a daemon that wrongly exits has had the time to.
+	const watch = 5 * idle
+	idleEnv := func(t *testing.T) ([]string, string, int) {
+		env, dataDir, port := newEnv(t, dpy)
+		return append(env, "ACU_IDLE_EXIT="+idle.String()), dataDir, port
+	}
+	gone := func(t *testing.T, dataDir string, pid int) {
+		t.Helper()
+		eventually(t, 2*time.Minute, "the idle daemon's exit", func() bool { return processGone(pid) })
+		b, _ := os.ReadFile(filepath.Join(dataDir, "daemon.log"))
+		if !strings.Contains(string(b), "no live run and no client for ACU_IDLE_EXIT") {
+			t.Errorf("daemon.log does not say why it exited:\n%s", b)
+		}
+	}
+
+	t.Run("client", func(t *testing.T) {
+		t.Parallel()
+		env, dataDir, port := idleEnv(t)
+		stopDetachedAtCleanup(t, dataDir)
+		p := startMCP(t, env)
+		cl := apiClient(t, dataDir, port)
+		var pid int
+		eventually(t, time.Minute, "the detached daemon", func() bool {
+			_, err := cl.Health(t.Context())
+			pid = detachedPid(t, dataDir)
+			return err == nil && pid != 0
+		})
+		time.Sleep(watch)
+		if processGone(pid) {
+			t.Fatalf("the daemon exited for idleness while acu mcp ran")
+		}
+		p.kill()
+		gone(t, dataDir, pid)
+	})
+
+	t.Run("live wait", func(t *testing.T) {
+		t.Parallel()
+		env, dataDir, port := idleEnv(t)
+		stopDetachedAtCleanup(t, dataDir)
+		p := startMCP(t, env)
+		res, job := callTool(t, p.session, "smart_wait", map[string]any{"wake_when": `"never shown anywhere" is visible`, "timeout": 600})
+		id, _ := job["id"].(string)
+		if res.IsError || id == "" {
+			t.Fatalf("smart_wait = %q %v", resultText(res), job)
+		}
+		pid := detachedPid(t, dataDir)
+		p.kill()
+		time.Sleep(watch)
+		if processGone(pid) {
+			t.Fatalf("the daemon exited for idleness with a live wait")
+		}
+		cl := apiClient(t, dataDir, port)
+		if _, err := cl.CancelWait(t.Context(), id, "test done"); err != nil {
+			t.Fatal(err)
+		}
+		gone(t, dataDir, pid)
+	})
+
+	t.Run("user's daemon", func(t *testing.T) {
+		t.Parallel()
+		env, dataDir, port := idleEnv(t)
+		d := startDaemon(t, env, dataDir, port)
+		time.Sleep(watch)
+		select {
+		case <-d.done:
+			t.Fatalf("acu serve (not detached) exited with ACU_IDLE_EXIT=%s:\n%s", idle, d.log)
+		default:
+		}
+		if strings.Contains(d.log.String(), "ACU_IDLE_EXIT") {
+			t.Errorf("acu serve (not detached) applies ACU_IDLE_EXIT:\n%s", d.log)
+		}
+	})
 }

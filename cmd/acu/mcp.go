@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -50,6 +51,19 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		g.broken = fmt.Errorf("%w; then restart the MCP server", err)
 	}
 	g.cl = api.NewClient("http://"+c.Addr(), tok.Reveal())
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil && g.broken == nil {
+		g.broken = fmt.Errorf("create ACU_DATA_DIR %s: %w; then restart the MCP server", c.DataDir, err)
+	}
+	if g.broken == nil {
+		// A running acu mcp is a client: a daemon it started does not exit
+		// for idleness (ACU_IDLE_EXIT) while it runs.
+		release, err := holdClientLock(ctx, daemonClientsPath(c))
+		if err != nil {
+			log.Warn("acu mcp: the daemon cannot see this client; a daemon started by acu mcp may exit after ACU_IDLE_EXIT while it runs (the next call starts one again)", "err", err)
+		} else {
+			defer release()
+		}
+	}
 	// Reach or start the daemon at once, so the first call finds it up.
 	gctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

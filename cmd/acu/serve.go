@@ -120,8 +120,22 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	// A daemon acu mcp started exits once idle for ACU_IDLE_EXIT; one the
+	// user runs or installed as a service never does.
+	var idle *idleWatch
+	if *detached && c.IdleExit > 0 {
+		idle = newIdleWatch()
+		d.track = idle.track
+		log.Info("started by acu mcp: exits after ACU_IDLE_EXIT with no live run and no client", "idle_exit", c.IdleExit.String())
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.run(gctx, l, log) })
+	if idle != nil {
+		clients := daemonClientsPath(c)
+		g.Go(func() error {
+			return idle.run(gctx, c.IdleExit, func() bool { return len(d.runs.Live()) > 0 || clientsHold(clients) }, log)
+		})
+	}
 	if rs != nil {
 		g.Go(func() error { return rs.run(gctx) })
 	}
@@ -129,7 +143,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		g.Go(func() error { return as.run(gctx) })
 	}
 	err = g.Wait()
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, errIdle) {
 		err = nil
 	}
 	log.Info("acu stopped")
@@ -159,6 +173,8 @@ type daemon struct {
 	// degraded are the optional parts off because they could not start;
 	// set before the API serves.
 	degraded []api.Degraded
+	// track counts the API's requests for ACU_IDLE_EXIT (nil: not counted).
+	track func() (done func())
 }
 
 func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemon, error) {
@@ -301,6 +317,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Cancellers: cancellers,
 		Fleet:      d.runs,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
+		Track:      d.track,
 	})
 	// Runs left live by stopped processes, and runs other daemons of a
 	// fleet created for this host, before any new work.
