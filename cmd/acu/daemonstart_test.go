@@ -253,3 +253,31 @@ func TestDetachedDaemonIdleExit(t *testing.T) {
 		}
 	})
 }
+
+// TestMCPForeignDaemon: a daemon of another data directory (another
+// user's) on the configured port answers /health but refuses this data
+// directory's token: acu mcp's tool calls say so and name the setting,
+// and start no daemon of their own.
+func TestMCPForeignDaemon(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	startDaemon(t, env, dataDir, port)
+
+	env2, dataDir2, _ := newEnv(t, dpy)
+	env2 = append(env2, "ACU_DAEMON_PORT="+strconv.Itoa(port))
+	stopDetachedAtCleanup(t, dataDir2)
+	p := startMCP(t, env2)
+	res, err := p.session.CallTool(t.Context(), &mcp.CallToolParams{Name: "wait_status", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := resultText(res)
+	for _, want := range []string{"refuses this data directory's token", "ACU_DAEMON_PORT", filepath.Join(dataDir2, "token")} {
+		if !res.IsError || !strings.Contains(text, want) {
+			t.Errorf("wait_status = error %v %q; want an error containing %q", res.IsError, text, want)
+		}
+	}
+	if pid := detachedPid(t, dataDir2); pid != 0 {
+		t.Errorf("acu mcp started a daemon (pid %d) though one answers on its port", pid)
+	}
+}
