@@ -70,7 +70,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer unlock()
 	l, err := net.Listen("tcp", c.Addr())
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (another acu serve running? set ACU_DAEMON_PORT)", c.Addr(), err)
+		return fmt.Errorf("listen on %s: %w (another acu serve or another program holds the port? set ACU_DAEMON_PORT to a free port)", c.Addr(), err)
 	}
 	d, err := openDaemon(ctx, c, log)
 	if err != nil {
