@@ -91,7 +91,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, fra
 	}
 	l, err := net.Listen("tcp", c.AgentAddr())
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (another acu agent running? set ACU_AGENT_PORT)", c.AgentAddr(), err)
+		return nil, &listenError{Component: "agent", Addr: c.AgentAddr(), Setting: "ACU_AGENT_PORT", Off: "ACU_AGENT_ENABLED=false", Err: err}
 	}
 	return &agentService{a: a, l: l, log: log}, nil
 }

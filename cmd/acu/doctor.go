@@ -153,6 +153,11 @@ func checkDaemon(ctx context.Context, e *env, c *config.Config, report func(bool
 		return
 	}
 	report(true, "daemon", fmt.Sprintf("%s version %s, %d live runs, token %s", c.Addr(), h.Version, h.LiveRuns, filepath.Clean(c.TokenPath())))
+	// Optional parts the daemon runs without: waits and actions work.
+	for _, p := range h.Degraded {
+		warn(p.Component, fmt.Sprintf("off: the daemon could not listen on %s: %s; waits and actions work without it (set %s to a free port and restart acu serve)",
+			p.Addr, p.Error, p.Setting))
+	}
 }
 
 func runBench(ctx context.Context, e *env, args []string) error {

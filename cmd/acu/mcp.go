@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,10 +18,12 @@ import (
 // runMCP serves the MCP tools over stdio as a skin over the daemon's API.
 // When no daemon answers it starts one, detached (see startDetached), and
 // relays to it: the engine never lives inside the MCP process, so a wait it
-// accepted outlives it when the MCP client retires the process.
+// accepted outlives it when the MCP client retires the process. It serves
+// the protocol even when no daemon can start: each tool call then answers
+// with the reason (see daemonGate).
 func runMCP(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "mcp", "[--start=true|false]")
-	start := fs.Bool("start", true, "when no daemon answers, start `acu serve` detached on the same data directory and configuration; false: fail instead")
+	start := fs.Bool("start", true, "when no daemon answers, start `acu serve` detached on the same data directory and configuration; false: tool calls answer that no daemon runs")
 	embedded := fs.String("embedded", "", "deprecated: acu mcp no longer runs the engine in-process; never is --start=false, auto and always are --start=true")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -38,24 +42,41 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	default:
 		return fmt.Errorf("--embedded %q: deprecated; use --start=true or --start=false", *embedded)
 	}
-	var backend *api.Client
-	if cl, ok := daemonAnswers(ctx, e); ok {
-		backend = cl
-	} else if !*start {
-		return fmt.Errorf("no daemon answers at %s: start `acu serve` (or `acu install --user`), or drop --start=false", c.Addr())
-	} else {
-		sctx, cancel := context.WithTimeout(ctx, daemonStartTimeout)
-		cl, started, err := ensureDaemon(sctx, c, e, log)
-		cancel()
+	// The MCP client gets its answers whatever the daemon's state: the
+	// daemon is reached (or started) for each tool call, and a call no
+	// daemon can serve answers with the reason (see daemonGate).
+	g := &daemonGate{c: c, e: e, log: log, start: *start}
+	tok, err := ensureToken(c) // the token a daemon started on this data directory uses
+	if err != nil {
+		g.broken = fmt.Errorf("%w; then restart the MCP server", err)
+	}
+	g.cl = api.NewClient("http://"+c.Addr(), tok.Reveal())
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil && g.broken == nil {
+		g.broken = fmt.Errorf("create ACU_DATA_DIR %s: %w; then restart the MCP server", c.DataDir, err)
+	}
+	if g.broken == nil {
+		// A running acu mcp is a client: a daemon it started does not exit
+		// for idleness (ACU_IDLE_EXIT) while it runs.
+		release, err := holdClientLock(ctx, daemonClientsPath(c))
 		if err != nil {
-			return err
-		}
-		backend = cl
-		if started {
-			log.Info("acu mcp: no daemon answered; started one, detached", "addr", cl.BaseURL(), "log", daemonLogPath(c))
+			log.Warn("acu mcp: the daemon cannot see this client; a daemon started by acu mcp may exit after ACU_IDLE_EXIT while it runs (the next call starts one again)", "err", err)
+		} else {
+			defer release()
 		}
 	}
+	// Reach or start the daemon at once, so the first call finds it up.
+	gctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := g.ready(gctx); err != nil && gctx.Err() == nil {
+			log.Error("acu mcp: no daemon yet; each tool call tries again and answers with the reason", "err", err)
+		}
+	})
+	defer wg.Wait()
+	defer cancel()
+	backend := g.cl
 	srv := mcpserver.New(backend, mcpserver.Options{Version: Version, Logger: log})
+	srv.AddReceivingMiddleware(g.middleware)
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil

@@ -94,7 +94,7 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 	}
 	l, err := net.Listen("tcp", c.RelayAddr())
 	if err != nil {
-		return nil, fmt.Errorf("relay: listen on %s: %w (another relay running? set ACU_RELAY_PORT, or ACU_RELAY_ENABLED=false)", c.RelayAddr(), err)
+		return nil, &listenError{Component: "relay", Addr: c.RelayAddr(), Setting: "ACU_RELAY_PORT", Off: "ACU_RELAY_ENABLED=false", Err: err}
 	}
 	tokenFile := c.RelayTokenPath()
 	if rc.Token.Set() {

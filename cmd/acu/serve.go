@@ -70,7 +70,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer unlock()
 	l, err := net.Listen("tcp", c.Addr())
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (another acu serve running? set ACU_DAEMON_PORT)", c.Addr(), err)
+		return fmt.Errorf("listen on %s: %w (another acu serve or another program holds the port? set ACU_DAEMON_PORT to a free port)", c.Addr(), err)
 	}
 	d, err := openDaemon(ctx, c, log)
 	if err != nil {
@@ -97,8 +97,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// The relay (ACU_RELAY_ENABLED, default on) and the desktop agent
 	// (ACU_AGENT_ENABLED, default off) run beside the API on listeners of
 	// their own.
+	// A port another process holds turns that part off (degraded in
+	// /health and acu doctor); waits and actions never depend on them.
 	rs, err := newRelayService(ctx, c, d.db, log)
-	if err != nil {
+	if err != nil && !d.optionalOff(err, log) {
 		l.Close()
 		return err
 	}
@@ -109,14 +111,31 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	var as *agentService
 	if c.Agent().Enabled {
-		if as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log); err != nil {
+		as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log)
+		switch {
+		case err == nil:
+			log.Info("agent serving", "addr", as.URL())
+		case !d.optionalOff(err, log):
 			l.Close()
 			return err
 		}
-		log.Info("agent serving", "addr", as.URL())
+	}
+	// A daemon acu mcp started exits once idle for ACU_IDLE_EXIT; one the
+	// user runs or installed as a service never does.
+	var idle *idleWatch
+	if *detached && c.IdleExit > 0 {
+		idle = newIdleWatch()
+		d.track = idle.track
+		log.Info("started by acu mcp: exits after ACU_IDLE_EXIT with no live run and no client", "idle_exit", c.IdleExit.String())
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.run(gctx, l, log) })
+	if idle != nil {
+		clients := daemonClientsPath(c)
+		g.Go(func() error {
+			return idle.run(gctx, c.IdleExit, func() bool { return len(d.runs.Live()) > 0 || clientsHold(clients) }, log)
+		})
+	}
 	if rs != nil {
 		g.Go(func() error { return rs.run(gctx) })
 	}
@@ -124,7 +143,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		g.Go(func() error { return as.run(gctx) })
 	}
 	err = g.Wait()
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, errIdle) {
 		err = nil
 	}
 	log.Info("acu stopped")
@@ -151,6 +170,11 @@ type daemon struct {
 	metrics     *prometheus.Registry
 	started     time.Time
 	sessionBus  string // DBUS_SESSION_BUS_ADDRESS, to find accessibility buses
+	// degraded are the optional parts off because they could not start;
+	// set before the API serves.
+	degraded []api.Degraded
+	// track counts the API's requests for ACU_IDLE_EXIT (nil: not counted).
+	track func() (done func())
 }
 
 func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemon, error) {
@@ -293,6 +317,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Cancellers: cancellers,
 		Fleet:      d.runs,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
+		Track:      d.track,
 	})
 	// Runs left live by stopped processes, and runs other daemons of a
 	// fleet created for this host, before any new work.
@@ -412,6 +437,7 @@ func (d *daemon) health(ctx context.Context) api.Health {
 			h.Problems = append(h.Problems, fmt.Sprintf("the judge's model client is %s after %d failures: %s", jh.State, jh.ConsecutiveFailures, jh.LastError))
 		}
 	}
+	d.degradedHealth(&h)
 	return h
 }
 

@@ -206,6 +206,19 @@ type Health struct {
 	Judge    *JudgeInfo        `json:"judge,omitempty"`
 	Breakers map[string]string `json:"breakers,omitempty"` // model client role -> closed, open, half-open
 	Problems []string          `json:"problems,omitempty"`
+	// Degraded lists the optional parts that are off because they could
+	// not start (a listener whose port another process holds); waits and
+	// actions work without them.
+	Degraded []Degraded `json:"degraded,omitempty"`
+}
+
+// Degraded is an optional part of the daemon that is off: which, the
+// address it could not listen on, why, and the setting that moves it.
+type Degraded struct {
+	Component string `json:"component"` // relay, agent
+	Addr      string `json:"addr,omitempty"`
+	Error     string `json:"error"`
+	Setting   string `json:"setting"` // e.g. ACU_RELAY_PORT
 }
 
 // JudgeInfo says which judge backend is in use and why.

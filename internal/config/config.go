@@ -36,6 +36,9 @@ type Config struct {
 	LogFormat   string
 	LogLevel    string
 	MaxBody     int64
+	// IdleExit is how long a daemon `acu mcp` started may go without a
+	// live run or a client before it exits (ACU_IDLE_EXIT); 0: never.
+	IdleExit time.Duration
 
 	// Screen pipeline.
 	Display        string

@@ -27,6 +27,8 @@ var settings = []Setting{
 	safety(secretStr("ACU_TOKEN", "", "bearer token for the API (overrides the generated ACU_DATA_DIR/token)", func(c *Config) *secret.String { return &c.Token })),
 	enum("ACU_LOG_FORMAT", "log-format", "text", []string{"text", "json"}, "log format", func(c *Config) *string { return &c.LogFormat }),
 	enum("ACU_LOG_LEVEL", "log-level", "info", []string{"debug", "info", "warn", "error"}, "log level", func(c *Config) *string { return &c.LogLevel }),
+	duration("ACU_IDLE_EXIT", "", "30m", 0, 30*24*time.Hour, "a daemon `acu mcp` started (acu serve --detached) exits once it has had no live run (wait, task, agent session, action session, recording) and no client (a connected acu mcp, a request or stream in flight) for this long, so a short-lived MCP host leaves no daemon holding ports and displays; 0 never exits. A daemon you run or install as a service never exits for idleness",
+		func(c *Config) *time.Duration { return &c.IdleExit }),
 	integer64("ACU_MAX_BODY_BYTES", "", "1048576", 1024, 64<<20, "largest accepted API request body", func(c *Config) *int64 { return &c.MaxBody }),
 
 	// Run ownership.

@@ -58,6 +58,10 @@ type Options struct {
 	// Extra mounts more routes (the MCP endpoint, pages) behind the same
 	// middleware; paths are ServeMux patterns. Token-protected.
 	Extra map[string]http.Handler
+	// Track, when set, is called as each request starts; the function it
+	// returns is called when the request (a stream too) ends. The daemon
+	// counts clients with it for ACU_IDLE_EXIT.
+	Track func() (done func())
 }
 
 // Server is the daemon's HTTP handler.
@@ -88,7 +92,12 @@ func New(opts Options) *Server {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Track != nil {
+		defer s.opts.Track()()
+	}
+	s.handler.ServeHTTP(w, r)
+}
 
 // Serve serves on l until ctx ends, then shuts down gracefully within grace.
 func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration) error {
