@@ -25,8 +25,8 @@ var layers = map[string]int{
 	"internal/runs": 2, "internal/judge": 2, "internal/notify": 2, "internal/elements": 2,
 	// Features.
 	"internal/smartwait": 3, "internal/relay": 3, "internal/sense": 3, "internal/agent": 3, "internal/orchestrator": 3, "internal/taskbench": 3, "internal/actions": 3,
-	"internal/desktop": 3,
-	"internal/live":    3, "internal/record": 3,
+	"internal/gate": 2,
+	"internal/live": 3, "internal/record": 3,
 	// Surfaces.
 	"internal/server": 4, "internal/mcpserver": 4,
 	// The binary and the benchmarks.

@@ -24,8 +24,8 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
-	"github.com/acu-dev/acu/internal/desktop"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/launch"
@@ -80,7 +80,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	defer d.close()
 	// Windows, pointer, clipboard and launches (docs/desktop.md).
-	d.desktop = desktop.New(desktop.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: launch.AppDirs(e.getenv),
+	d.desktop = gate.New(gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: launch.AppDirs(e.getenv),
 		Env: e.environ, Logger: log.With("component", "desktop")})
 	removePid, err := writePidFile(c)
 	if err != nil {
@@ -164,7 +164,7 @@ type daemon struct {
 	// judge); ledger accounts the cost of every model client.
 	judgeClient *llm.Client
 	tasks       *orchestrator.Orchestrator // nil: tasks are off
-	desktop     *desktop.Service           // nil: the desktop routes answer 503
+	desktop     *gate.Service              // nil: the desktop routes answer 503
 	ledger      *llm.Ledger
 	token       secret.String
 	metrics     *prometheus.Registry

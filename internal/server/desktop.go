@@ -6,11 +6,11 @@ import (
 	"net/http"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/desktop"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // Desktop manages windows, the pointer, the clipboard and launches
-// (*desktop.Service).
+// (*gate.Service).
 type Desktop interface {
 	Windows(ctx context.Context, display string) (api.WindowList, error)
 	WindowOp(ctx context.Context, id, op string, req api.WindowOp) (api.WindowOpResult, error)
@@ -22,20 +22,20 @@ type Desktop interface {
 
 // desktopError maps the desktop feature's errors to responses.
 func desktopError(err error) error {
-	var de *desktop.Error
+	var de *gate.Error
 	if !errors.As(err, &de) {
 		return displayError(err)
 	}
 	switch de.Kind {
-	case desktop.Invalid:
+	case gate.Invalid:
 		return errInvalid(de.Field, "%s", de.Message)
-	case desktop.NotFound:
+	case gate.NotFound:
 		return newErr(http.StatusNotFound, api.CodeNotFound, de.Field, "%s", de.Message)
-	case desktop.Conflict:
+	case gate.Conflict:
 		return newErr(http.StatusConflict, api.CodeConflict, de.Field, "%s", de.Message)
-	case desktop.TooLarge:
+	case gate.TooLarge:
 		return newErr(http.StatusRequestEntityTooLarge, api.CodeTooLarge, de.Field, "%s", de.Message)
-	case desktop.Unavailable:
+	case gate.Unavailable:
 		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, de.Field, "%s", de.Message)
 	}
 	return err

@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/desktop"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
-// desktopFixture serves the desktop routes of a real desktop.Service on a
+// desktopFixture serves the desktop routes of a real gate.Service on a
 // fresh Xvfb running openbox.
 func desktopFixture(t *testing.T, appDir string) (*api.Client, string) {
 	t.Helper()
@@ -36,7 +36,7 @@ func desktopServer(t *testing.T, appDir string) (admin, read *api.Client, dpy st
 	t.Helper()
 	dpy = testx.StartXvfb(t, xvfb.Options{Width: 800, Height: 600})
 	testx.StartWM(t, dpy)
-	svc := desktop.New(desktop.Options{DefaultDisplay: dpy, AppDirs: []string{appDir}, Env: os.Environ()})
+	svc := gate.New(gate.Options{DefaultDisplay: dpy, AppDirs: []string{appDir}, Env: os.Environ()})
 	t.Cleanup(svc.Close)
 	s := New(Options{Token: testToken, MaxBody: 1 << 20, Version: "test", Desktop: svc,
 		LookupToken: func(_ context.Context, secret string) (Principal, bool) {

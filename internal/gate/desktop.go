@@ -7,7 +7,7 @@
 // It sits on internal/display (window operations), internal/clipboard and
 // internal/launch, under internal/server. It sends no input (that is
 // internal/input) and takes no screenshots.
-package desktop
+package gate
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package desktop_test
+package gate_test
 
 import (
 	"errors"
@@ -13,13 +13,13 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/desktop"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
-func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/desktop", "acu/internal/clipboard") }
+func TestMain(m *testing.M) { leakcheck.Main(m, "acu/internal/gate", "acu/internal/clipboard") }
 
 // setRootProp plays at-spi-bus-launcher: it publishes the display's
 // accessibility bus on the root window.
@@ -44,7 +44,7 @@ func setRootProp(t *testing.T, dpy, name, value string) {
 func TestLaunchGetsTheDisplaysAccessibilityBus(t *testing.T) {
 	dpy := testx.StartXvfb(t, xvfb.Options{Width: 640, Height: 480})
 	setRootProp(t, dpy, "AT_SPI_BUS", "unix:path=/tmp/acu-test-a11y-bus")
-	svc := desktop.New(desktop.Options{DefaultDisplay: dpy, Env: append(os.Environ(), "NO_AT_BRIDGE=1", "DISPLAY=:0")})
+	svc := gate.New(gate.Options{DefaultDisplay: dpy, Env: append(os.Environ(), "NO_AT_BRIDGE=1", "DISPLAY=:0")})
 	defer svc.Close()
 	out := filepath.Join(t.TempDir(), "env")
 	res, err := svc.Launch(t.Context(), api.LaunchRequest{Argv: []string{"sh", "-c",
@@ -69,7 +69,7 @@ func TestLaunchGetsTheDisplaysAccessibilityBus(t *testing.T) {
 func TestWindowsWithoutWM(t *testing.T) {
 	dpy := testx.StartXvfb(t, xvfb.Options{Width: 640, Height: 480})
 	w := testx.NewWindow(t, dpy, testx.Spec{Title: "no wm", Class: "NoWM", X: 10, Y: 20, W: 100, H: 80})
-	svc := desktop.New(desktop.Options{DefaultDisplay: dpy})
+	svc := gate.New(gate.Options{DefaultDisplay: dpy})
 	defer svc.Close()
 	ctx := t.Context()
 	l, err := svc.Windows(ctx, "")
@@ -92,8 +92,8 @@ func TestWindowsWithoutWM(t *testing.T) {
 		t.Errorf("after maximize, minimize, focus: %+v, %v; want focused, maximized, not minimized", res.Window, err)
 	}
 	_, err = svc.WindowOp(ctx, id, api.WindowClose, api.WindowOp{})
-	var de *desktop.Error
-	if !errors.As(err, &de) || de.Kind != desktop.Conflict || de.Field != "kill" {
+	var de *gate.Error
+	if !errors.As(err, &de) || de.Kind != gate.Conflict || de.Field != "kill" {
 		t.Errorf("close without WM_DELETE_WINDOW = %v, want a conflict naming kill", err)
 	}
 	if _, err := svc.WindowOp(ctx, id, api.WindowClose, api.WindowOp{Kill: true}); err != nil {
