@@ -22,7 +22,7 @@ packages=(
   mousepad galculator gnumeric pcmanfm lxterminal
   ffmpeg
   postgresql-15
-  python3 python3-xlib python3-numpy python3-pil python3-tk
+  python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
 )
 
 missing=()
@@ -70,4 +70,11 @@ go version
 oracle="$(dirname "$0")/../internal/dialect/uitars/testdata/oracle"
 if [ ! -d "$oracle/node_modules/@ui-tars/action-parser" ]; then
   npm install --prefix "$oracle" --no-package-lock --no-audit --no-fund
+fi
+
+# The TypeScript compiler, with which cmd/acu's relay tests run sinain-hud's
+# bridge pollers (cmd/acu/testdata/sinain-hud) as written.
+harness="$(dirname "$0")/../cmd/acu/testdata/sinain-harness"
+if [ ! -d "$harness/node_modules/typescript" ]; then
+  npm install --prefix "$harness" --no-package-lock --no-audit --no-fund
 fi
