@@ -154,7 +154,9 @@ func sensePython(t *testing.T) string {
 // what its send returned.
 func senseSend(t *testing.T, base string) bool {
 	t.Helper()
-	out, err := exec.CommandContext(t.Context(), sensePython(t), filepath.Join(originDir(t, "sinain-harness"), "sense.py"), base).CombinedOutput()
+	cmd := exec.CommandContext(t.Context(), sensePython(t), filepath.Join(originDir(t, "sinain-harness"), "sense.py"), base)
+	cmd.Env = append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1") // nothing written into testdata
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("sense.py: %v\n%s", err, out)
 	}
@@ -317,13 +319,25 @@ func TestRelayDefaultRefusesOriginClients(t *testing.T) {
 	}
 }
 
-// ACU_RELAY_AUTH=none beyond loopback stops `acu relay` at start; `acu
-// doctor` warns about it.
+// ACU_RELAY_AUTH=none beyond loopback stops `acu relay` and `acu serve`
+// at start; `acu serve` warns about it at start as `acu relay` does
+// (TestRelayAuthNoneOriginClients), and `acu doctor` warns too.
 func TestRelayAuthNoneChecks(t *testing.T) {
 	dataDir := t.TempDir()
+	daemonPort := freePort(t)
 	env := append(os.Environ(), "HOME="+dataDir, "XDG_CONFIG_HOME="+dataDir, "ACU_DATA_DIR="+dataDir, "AGENT_ENABLED=false",
-		"ACU_RELAY_PORT="+strconv.Itoa(freePort(t)), "ACU_DAEMON_PORT="+strconv.Itoa(freePort(t)), "ACU_VISION_BACKEND=ocr")
-	_, stderr, code := acu(t, append(env, "ACU_RELAY_AUTH=none", "ACU_RELAY_HOST=0.0.0.0"), "relay")
+		"ACU_RELAY_PORT="+strconv.Itoa(freePort(t)), "ACU_DAEMON_PORT="+strconv.Itoa(daemonPort), "ACU_VISION_BACKEND=ocr")
+	_, stderr, code := acu(t, append(env, "ACU_RELAY_AUTH=none", "ACU_RELAY_HOST=0.0.0.0"), "serve")
+	if code == 0 || !strings.Contains(stderr, "ACU_RELAY_AUTH") || !strings.Contains(stderr, "loopback") {
+		t.Errorf("acu serve with ACU_RELAY_AUTH=none on 0.0.0.0: exit %d, stderr %q; want a refusal naming ACU_RELAY_AUTH and loopback", code, stderr)
+	}
+	d := startDaemon(t, append(env, "ACU_RELAY_AUTH=none"), dataDir, daemonPort)
+	eventually(t, 30*time.Second, "acu serve's relay to start", func() bool { return strings.Contains(d.log.String(), "relay serving") })
+	if !strings.Contains(d.log.String(), "ACU_RELAY_AUTH=none: the relay at") {
+		t.Errorf("acu serve with ACU_RELAY_AUTH=none logged no warning:\n%s", d.log)
+	}
+	d.stop()
+	_, stderr, code = acu(t, append(env, "ACU_RELAY_AUTH=none", "ACU_RELAY_HOST=0.0.0.0"), "relay")
 	if code == 0 || !strings.Contains(stderr, "ACU_RELAY_AUTH") || !strings.Contains(stderr, "loopback") {
 		t.Errorf("acu relay with ACU_RELAY_AUTH=none on 0.0.0.0: exit %d, stderr %q; want a refusal naming ACU_RELAY_AUTH and loopback", code, stderr)
 	}
