@@ -22,7 +22,7 @@ packages=(
   mousepad galculator gnumeric pcmanfm lxterminal
   ffmpeg
   postgresql-15
-  python3 python3-xlib python3-numpy python3-pil python3-tk
+  python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
 )
 
 missing=()
@@ -82,4 +82,11 @@ if [ ! -x "$clients/node_modules/.bin/node" ] || ! cmp -s "$clients/package-lock
   # no-op inside node_modules), and npm versions differ on running them.
   npm ci --prefix "$clients" --no-audit --no-fund --ignore-scripts
   cp "$clients/package-lock.json" "$clients/node_modules/.package-lock.json.acu"
+fi
+
+# The TypeScript compiler, with which cmd/acu's relay tests run sinain-hud's
+# bridge pollers (cmd/acu/testdata/sinain-hud) as written.
+harness="$(dirname "$0")/../cmd/acu/testdata/sinain-harness"
+if [ ! -d "$harness/node_modules/typescript" ]; then
+  npm install --prefix "$harness" --no-package-lock --no-audit --no-fund
 fi

@@ -89,6 +89,11 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 
 	checkDeadLetters(ctx, e, c, report)
 
+	// Relay.
+	if w := c.RelayAuthWarning(); w != "" {
+		warn("relay", w)
+	}
+
 	// State and daemon.
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		report(false, "data dir", err.Error())

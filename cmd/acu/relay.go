@@ -65,6 +65,7 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 		CallTimeout: rc.AgentTimeout,
 		Guard:       guard.Guard{AllowedHosts: c.AllowHosts, ListenHost: rc.Host},
 		Token:       token,
+		Open:        rc.Open(),
 		Logger:      log,
 	}
 	if db != nil {
@@ -101,7 +102,10 @@ func newRelayService(ctx context.Context, c *config.Config, db *store.DB, log *s
 		tokenFile = "ACU_RELAY_TOKEN"
 	}
 	log.Info("relay serving", "addr", "http://"+l.Addr().String(), "hud", "`acu relay open` prints a one-time link", "token_file", tokenFile,
-		"epoch", r.Epoch(), "analysis", rc.AgentEnabled && opts.Model != nil, "model", rc.AgentModel)
+		"auth", rc.Auth, "epoch", r.Epoch(), "analysis", rc.AgentEnabled && opts.Model != nil, "model", rc.AgentModel)
+	if w := c.RelayAuthWarning(); w != "" {
+		log.Warn(w)
+	}
 	return &relayService{r: r, l: l, log: log}, nil
 }
 
@@ -115,7 +119,8 @@ func (s *relayService) run(ctx context.Context) error {
 
 // ensureRelayToken returns the relay's token: ACU_RELAY_TOKEN when set,
 // else the token in ACU_DATA_DIR/relay-token, generated (0600) at first
-// use. The relay always requires a token: it serves the screen's text.
+// use. The relay requires it unless ACU_RELAY_AUTH=none (and even then for
+// POST /auth/link, `acu relay open`): it serves the screen's text.
 func ensureRelayToken(c *config.Config) (secret.String, error) {
 	if t := c.Relay().Token; t.Set() {
 		return t, nil

@@ -423,6 +423,9 @@ func (c *Config) finish() error {
 			Accepted: "a loopback address (127.0.0.1, ::1, localhost), or set ACU_ALLOW_REMOTE=true (flag -allow-remote) to bind beyond loopback",
 			Err:      errors.New("binding beyond loopback needs an explicit opt-in")}
 	}
+	if err := c.checkRelayAuth(); err != nil {
+		return err
+	}
 	for _, n := range c.Notifiers {
 		switch n {
 		case "exec":

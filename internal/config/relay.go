@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"path/filepath"
 	"strconv"
@@ -19,6 +20,11 @@ type RelayConfig struct {
 	Host    string
 	Port    int
 	Token   secret.String
+	// Auth is ACU_RELAY_AUTH: "token" (the default: every route but the
+	// HUD page's files needs the token) or "none" (the seed's routes are
+	// open to anyone on this machine, for the origin's clients, which send
+	// no token; accepted only while Host is loopback).
+	Auth string
 
 	AgentEnabled        bool
 	AgentIntervalMs     int
@@ -40,6 +46,37 @@ type RelayConfig struct {
 	SenseOCRMaxChars  int
 	SenseIgnore       []string
 	SenseQueue        int
+}
+
+// The values of ACU_RELAY_AUTH.
+const (
+	RelayAuthToken = "token"
+	RelayAuthNone  = "none"
+)
+
+// Open reports whether ACU_RELAY_AUTH=none: the relay's routes need
+// no token.
+func (r *RelayConfig) Open() bool { return r.Auth == RelayAuthNone }
+
+// RelayAuthWarning is what `acu serve`, `acu relay` and `acu doctor` say
+// while ACU_RELAY_AUTH=none; empty otherwise.
+func (c *Config) RelayAuthWarning() string {
+	if !c.Relay().Open() {
+		return ""
+	}
+	return "ACU_RELAY_AUTH=none: the relay at " + c.RelayAddr() + " needs no token, so every local user and program (a browser's pages excepted) can read the screen's OCR text it holds, post to the HUD and change its analysis loop; unset ACU_RELAY_AUTH once its clients send Authorization: Bearer <token>"
+}
+
+// checkRelayAuth refuses ACU_RELAY_AUTH=none unless the relay listens on
+// loopback.
+func (c *Config) checkRelayAuth() error {
+	r := c.Relay()
+	if r.Open() && !isLoopbackHost(r.Host) {
+		return &Error{Env: "ACU_RELAY_AUTH", Value: r.Auth, Source: "configuration",
+			Accepted: "token, or none only while ACU_RELAY_HOST is a loopback address (127.0.0.1, ::1, localhost)",
+			Err:      fmt.Errorf("a relay without a token must listen on loopback, and ACU_RELAY_HOST is %q: set ACU_RELAY_HOST=127.0.0.1, or unset ACU_RELAY_AUTH and give the clients the token", r.Host)}
+	}
+	return nil
 }
 
 // Relay returns c's relay settings.
@@ -67,6 +104,9 @@ func init() {
 		safety(str("ACU_RELAY_HOST", "", "127.0.0.1", "a host name or IP address", "address the relay listens on",
 			func(c *Config) *string { return &r(c).Host })),
 		integer("ACU_RELAY_PORT", "", "18791", 1, 65535, "port the relay listens on (the seed's 18791)", func(c *Config) *int { return &r(c).Port }),
+		safety(enum("ACU_RELAY_AUTH", "", RelayAuthToken, []string{RelayAuthToken, RelayAuthNone},
+			"who may use the relay: token (Authorization: Bearer, the default) or none (the seed's routes open to every local user and program, for clients that send no token; loopback ACU_RELAY_HOST only, warned about at every start)",
+			func(c *Config) *string { return &r(c).Auth })),
 		safety(secretStr("ACU_RELAY_TOKEN", "", "bearer token the relay requires (overrides the one generated in ACU_DATA_DIR/relay-token, which `acu sense` reads too)",
 			func(c *Config) *secret.String { return &r(c).Token })),
 

@@ -17,7 +17,7 @@ func TestRelayDefaults(t *testing.T) {
 	}
 	got := *c.Relay()
 	want := RelayConfig{
-		Enabled: true, Host: "127.0.0.1", Port: 18791,
+		Enabled: true, Host: "127.0.0.1", Port: 18791, Auth: "token",
 		AgentEnabled: true, AgentIntervalMs: 30000, AgentModel: "google/gemini-2.5-flash-lite", AgentMaxAgeMs: 120000,
 		AgentMaxTokens: 200, AgentTemperature: 0.3, AgentPushToFeed: true, AgentBaseURL: "https://openrouter.ai/api/v1",
 		AgentTimeout:  30 * time.Second,
@@ -72,6 +72,7 @@ func TestRelayBadValues(t *testing.T) {
 		{"AGENT_TEMPERATURE", "3", "a number from 0 to 2"},
 		{"AGENT_ENABLED", "maybe", "true or false"},
 		{"ACU_SENSE_MIN_INTERVAL", "1ms", "a duration from 50ms to 1h0m0s"},
+		{"ACU_RELAY_AUTH", "off", "one of token, none"},
 	} {
 		t.Run(tc.env, func(t *testing.T) {
 			getenv, environ := env(map[string]string{"HOME": "/home/u", tc.env: tc.value})
@@ -79,6 +80,53 @@ func TestRelayBadValues(t *testing.T) {
 			var ce *Error
 			if !errors.As(err, &ce) || ce.Env != tc.env || !strings.Contains(err.Error(), tc.accepted) {
 				t.Errorf("Load with %s=%s: err = %v, want a config error naming it and %q", tc.env, tc.value, err, tc.accepted)
+			}
+		})
+	}
+}
+
+// ACU_RELAY_AUTH=none is accepted only while the relay listens on
+// loopback, and always carries a warning; the default needs the token.
+func TestRelayAuth(t *testing.T) {
+	for _, tc := range []struct {
+		name, auth, host string
+		open             bool
+		refused          bool
+	}{
+		{"default", "", "", false, false},
+		{"token", "token", "0.0.0.0", false, false},
+		{"none on 127.0.0.1", "none", "", true, false},
+		{"none on ::1", "NONE", "::1", true, false},
+		{"none on localhost", "none", "localhost", true, false},
+		{"none on every address", "none", "0.0.0.0", false, true},
+		{"none on a LAN address", "none", "192.168.1.20", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := map[string]string{"HOME": "/home/u"}
+			if tc.auth != "" {
+				m["ACU_RELAY_AUTH"] = tc.auth
+			}
+			if tc.host != "" {
+				m["ACU_RELAY_HOST"] = tc.host
+			}
+			getenv, environ := env(m)
+			c, _, _, err := Load(getenv, environ, nil, nil)
+			if tc.refused {
+				var ce *Error
+				if !errors.As(err, &ce) || ce.Env != "ACU_RELAY_AUTH" || !strings.Contains(err.Error(), "loopback") || !strings.Contains(err.Error(), "ACU_RELAY_HOST") {
+					t.Fatalf("Load(ACU_RELAY_AUTH=%s, ACU_RELAY_HOST=%s) err = %v, want a refusal naming ACU_RELAY_AUTH, ACU_RELAY_HOST and loopback", tc.auth, tc.host, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Load(ACU_RELAY_AUTH=%s, ACU_RELAY_HOST=%s): %v", tc.auth, tc.host, err)
+			}
+			if got := c.Relay().Open(); got != tc.open {
+				t.Errorf("Open() = %v, want %v", got, tc.open)
+			}
+			w := c.RelayAuthWarning()
+			if tc.open != (w != "") || tc.open && (!strings.Contains(w, "ACU_RELAY_AUTH=none") || !strings.Contains(w, c.RelayAddr())) {
+				t.Errorf("RelayAuthWarning() = %q, want a warning naming ACU_RELAY_AUTH=none and %s exactly when open", w, c.RelayAddr())
 			}
 		})
 	}

@@ -101,3 +101,65 @@ func TestParsePlanForms(t *testing.T) {
 		})
 	}
 }
+
+// agentrelayExampleReply is the reply agentrelay's planner asks its model
+// for, as its own prompt spells it (github.com/Divide-By-0/agentrelay,
+// app/src/main/java/com/agentrelay/PlanningAgent.kt at commit
+// 48e57587f7477f73a1a1b1467aa1686da8d0b3fd, planInitial): the "Respond
+// with JSON" example, with the "splitScreen" field in the prompt's
+// "Format:" line, both verbatim.
+const agentrelayExampleReply = `{
+  "approaches": [
+    {
+      "name": "Direct Navigation",
+      "description": "Navigate directly via the settings menu",
+      "app": "com.android.settings",
+      "steps": ["Open settings", "Find the target option", "Toggle it"],
+      "confidence": 0.8
+    }
+  ],
+  "recommendedIndex": 0,
+  "splitScreen": {"recommended": true, "topApp": "pkg.name", "bottomApp": "pkg.name",
+"topTask": "description of what the top agent should do", "bottomTask": "description of what the bottom agent should do"}
+}`
+
+// agentrelay's SplitScreenRecommendation is read as agentrelay writes it:
+// the top app is acu's first window and its task the first window agent's;
+// agentrelay acts on it only when "recommended" is true, and so does acu.
+func TestParsePlanAgentrelaySplitScreen(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply string
+		want  *Split
+	}{
+		{"agentrelay's example reply", agentrelayExampleReply, &Split{Windows: []string{"pkg.name", "pkg.name"},
+			Tasks: []string{"description of what the top agent should do", "description of what the bottom agent should do"}}},
+		{"recovery form", "```json\n" + `{"diagnosis":"d","approaches":[{"name":"A","steps":["s"]}],"recommendedIndex":0,` +
+			`"splitScreen": {"recommended": true, "topApp": "Firefox", "bottomApp": "Mousepad", "topTask": "find the price", "bottomTask": "write it down"}}` + "\n```",
+			&Split{Windows: []string{"Firefox", "Mousepad"}, Tasks: []string{"find the price", "write it down"}}},
+		{"recommended as a string", `{"approaches":[{"name":"A"}],"splitScreen":{"recommended":"true","topApp":"a","bottomApp":"b"}}`,
+			&Split{Windows: []string{"a", "b"}}},
+		{"one task only: tiling without window agents", `{"approaches":[{"name":"A"}],"splitScreen":{"recommended":true,"topApp":"a","bottomApp":"b","topTask":"t"}}`,
+			&Split{Windows: []string{"a", "b"}}},
+		{"not recommended", `{"approaches":[{"name":"A"}],"splitScreen":{"recommended":false,"topApp":"a","bottomApp":"b","topTask":"t","bottomTask":"u"}}`, nil},
+		{"no bottom app", `{"approaches":[{"name":"A"}],"splitScreen":{"recommended":true,"topApp":"a","topTask":"t","bottomTask":"u"}}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := parsePlan(tt.reply)
+			if err != nil {
+				t.Fatalf("parsePlan error %v", err)
+			}
+			if d := cmp.Diff(tt.want, p.Split); d != "" {
+				t.Errorf("parsePlan(%s).Split (-want +got):\n%s", tt.name, d)
+			}
+		})
+	}
+	p, err := parsePlan(agentrelayExampleReply)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := p.recommended(); a.Name != "Direct Navigation" || !cmp.Equal(a.Steps, []string{"Open settings", "Find the target option", "Toggle it"}) {
+		t.Errorf("parsePlan(agentrelay's example).recommended() = %+v, want Direct Navigation with its three steps", a)
+	}
+}

@@ -206,33 +206,64 @@ type approachWire struct {
 	Confidence   float64         `json:"confidence"`
 }
 
-// splitWire is acu's {"windows":[a,b]} or agentrelay's two named apps.
+// splitWire is acu's {"windows":[a,b]}, or agentrelay's
+// SplitScreenRecommendation as its planner writes it (PlanningAgent.kt:
+// {"recommended": true, "topApp", "bottomApp", "topTask", "bottomTask"}),
+// or two named apps {"primaryApp", "secondaryApp"} (acu's reading before).
 type splitWire struct {
-	Windows      []string `json:"windows"`
-	Apps         []string `json:"apps"`
-	PrimaryApp   string   `json:"primaryApp"`
-	SecondaryApp string   `json:"secondaryApp"`
-	Reason       string   `json:"reason"`
-	Rationale    string   `json:"rationale"`
-	Tasks        []string `json:"tasks"`
+	Windows      []string        `json:"windows"`
+	Apps         []string        `json:"apps"`
+	Recommended  json.RawMessage `json:"recommended"`
+	TopApp       string          `json:"topApp"`
+	BottomApp    string          `json:"bottomApp"`
+	TopTask      string          `json:"topTask"`
+	BottomTask   string          `json:"bottomTask"`
+	PrimaryApp   string          `json:"primaryApp"`
+	SecondaryApp string          `json:"secondaryApp"`
+	Reason       string          `json:"reason"`
+	Rationale    string          `json:"rationale"`
+	Tasks        []string        `json:"tasks"`
+}
+
+// declined reports an agentrelay recommendation that is present but not
+// true: agentrelay acts on a split only when "recommended" is true, and
+// so does acu.
+func (w *splitWire) declined() bool {
+	if len(w.Recommended) == 0 || string(w.Recommended) == "null" {
+		return false
+	}
+	var b bool
+	if json.Unmarshal(w.Recommended, &b) == nil {
+		return !b
+	}
+	var s string
+	return json.Unmarshal(w.Recommended, &s) != nil || !strings.EqualFold(strings.TrimSpace(s), "true")
 }
 
 func (w *splitWire) split() *Split {
-	if w == nil {
+	if w == nil || w.declined() {
 		return nil
 	}
 	s := &Split{Windows: w.Windows, Reason: firstNonEmpty(w.Reason, w.Rationale)}
-	if len(w.Tasks) == 2 && strings.TrimSpace(w.Tasks[0]) != "" && strings.TrimSpace(w.Tasks[1]) != "" {
-		s.Tasks = w.Tasks
-	}
+	tasks := w.Tasks
 	if len(s.Windows) == 0 {
 		s.Windows = w.Apps
+	}
+	if len(s.Windows) == 0 && w.TopApp != "" && w.BottomApp != "" {
+		// agentrelay's top half is acu's first window, its bottom the second.
+		s.Windows = []string{w.TopApp, w.BottomApp}
+		if len(tasks) == 0 {
+			tasks = []string{w.TopTask, w.BottomTask}
+		}
 	}
 	if len(s.Windows) == 0 && w.PrimaryApp != "" && w.SecondaryApp != "" {
 		s.Windows = []string{w.PrimaryApp, w.SecondaryApp}
 	}
 	if len(s.Windows) != 2 {
 		return nil
+	}
+	if len(tasks) == 2 && strings.TrimSpace(tasks[0]) != "" && strings.TrimSpace(tasks[1]) != "" {
+		s.Tasks = tasks
 	}
 	return s
 }

@@ -10,7 +10,9 @@
 // starts it beside the daemon or `acu relay` runs it alone. It uses
 // internal/guard for the Host and Origin checks and for the HUD page's
 // login (a one-time link's code swapped for a session header; no cookie);
-// every other route needs Options.Token, which is required. internal/llm for
+// every other route needs Options.Token, which is required (Options.Open,
+// ACU_RELAY_AUTH=none, lets the seed's routes answer without it, on a
+// loopback listener only). internal/llm for
 // the model (any OpenAI-compatible endpoint), and internal/store to keep
 // analysis results across restarts. The sense client that feeds it is
 // internal/sense.

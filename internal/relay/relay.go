@@ -91,6 +91,11 @@ type Options struct {
 	// own from a one-time link (LoginURL, POST /auth/link). Required: the
 	// relay serves the screen's text (cmd/acu generates one by default).
 	Token secret.String
+	// Open lets requests without the token or a session reach the seed's
+	// routes (/feed, /sense, /agent/*, /health), for the origin's clients,
+	// which send none (ACU_RELAY_AUTH=none). POST /auth/link still needs
+	// the token. Serve then refuses a listener that is not on loopback.
+	Open bool
 	// Logger; nil discards.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
@@ -289,6 +294,9 @@ func (r *Relay) Handler() http.Handler { return r.h }
 
 // Serve serves the relay's HTTP API on l until ctx ends.
 func (r *Relay) Serve(ctx context.Context, l net.Listener) error {
+	if r.opts.Open && !loopbackListener(l) {
+		return fmt.Errorf("relay: refusing to serve without a token on %s: a relay without a token (ACU_RELAY_AUTH=none) listens on loopback only", l.Addr())
+	}
 	srv := &http.Server{Handler: r.h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ErrorLog:    slog.NewLogLogger(r.log.Handler(), slog.LevelDebug)}
@@ -306,6 +314,13 @@ func (r *Relay) Serve(ctx context.Context, l net.Listener) error {
 		return nil
 	}
 	return fmt.Errorf("relay: serve on %s: %w", l.Addr(), err)
+}
+
+// loopbackListener reports whether l accepts connections from this
+// machine only.
+func loopbackListener(l net.Listener) bool {
+	a, ok := l.Addr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
 }
 
 // AddFeed appends a feed message (what POST /feed does) and returns it.

@@ -1,0 +1,1 @@
+"""Sinain sense_client — screen capture preprocessing pipeline."""
