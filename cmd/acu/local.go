@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,8 +14,8 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/capture"
-	"github.com/acu-dev/acu/internal/display"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
@@ -98,18 +99,24 @@ func runActLocal(ctx context.Context, e *env, dpyFlag, cropFlag string, dry bool
 	if err != nil {
 		return err
 	}
-	conn, err := display.Open(ctx, dpy, display.Options{})
+	// The same gate and policy (ACU_ACT_*) as the daemon's.
+	c, _, _, err := config.Load(e.getenv, e.environ, flag.NewFlagSet("acu act", flag.ContinueOnError), nil)
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	g := gate.New(gateOptions(c, e, slog.New(slog.DiscardHandler)))
+	defer g.Close()
+	conn, err := g.Conn(ctx, dpy)
+	if err != nil {
+		return err
+	}
 	sw, sh := conn.Screen.Width, conn.Screen.Height
-	dev, err := input.New(conn, input.AreaFromCrop(int(sw), int(sh), crop), input.Options{DryRun: dry})
+	h, err := g.HandsFor(ctx, dpy, gate.DeviceOptions{Area: gate.AreaFromCrop(int(sw), int(sh), crop), DryRun: dry})
 	if err != nil {
 		return err
 	}
-	defer dev.Close()
-	return dev.Do(ctx, a)
+	_, err = h.Do(gate.WithCaller(ctx, gate.Caller{Engine: "act"}), a)
+	return err
 }
 
 func parseCrop(s string) ([4]int, error) {
@@ -131,11 +138,11 @@ func parseCrop(s string) ([4]int, error) {
 	return c, nil
 }
 
-func parseAction(args []string) (input.Action, error) {
+func parseAction(args []string) (gate.Action, error) {
 	if len(args) == 0 {
-		return input.Action{}, fmt.Errorf("act: name an action: %s", strings.Join(input.Kinds, ", "))
+		return gate.Action{}, fmt.Errorf("act: name an action: %s", strings.Join(gate.Kinds, ", "))
 	}
-	a := input.Action{Kind: args[0]}
+	a := gate.Action{Kind: args[0]}
 	nums := func(n int) ([]int, error) {
 		if len(args)-1 != n {
 			return nil, fmt.Errorf("act %s: want %d numbers (0..1000), got %d arguments", a.Kind, n, len(args)-1)
@@ -151,30 +158,30 @@ func parseAction(args []string) (input.Action, error) {
 		return out, nil
 	}
 	switch strings.ToLower(a.Kind) {
-	case input.KindMove, input.KindClick, input.KindDoubleClick, input.KindRightClick, input.KindMiddleClick:
+	case gate.KindMove, gate.KindClick, gate.KindDoubleClick, gate.KindRightClick, gate.KindMiddleClick:
 		v, err := nums(2)
 		if err != nil {
 			return a, err
 		}
 		a.X, a.Y = v[0], v[1]
-	case input.KindDrag:
+	case gate.KindDrag:
 		v, err := nums(4)
 		if err != nil {
 			return a, err
 		}
 		a.X, a.Y, a.X2, a.Y2 = v[0], v[1], v[2], v[3]
-	case input.KindScroll:
+	case gate.KindScroll:
 		v, err := nums(3)
 		if err != nil {
 			return a, err
 		}
 		a.X, a.Y, a.DY = v[0], v[1], v[2]
-	case input.KindType:
+	case gate.KindType:
 		a.Text = strings.Join(args[1:], " ")
-	case input.KindKey:
+	case gate.KindKey:
 		a.Keys = strings.Join(args[1:], " ")
 	default:
-		return a, fmt.Errorf("act: unknown action %q: use one of %s", a.Kind, strings.Join(input.Kinds, ", "))
+		return a, fmt.Errorf("act: unknown action %q: use one of %s", a.Kind, strings.Join(gate.Kinds, ", "))
 	}
 	return a, a.Validate()
 }

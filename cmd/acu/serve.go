@@ -26,9 +26,7 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/gate"
-	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/judge"
-	"github.com/acu-dev/acu/internal/launch"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/mcpserver"
@@ -79,9 +77,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	defer d.close()
-	// Windows, pointer, clipboard and launches (docs/desktop.md).
-	d.desktop = gate.New(gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: launch.AppDirs(e.getenv),
-		Env: e.environ, Logger: log.With("component", "desktop")})
+	// The gate: every effect on the desktop (input, windows, clipboard,
+	// launches) from every surface and engine, under one policy
+	// (docs/security.md).
+	d.desktop = gate.New(gateOptions(c, e, log))
 	removePid, err := writePidFile(c)
 	if err != nil {
 		l.Close()
@@ -105,7 +104,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	// Tasks (ACU_TASK_ENABLED, on when a task model is configured).
-	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.runs, d.db, d.ledger, d.engine, log); ts != nil {
+	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.desktop, d.runs, d.db, d.ledger, d.engine, log); ts != nil {
 		defer ts.Close() // ends a live task as cancelled, before the database closes
 		d.tasks = ts.Orch
 	}
@@ -289,7 +288,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		return err
 	}
 	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
-		Takeover: live.TakeoverOptions{Runs: d.runs, Input: input.Options{ClickDelay: -1}, Logger: log.With("component", "live")}})
+		Takeover: live.TakeoverOptions{Runs: d.runs, Gate: d.desktop, Logger: log.With("component", "live")}})
 	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
 		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns, Logger: log.With("component", "record")})
 	if err != nil {
@@ -383,6 +382,19 @@ func (d *daemon) pruneEvents(ctx context.Context, log *slog.Logger) {
 	}
 }
 
+// gateOptions are the gate's settings: the ACU_ACT_* policy and the
+// device's click hold, the launcher's desktop entries and environment.
+func gateOptions(c *config.Config, e *env, log *slog.Logger) gate.Options {
+	ac := c.Act()
+	o := gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: gate.AppDirs(e.getenv), Env: e.environ,
+		Policy: gate.Policy{Disabled: !ac.Enabled, Displays: ac.Displays, Deny: ac.Deny, PauseOnUser: ac.PauseOnUser, Quiet: ac.UserQuiet},
+		Input:  gate.InputOptions{ClickDelay: ac.ClickHold}, Logger: log.With("component", "gate")}
+	if ac.ClickHold == 0 {
+		o.Input.ClickDelay = -1 // no hold at all
+	}
+	return o
+}
+
 // openActions builds the action service (POST /v1/actions, GET
 // /v1/elements, GET /v1/screenshot) on the daemon's hub, runs and settle,
 // with the ACU_ACT_* settings.
@@ -390,12 +402,7 @@ func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
 	c := d.cfg
 	ac := c.Act()
 	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
-		Policy:      actions.Policy{Disabled: !ac.Enabled, Displays: ac.Displays, Deny: ac.Deny, PauseOnUser: ac.PauseOnUser, Quiet: ac.UserQuiet},
-		Input:       input.Options{ClickDelay: ac.ClickHold},
-		SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
-	if ac.ClickHold == 0 {
-		o.Input.ClickDelay = -1 // no hold at all
-	}
+		Gate: d.desktop, SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
 	if ac.OCR {
 		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
 		if err != nil {

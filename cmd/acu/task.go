@@ -17,9 +17,8 @@ import (
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
-	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
@@ -57,7 +56,7 @@ func (s *taskService) Close() {
 // ledger accounts model cost (nil: its own). sessionBus is
 // DBUS_SESSION_BUS_ADDRESS, the fallback when the display does not publish
 // its accessibility bus.
-func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
+func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *gate.Gate, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
 	wait orchestrator.Waiter, sessionBus, home string, onEvent func(runID, stream string, data any), log *slog.Logger) (_ *taskService, err error) {
 	tc := c.Task()
 	log = log.With("component", "task")
@@ -99,16 +98,15 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 		return nil, err
 	}
 
-	conn, err := display.Open(ctx, dpy, display.Options{Logger: log})
+	conn, err := g.Conn(ctx, dpy)
 	if err != nil {
 		return nil, fmt.Errorf("open display %s for tasks: %w", dpy, err)
 	}
-	s.closers = append(s.closers, conn.Close)
-	dev, err := input.New(conn, input.Area{W: int(conn.Screen.Width), H: int(conn.Screen.Height)}, input.Options{})
+	hands, err := g.Hands(ctx, dpy) // tasks act only where the policy lets them
 	if err != nil {
-		return nil, fmt.Errorf("input on %s: %w", dpy, err)
+		return nil, fmt.Errorf("tasks on %s: %w", dpy, err)
 	}
-	s.closers = append(s.closers, func() { dev.Close() })
+	dev := hands.Device()
 
 	ao := atspi.Options{SessionBus: sessionBus, Logger: log.With("component", "atspi")}
 	if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
@@ -147,7 +145,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
 		Input: dev, Screenshots: tc.Screenshots, FastScreenshots: tc.FastScreenshot, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
 		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: onEvent, Logger: log,
-		Launch: orchestrator.DesktopLauncher{Dirs: dirs, Display: dpy, Bus: ao.Address, Env: os.Environ(), Logger: log.With("component", "launch")},
+		Launch: orchestrator.DesktopLauncher{Gate: g, Dirs: dirs, Display: dpy},
 		Wait:   wait,
 	}
 	if tc.RecoverAfter == 0 {
@@ -224,7 +222,9 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if cl, _, err := newClient(e); err == nil {
 		wait = clientWaiter{cl: cl, display: c.TaskDisplay()}
 	}
-	s, err := newTaskService(ctx, c, parts.hub, parts.runs, parts.db, nil, wait, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
+	g := gate.New(gateOptions(c, e, log))
+	defer g.Close()
+	s, err := newTaskService(ctx, c, parts.hub, g, parts.runs, parts.db, nil, wait, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
 	if err != nil {
 		return err
 	}
@@ -323,12 +323,12 @@ func oneLine(s string, n int) string {
 // or returns nil (logged) when tasks are off (ACU_TASK_ENABLED=false) or
 // cannot run here (no key, no display, no accessibility bus and no OCR):
 // the daemon still starts and POST /v1/tasks answers 503 saying why.
-func serveTasks(ctx context.Context, c *config.Config, getenv func(string) string, hub *capture.Hub, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
+func serveTasks(ctx context.Context, c *config.Config, getenv func(string) string, hub *capture.Hub, g *gate.Gate, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
 	eng *smartwait.Engine, log *slog.Logger) *taskService {
 	if !c.Task().Enabled {
 		return nil
 	}
-	s, err := newTaskService(ctx, c, hub, reg, db, ledger, engineWaiter{eng: eng, display: c.TaskDisplay()}, getenv("DBUS_SESSION_BUS_ADDRESS"), getenv("HOME"), nil, log)
+	s, err := newTaskService(ctx, c, hub, g, reg, db, ledger, engineWaiter{eng: eng, display: c.TaskDisplay()}, getenv("DBUS_SESSION_BUS_ADDRESS"), getenv("HOME"), nil, log)
 	if err != nil {
 		log.Warn("tasks are off: POST /v1/tasks and run_task answer 503 until this is fixed", "problem", err)
 		return nil

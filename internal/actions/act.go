@@ -9,12 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jezek/xgb/xproto"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/smartwait"
 )
 
@@ -41,7 +39,7 @@ type step struct {
 	repeat int
 }
 
-var buttons = map[string]int{"": input.ButtonLeft, "left": input.ButtonLeft, "middle": input.ButtonMiddle, "right": input.ButtonRight}
+var buttons = map[string]int{"": gate.ButtonLeft, "left": gate.ButtonLeft, "middle": gate.ButtonMiddle, "right": gate.ButtonRight}
 
 // checkAction validates a's syntax; field is "actions[i]".
 func checkAction(a api.Action, field string, def frameSpec) error {
@@ -79,7 +77,7 @@ func checkAction(a api.Action, field string, def frameSpec) error {
 		}
 	}
 	if a.Mods != "" {
-		if err := input.CheckMods(a.Mods); err != nil {
+		if err := gate.CheckMods(a.Mods); err != nil {
 			return invalid(field+".mods", "%s.mods: %v", field, err)
 		}
 	}
@@ -100,27 +98,27 @@ func checkAction(a api.Action, field string, def frameSpec) error {
 			return invalid(field+".at", "%s: move needs at", field)
 		}
 	case api.ActClick:
-		if a.Count < 0 || a.Count > input.MaxClickCount {
-			return invalid(field+".count", "%s.count %d: use 1 (default) to %d", field, a.Count, input.MaxClickCount)
+		if a.Count < 0 || a.Count > gate.MaxClickCount {
+			return invalid(field+".count", "%s.count %d: use 1 (default) to %d", field, a.Count, gate.MaxClickCount)
 		}
 	case api.ActDrag:
-		if len(a.Path) < 2 || len(a.Path) > input.MaxPathPoints {
-			return invalid(field+".path", "%s.path has %d points: give 2 to %d", field, len(a.Path), input.MaxPathPoints)
+		if len(a.Path) < 2 || len(a.Path) > gate.MaxPathPoints {
+			return invalid(field+".path", "%s.path has %d points: give 2 to %d", field, len(a.Path), gate.MaxPathPoints)
 		}
 		for i := range a.Path {
 			if err := checkPoint(&a.Path[i], fmt.Sprintf("%s.path[%d]", field, i), def); err != nil {
 				return err
 			}
 		}
-		if a.HoldMs < 0 || time.Duration(a.HoldMs)*time.Millisecond > input.MaxHold {
-			return invalid(field+".hold_ms", "%s.hold_ms %d: use 0 to %d", field, a.HoldMs, input.MaxHold.Milliseconds())
+		if a.HoldMs < 0 || time.Duration(a.HoldMs)*time.Millisecond > gate.MaxHold {
+			return invalid(field+".hold_ms", "%s.hold_ms %d: use 0 to %d", field, a.HoldMs, gate.MaxHold.Milliseconds())
 		}
 	case api.ActScroll:
 		if a.DX == 0 && a.DY == 0 {
 			return invalid(field+".dy", "%s: scroll needs dy (positive scrolls down) or dx (positive scrolls right)", field)
 		}
-		if abs(a.DX) > input.MaxScroll || abs(a.DY) > input.MaxScroll {
-			return invalid(field+".dy", "%s: scroll by dx=%d dy=%d: at most %d wheel clicks each", field, a.DX, a.DY, input.MaxScroll)
+		if abs(a.DX) > gate.MaxScroll || abs(a.DY) > gate.MaxScroll {
+			return invalid(field+".dy", "%s: scroll by dx=%d dy=%d: at most %d wheel clicks each", field, a.DX, a.DY, gate.MaxScroll)
 		}
 	case api.ActType:
 		if a.Text == "" {
@@ -130,14 +128,14 @@ func checkAction(a api.Action, field string, def frameSpec) error {
 		if strings.TrimSpace(a.Keys) == "" {
 			return invalid(field+".keys", "%s: key needs keys, such as ctrl+l, alt+Tab or Return", field)
 		}
-		if err := input.CheckKeys(a.Keys); err != nil {
+		if err := gate.CheckKeys(a.Keys); err != nil {
 			return invalid(field+".keys", "%s.keys: %v", field, err)
 		}
-		if a.HoldMs < 0 || time.Duration(a.HoldMs)*time.Millisecond > input.MaxHold {
-			return invalid(field+".hold_ms", "%s.hold_ms %d: use 0 to %d", field, a.HoldMs, input.MaxHold.Milliseconds())
+		if a.HoldMs < 0 || time.Duration(a.HoldMs)*time.Millisecond > gate.MaxHold {
+			return invalid(field+".hold_ms", "%s.hold_ms %d: use 0 to %d", field, a.HoldMs, gate.MaxHold.Milliseconds())
 		}
-		if a.Repeat < 0 || a.Repeat > input.MaxRepeat {
-			return invalid(field+".repeat", "%s.repeat %d: use 1 (default) to %d", field, a.Repeat, input.MaxRepeat)
+		if a.Repeat < 0 || a.Repeat > gate.MaxRepeat {
+			return invalid(field+".repeat", "%s.repeat %d: use 1 (default) to %d", field, a.Repeat, gate.MaxRepeat)
 		}
 	case api.ActWait:
 		if a.Ms <= 0 || time.Duration(a.Ms)*time.Millisecond > MaxWait {
@@ -224,12 +222,13 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 		}
 		audit.Actions = append(audit.Actions, aa)
 	}
-	if err := s.opts.Policy.allowDisplay(dpy); err != nil {
-		return finish(err)
-	}
 	d, err := s.desktop(ctx, dpy)
 	if err != nil {
-		return finish(err)
+		return finish(fromGate(err))
+	}
+	hands, err := d.acting()
+	if err != nil {
+		return finish(fromGate(err))
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -278,16 +277,16 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 			st.path = append(st.path, t)
 		}
 		if a.Kind == api.ActType {
-			if err := d.dev.CheckText(a.Text); err != nil {
+			if err := hands.CheckText(a.Text); err != nil {
 				return finish(invalid(field+".text", "%s.text: %v", field, err))
 			}
 		}
 		steps[i] = st
 	}
-	if s.opts.Policy.PauseOnUser {
-		if err := d.user.check(ctx, s.opts.Policy.Quiet); err != nil {
-			return finish(err)
-		}
+	// Refused as a whole while the user is active; the gate checks again
+	// before every effect.
+	if err := hands.UserActive(ctx); err != nil {
+		return finish(fromGate(err))
 	}
 	var before *elements.Map
 	if req.Diff {
@@ -301,21 +300,14 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 	for i, st := range steps {
 		t0 := time.Now()
 		r := api.ActionResult{Index: i, Kind: st.a.Kind}
-		if i > 0 && s.opts.Policy.PauseOnUser {
-			if err := d.user.check(ctx, s.opts.Policy.Quiet); err != nil {
-				if !refusal(err, &r) {
-					return finish(err)
-				}
-			}
-		}
-		if r.Error == nil {
+		{
 			var cur *elements.Map
 			if needsMap(st) {
 				if cur, err = mapFn(); err != nil {
 					return finish(err)
 				}
 			}
-			err := s.run(ctx, d, cur, st, &r)
+			err := fromGate(s.run(ctx, d, hands, cur, st, &r))
 			if d.last != nil && m != nil && d.last != m {
 				m = d.last // a verified step read a newer map: act on it next
 			}
@@ -324,9 +316,6 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 				if errors.Is(err, elements.ErrNoElement) {
 					r.Error.Code = api.CodeElementMissing
 				}
-			}
-			if mErr := d.user.mark(ctx, d.dev.ButtonsDown()); mErr != nil {
-				s.log.Debug("mark acu's input", "display", dpy, "err", mErr)
 			}
 		}
 		r.Ms = ms(time.Since(t0))
@@ -387,94 +376,91 @@ func needsMap(st step) bool {
 }
 
 // run carries out one step.
-func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step, r *api.ActionResult) (err error) {
+func (s *Service) run(ctx context.Context, d *desktop, h *gate.Hands, m *elements.Map, st step, r *api.ActionResult) (err error) {
 	a := st.a
-	pol := s.opts.Policy
-	// px resolves a target to a screen pixel, checking the deny-list.
+	pol := s.opts.Gate.Policy()
+	// land records where an effect landed in the result.
+	land := func(l gate.Landing, err error) error {
+		if l.At != nil {
+			r.At = &[2]int{l.At.X, l.At.Y}
+		}
+		if l.Window != nil && r.Window == "" {
+			r.Window = l.Window.Title
+		}
+		return err
+	}
+	// px resolves a target to a screen pixel (the gate checks the window
+	// it lands in when the effect runs).
 	px := func(t *target) (*image.Point, error) {
 		if t == nil {
 			return nil, nil
 		}
-		var p image.Point
-		if t.el != "" {
-			e, ok := m.Get(t.el)
-			if !ok {
-				return nil, fmt.Errorf("%s: %w", t.el, elements.ErrNoElement)
-			}
-			if e.Box.Empty() {
-				return nil, fmt.Errorf("element %s has no bounds on screen: use another element", e.ID)
-			}
-			p = e.Center()
-			r.Element = e.ID
-			if re := pol.denied(e.App, e.Window); re != "" {
-				return nil, &Error{Code: api.CodeWindowDenied, Message: fmt.Sprintf("element %s is in %q of %s, which the deny-list refuses (ACU_ACT_DENY entry %q)", e.ID, e.Window, e.App, re)}
-			}
-		} else {
-			p = *t.px
+		if t.el == "" {
+			p := *t.px
+			return &p, nil
 		}
-		w, err := windowAt(ctx, d.conn, p)
-		if err != nil {
+		e, ok := m.Get(t.el)
+		if !ok {
+			return nil, fmt.Errorf("%s: %w", t.el, elements.ErrNoElement)
+		}
+		if e.Box.Empty() {
+			return nil, fmt.Errorf("element %s has no bounds on screen: use another element", e.ID)
+		}
+		if err := pol.CheckElement(e.ID, e.App, e.Window); err != nil {
 			return nil, err
 		}
-		if w != nil {
-			r.Window = w.Title
-		}
-		if err := pol.checkWindow(w, a.Kind); err != nil {
-			return nil, err
-		}
-		r.At = &[2]int{p.X, p.Y}
+		p := e.Center()
+		r.Element = e.ID
 		return &p, nil
 	}
-	// focusCheck applies the deny-list to the window with the keyboard focus.
-	focusCheck := func() error {
-		w, err := focusWindow(ctx, d.conn)
+	// focusAt clicks the action's position first, when it has one: type
+	// and key land in the focused window.
+	focusAt := func() error {
+		if st.at == nil {
+			return nil
+		}
+		p, err := px(st.at)
 		if err != nil {
 			return err
 		}
-		if w != nil && r.Window == "" {
-			r.Window = w.Title
-		}
-		return pol.checkWindow(w, a.Kind)
-	}
-	// focusAt clicks the action's position first, when it has one, then
-	// applies the deny-list to the focused window: type and key.
-	focusAt := func() error {
-		if st.at != nil {
-			p, err := px(st.at)
-			if err != nil {
-				return err
-			}
-			if err := d.dev.ClickAt(ctx, p, input.ButtonLeft, 1); err != nil {
-				return err
-			}
-		}
-		return focusCheck()
+		return land(h.ClickAt(ctx, p, gate.ButtonLeft, 1))
 	}
 	elementStep := func(kind, text string) error {
-		if _, err := px(st.at); err != nil { // deny-list and bounds
+		p, err := px(st.at) // bounds, and the deny-list by application
+		if err != nil {
 			return err
 		}
+		w, err := gate.WindowAt(ctx, d.conn, *p)
+		if err != nil {
+			return err
+		}
+		if err := land(gate.Landing{At: p, Window: w}, pol.CheckWindow(w, a.Kind)); err != nil {
+			return err
+		}
+		e, _ := m.Get(st.at.el)
 		stp := elements.Step{Kind: kind, Target: st.at.el, Text: text, Pointer: a.Pointer}
-		if a.Verify {
-			res, err := d.ex.Execute(ctx, m, stp)
-			r.Via, r.Attempts = res.Via, res.Attempts
-			if res.After != nil {
-				d.last = res.After
+		return h.Element(ctx, e.ID, e.App, e.Window, a.Kind, func(ctx context.Context) error {
+			if a.Verify {
+				res, err := d.ex.Execute(ctx, m, stp)
+				r.Via, r.Attempts = res.Via, res.Attempts
+				if res.After != nil {
+					d.last = res.After
+				}
+				return err
 			}
+			via, err := d.ex.Do(ctx, m, stp)
+			r.Via = via
 			return err
-		}
-		via, err := d.ex.Do(ctx, m, stp)
-		r.Via = via
-		return err
+		})
 	}
 	onElement := st.at != nil && st.at.el != ""
 	r.Via = "xtest"
 	if a.Mods != "" {
-		if err := d.dev.ModsDown(ctx, a.Mods); err != nil {
+		if err := h.ModsDown(ctx, a.Mods); err != nil {
 			return err
 		}
 		defer func() {
-			if uerr := d.dev.ModsUp(context.WithoutCancel(ctx)); uerr != nil && err == nil {
+			if uerr := h.ModsUp(context.WithoutCancel(ctx)); uerr != nil && err == nil {
 				err = uerr
 			}
 		}()
@@ -485,35 +471,25 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		if err != nil {
 			return err
 		}
-		return d.dev.MoveTo(ctx, *p)
+		return land(h.MoveTo(ctx, *p))
 	case api.ActClick:
-		if onElement && st.button == input.ButtonLeft && st.count == 1 && a.Mods == "" {
+		if onElement && st.button == gate.ButtonLeft && st.count == 1 && a.Mods == "" {
 			return elementStep(elements.StepClick, "")
 		}
 		p, err := px(st.at)
 		if err != nil {
 			return err
 		}
-		if p == nil {
-			if p, err = s.pointerAt(ctx, d, r); err != nil {
-				return err
-			}
-		}
-		return d.dev.ClickAt(ctx, p, st.button, st.count)
+		return land(h.ClickAt(ctx, p, st.button, st.count))
 	case api.ActMouseDown, api.ActMouseUp:
 		p, err := px(st.at)
 		if err != nil {
 			return err
 		}
-		if p == nil {
-			if p, err = s.pointerAt(ctx, d, r); err != nil {
-				return err
-			}
-		}
 		if a.Kind == api.ActMouseDown {
-			return d.dev.ButtonDown(ctx, p, st.button)
+			return land(h.ButtonDown(ctx, p, st.button))
 		}
-		return d.dev.ButtonUp(ctx, p, st.button)
+		return land(h.ButtonUp(ctx, p, st.button))
 	case api.ActDrag:
 		path := make([]image.Point, 0, len(st.path))
 		for i := range st.path {
@@ -523,18 +499,13 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 			}
 			path = append(path, *p)
 		}
-		return d.dev.DragPath(ctx, st.button, path, st.hold)
+		return land(h.DragPath(ctx, st.button, path, st.hold))
 	case api.ActScroll:
 		p, err := px(st.at)
 		if err != nil {
 			return err
 		}
-		if p == nil {
-			if p, err = s.pointerAt(ctx, d, r); err != nil {
-				return err
-			}
-		}
-		return d.dev.ScrollAt(ctx, p, a.DX, a.DY)
+		return land(h.ScrollAt(ctx, p, a.DX, a.DY))
 	case api.ActType:
 		if onElement {
 			return elementStep(elements.StepType, a.Text)
@@ -542,7 +513,7 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		if err := focusAt(); err != nil {
 			return err
 		}
-		return d.dev.Type(ctx, a.Text)
+		return land(h.Type(ctx, a.Text))
 	case api.ActKey:
 		if onElement && st.hold == 0 && st.repeat == 1 {
 			return elementStep(elements.StepKey, a.Keys)
@@ -550,7 +521,7 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 		if err := focusAt(); err != nil {
 			return err
 		}
-		return d.dev.KeyHold(ctx, a.Keys, st.hold, st.repeat)
+		return land(h.KeyHold(ctx, a.Keys, st.hold, st.repeat))
 	case api.ActWait:
 		r.Via = ""
 		t := time.NewTimer(time.Duration(a.Ms) * time.Millisecond)
@@ -565,76 +536,13 @@ func (s *Service) run(ctx context.Context, d *desktop, m *elements.Map, st step,
 	return fmt.Errorf("action kind %q unknown", a.Kind)
 }
 
-// pointerAt returns where the pointer is, checked against the deny-list.
-func (s *Service) pointerAt(ctx context.Context, d *desktop, r *api.ActionResult) (*image.Point, error) {
-	p, err := d.dev.Pointer(ctx)
-	if err != nil {
-		return nil, err
+// fromGate turns the gate's policy refusals into the service's errors,
+// leaving others as they are.
+func fromGate(err error) error {
+	if r, ok := gate.IsRefused(err); ok {
+		return &Error{Code: r.Code, Field: r.Field, Message: r.Message, ActiveFor: r.ActiveFor, RetryAfter: r.RetryAfter}
 	}
-	w, err := windowAt(ctx, d.conn, p)
-	if err != nil {
-		return nil, err
-	}
-	if w != nil {
-		r.Window = w.Title
-	}
-	if err := s.opts.Policy.checkWindow(w, "the action"); err != nil {
-		return nil, err
-	}
-	r.At = &[2]int{p.X, p.Y}
-	return &p, nil
-}
-
-// windowAt returns the topmost mapped top-level window containing p, or nil.
-func windowAt(ctx context.Context, c *display.Conn, p image.Point) (*display.Window, error) {
-	ws, err := c.Windows(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list windows on %s: %w", c.Name, err)
-	}
-	for i := len(ws) - 1; i >= 0; i-- {
-		if ws[i].Mapped && p.In(ws[i].Rect()) {
-			return &ws[i], nil
-		}
-	}
-	return nil, nil
-}
-
-// focusWindow returns the top-level window holding the keyboard focus, or
-// nil.
-func focusWindow(ctx context.Context, c *display.Conn) (*display.Window, error) {
-	f, err := xproto.GetInputFocus(c.X).Reply()
-	if err != nil {
-		return nil, fmt.Errorf("read the input focus on %s: %w", c.Name, err)
-	}
-	ws, err := c.Windows(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list windows on %s: %w", c.Name, err)
-	}
-	w := f.Focus
-	if w == c.Screen.Root || w == xproto.InputFocusPointerRoot {
-		// Keys go to the window under the pointer.
-		p, err := xproto.QueryPointer(c.X, c.Screen.Root).Reply()
-		if err != nil {
-			return nil, fmt.Errorf("query the pointer on %s: %w", c.Name, err)
-		}
-		return windowAt(ctx, c, image.Pt(int(p.RootX), int(p.RootY)))
-	}
-	for range 32 {
-		if w == 0 || w == c.Screen.Root { // None
-			return nil, nil
-		}
-		for i := range ws {
-			if ws[i].ID == uint32(w) {
-				return &ws[i], nil
-			}
-		}
-		t, err := xproto.QueryTree(c.X, w).Reply()
-		if err != nil {
-			return nil, nil // the window went away
-		}
-		w = t.Parent
-	}
-	return nil, nil
+	return err
 }
 
 // checkAfter validates what the request asks for after the actions.

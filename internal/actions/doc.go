@@ -15,7 +15,7 @@
 //
 // Safety: acting can be turned off or limited to some displays; an action
 // that would land in a window whose title or class matches the deny-list
-// is refused; while the user makes input on the display (input.Watch:
+// is refused; while the user makes input on the display (the gate's user watch:
 // pointer plus MIT-SCREEN-SAVER idle time against acu's own input) requests
 // are refused with user_active until the user has been still for the quiet
 // period. Every request is recorded as an event on a run of kind "session"

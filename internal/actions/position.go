@@ -11,7 +11,7 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // target is a resolved position: a screen pixel, or an element of the map.
@@ -46,7 +46,7 @@ func checkPoint(p *api.Point, field string, def frameSpec) error {
 		return invalid(field, "%s: give shot (a screenshot id) or image (a screenshot size), not both", field)
 	}
 	if f.shot == "" && f.image == "" {
-		if *p.X < 0 || *p.X > input.NormMax || *p.Y < 0 || *p.Y > input.NormMax {
+		if *p.X < 0 || *p.X > gate.NormMax || *p.Y < 0 || *p.Y > gate.NormMax {
 			return invalid(field, "%s: x,y = %d,%d is out of range: normalized coordinates are 0..1000 (give shot or image for screenshot pixels)", field, *p.X, *p.Y)
 		}
 	}
@@ -120,7 +120,7 @@ func (s *Service) resolvePoint(ctx context.Context, d *desktop, p *api.Point, fi
 		}
 		pt = ShotGeometry{Region: region, W: w, H: h}.ToScreen(x, y)
 	default:
-		a := input.Area{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()}
+		a := gate.Area{X: region.Min.X, Y: region.Min.Y, W: region.Dx(), H: region.Dy()}
 		pt.X, pt.Y = a.ToPixel(x, y)
 	}
 	if !pt.In(screen) {

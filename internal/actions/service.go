@@ -13,7 +13,7 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/smartwait"
 )
@@ -43,13 +43,18 @@ type Options struct {
 	SessionBus string
 	// OCR adds recognized text to element maps; nil gives tree-only maps.
 	OCR *ocr.Engine
-	// Policy says where acting is allowed.
+	// Gate is where every effect goes (shared with the desktop routes, the
+	// agents and the take-over); nil makes one with Policy and Input.
+	Gate *gate.Gate
+	// Policy says where acting is allowed, for the gate made when Gate is
+	// nil (the given gate has its own).
 	Policy Policy
 	// SessionIdle ends a client's session run after this long without a
 	// request; default DefaultSessionIdle.
 	SessionIdle time.Duration
-	// Input configures each display's XTest device.
-	Input input.Options
+	// Input configures each display's XTest device, for the gate made when
+	// Gate is nil.
+	Input gate.InputOptions
 	// FrameQuality is the default JPEG quality of screenshots (default 72).
 	FrameQuality int
 	// FrameMaxDim is the default width cap of JPEG screenshots (default 960).
@@ -72,6 +77,8 @@ type Service struct {
 	log   *slog.Logger
 	shots *Shots
 	sess  *sessions
+
+	ownGate bool // the gate is the service's own: Close closes it
 
 	mu    sync.Mutex
 	desks map[string]*desktop
@@ -100,13 +107,18 @@ func New(o Options) (*Service, error) {
 	if o.Input.ClickDelay == 0 {
 		o.Input.ClickDelay = DefaultClickHold
 	}
+	own := o.Gate == nil
+	if own {
+		o.Gate = gate.New(gate.Options{DefaultDisplay: o.DefaultDisplay, Policy: o.Policy, Input: o.Input,
+			Logger: o.Logger.With("component", "gate"), Now: o.Now})
+	}
 	if o.FrameQuality <= 0 {
 		o.FrameQuality = 72
 	}
 	if o.FrameMaxDim <= 0 {
 		o.FrameMaxDim = 960
 	}
-	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop),
+	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), ownGate: own,
 		sess: &sessions{runs: o.Runs, idle: o.SessionIdle, now: o.Now, live: make(map[sessionKey]*session)}}, nil
 }
 
@@ -141,30 +153,39 @@ func (s *Service) Close() {
 		d.close()
 		delete(s.desks, name)
 	}
+	if s.ownGate {
+		s.opts.Gate.Close()
+	}
 }
 
-// desktop is what the service holds open per display.
+// desktop is what the service holds per display: the gate's connection
+// (for reads) and hands (for every effect), and its own accessibility
+// client and element extractor.
 type desktop struct {
-	name string
-	conn *display.Conn
-	dev  *input.Device
-	user *userState
-	tree *atspi.Client
-	ex   *elements.Extractor // nil when the display has neither a tree nor OCR
-	exE  error               // why ex is nil
+	name  string
+	conn  *display.Conn
+	hands *gate.Hands // nil when the policy lets nothing act here: hErr says why
+	hErr  error
+	tree  *atspi.Client
+	ex    *elements.Extractor // nil when the display has neither a tree nor OCR
+	exE   error               // why ex is nil
 
 	mu   sync.Mutex // one request at a time
 	last *elements.Map
 }
 
 func (d *desktop) close() {
-	if d.dev != nil {
-		d.dev.Close()
-	}
 	if d.tree != nil {
 		d.tree.Close()
 	}
-	d.conn.Close()
+}
+
+// acting returns d's hands, or why nothing may act on d.
+func (d *desktop) acting() (*gate.Hands, error) {
+	if d.hands == nil {
+		return nil, d.hErr
+	}
+	return d.hands, nil
 }
 
 func (s *Service) display(dpy string) string {
@@ -179,29 +200,23 @@ func (s *Service) display(dpy string) string {
 func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if d := s.desks[dpy]; d != nil {
-		if d.conn.Alive() {
-			return d, nil
-		}
-		d.close()
-		delete(s.desks, dpy)
-	}
-	conn, err := display.Open(ctx, dpy, display.Options{Logger: s.log})
+	conn, err := s.opts.Gate.Conn(ctx, dpy)
 	if err != nil {
 		return nil, err
 	}
-	d := &desktop{name: dpy, conn: conn}
-	io := s.opts.Input
-	io.Logger = s.log.With("component", "input")
-	if d.dev, err = input.New(conn, input.Area{W: conn.Screen.Width, H: conn.Screen.Height}, io); err != nil {
-		conn.Close()
-		return nil, err
+	if d := s.desks[dpy]; d != nil {
+		if d.conn == conn {
+			return d, nil
+		}
+		d.close() // the gate reconnected: so does the tree
+		delete(s.desks, dpy)
 	}
-	w := input.NewWatch(conn, input.WatchOptions{Logger: s.log})
-	d.user = &userState{w: w, now: s.opts.Now}
-	if err := w.Mark(ctx); err != nil {
-		d.close()
-		return nil, err
+	d := &desktop{name: dpy, conn: conn}
+	d.hands, d.hErr = s.opts.Gate.Hands(ctx, dpy)
+	if d.hErr != nil {
+		if _, refused := gate.IsRefused(d.hErr); !refused {
+			return nil, d.hErr
+		}
 	}
 	ao := atspi.Options{SessionBus: s.opts.SessionBus, Logger: s.log.With("component", "atspi")}
 	if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
@@ -213,7 +228,10 @@ func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 	} else {
 		d.tree = tree
 	}
-	eo := elements.Options{Display: dpy, Capture: s.opts.Hub, Input: d.dev, Logger: s.log.With("component", "elements")}
+	eo := elements.Options{Display: dpy, Capture: s.opts.Hub, Logger: s.log.With("component", "elements")}
+	if d.hands != nil {
+		eo.Input = d.hands.Device()
+	}
 	if d.tree != nil {
 		eo.Tree = d.tree
 	}

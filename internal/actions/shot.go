@@ -213,7 +213,11 @@ func (s *Service) Pointer(ctx context.Context, dpy string) (image.Point, error) 
 	if err != nil {
 		return image.Point{}, err
 	}
-	return d.dev.Pointer(ctx)
+	p, err := d.conn.QueryPointer(ctx)
+	if err != nil {
+		return image.Point{}, err
+	}
+	return image.Pt(p.X, p.Y), nil
 }
 
 // ScreenSize returns dpy's screen size in pixels.
@@ -222,8 +226,8 @@ func (s *Service) ScreenSize(ctx context.Context, dpy string) (int, int, error) 
 	if dpy == "" {
 		return 0, 0, invalid("display", "display: no display given and the daemon has no default (DISPLAY): name one, as :99")
 	}
-	if err := s.opts.Policy.allowDisplay(dpy); err != nil {
-		return 0, 0, err
+	if err := s.opts.Gate.Policy().AllowDisplay(dpy); err != nil {
+		return 0, 0, fromGate(err)
 	}
 	return s.opts.Hub.ScreenSize(ctx, dpy)
 }

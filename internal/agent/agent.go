@@ -18,10 +18,9 @@ import (
 
 	"github.com/acu-dev/acu/internal/annotate"
 	"github.com/acu-dev/acu/internal/capture"
-	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard"
-	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
@@ -58,10 +57,11 @@ const StreamTurn = "turn"
 type Options struct {
 	// Display is the X display the agent sees and drives.
 	Display string
-	// Hub captures the display; required. Conn is the connection input is
-	// sent on; nil makes Run open its own.
+	// Hub captures the display; required. Gate is where every action
+	// goes, under the daemon's policy (ACU_ACT_*); nil makes Run one of
+	// its own that allows every window.
 	Hub  *capture.Hub
-	Conn *display.Conn
+	Gate *gate.Gate
 	// Model answers each turn (an *llm.Client for the OpenAI-compatible
 	// API_URL); required. ModelName overrides the client's model when set.
 	Model       llm.Chatter
@@ -119,7 +119,7 @@ type Options struct {
 	// the run timeline; nil keeps none.
 	Frames FrameStore
 	// Hold reports a human's take-over of the display (the live view's
-	// hand-over, input.HoldWatch); while held the loop pauses before its
+	// hand-over, gate.HoldWatch); while held the loop pauses before its
 	// next turn and records the pause as an intervention event. nil
 	// watches the display's hold on the input connection.
 	Hold Holder
@@ -164,7 +164,7 @@ func (a *Agent) keepFrame(ctx context.Context, png []byte) string {
 	return h
 }
 
-// Holder reports whether a human holds the display (*input.HoldWatch).
+// Holder reports whether a human holds the display (*gate.HoldWatch).
 type Holder interface {
 	Held(ctx context.Context) (bool, string, error)
 }
@@ -198,9 +198,9 @@ type Agent struct {
 	st    State
 	trail [][]Action // newest first
 
-	dev      *input.Device
+	hands    *gate.Hands
 	hold     Holder
-	area     input.Area
+	area     gate.Area
 	rawBuf   []byte
 	annBuf   []byte
 	rawEnc   frame.PNGEncoder
@@ -227,16 +227,13 @@ func New(opts Options) (*Agent, error) {
 	if opts.Model == nil {
 		return nil, errors.New("agent: no model client: set ACU_AGENT_API_URL")
 	}
-	if opts.Display == "" && opts.Conn == nil {
+	if opts.Display == "" {
 		return nil, errors.New("agent: no display: set DISPLAY")
 	}
 	if p, ok := opts.Model.(interface{ CheckPriced(model string) error }); ok && opts.MaxCostUSD > 0 {
 		if err := p.CheckPriced(""); err != nil {
 			return nil, fmt.Errorf("agent: cost limit of $%g cannot be kept: %w: set the model's price, or no limit", opts.MaxCostUSD, err)
 		}
-	}
-	if opts.Conn != nil && opts.Display == "" {
-		opts.Display = opts.Conn.Name
 	}
 	switch opts.Annotator {
 	case "":
@@ -343,33 +340,32 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 }
 
-// prepare opens the input connection (unless given) and the input device
-// on the working area.
+// prepare takes the agent's hands on the working area from the gate (its
+// own, when Options.Gate is nil).
 func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
-	conn := a.opts.Conn
-	closeConn := func() {}
-	if conn == nil {
-		c, err := display.Open(ctx, a.opts.Display, display.Options{Logger: a.log})
-		if err != nil {
-			return nil, fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
-		}
-		conn, closeConn = c, c.Close
+	g, release := a.opts.Gate, func() {}
+	if g == nil {
+		g = gate.New(gate.Options{DefaultDisplay: a.opts.Display, Logger: a.log.With("component", "gate")})
+		release = g.Close
 	}
-	a.area = input.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
-	dev, err := input.New(conn, a.area, input.Options{
-		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical, Logger: a.log,
-		ClickDelay: a.opts.ClickHold,
-	})
+	conn, err := g.Conn(ctx, a.opts.Display)
 	if err != nil {
-		closeConn()
+		release()
+		return nil, fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
+	}
+	a.area = gate.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
+	h, err := g.HandsFor(ctx, a.opts.Display, gate.DeviceOptions{Area: a.area, ClickHold: a.opts.ClickHold,
+		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical})
+	if err != nil {
+		release()
 		return nil, fmt.Errorf("agent: input on %s: %w", a.opts.Display, err)
 	}
-	a.dev = dev
+	a.hands = h
 	a.hold = a.opts.Hold
 	if a.hold == nil {
-		a.hold = input.NewHoldWatch(conn)
+		a.hold = gate.NewHoldWatch(conn)
 	}
-	return func() { dev.Close(); closeConn() }, nil
+	return release, nil
 }
 
 // errStop ends a session on request.
@@ -790,7 +786,7 @@ func (a *Agent) execute(ctx context.Context, n int, acts []Action) []string {
 				return errs
 			}
 		}
-		if err := a.dev.Do(ctx, act.inputAction()); err != nil {
+		if _, err := a.hands.Do(gate.WithCaller(ctx, gate.Caller{Engine: "agent", Run: a.runID}), act.inputAction()); err != nil {
 			errs[i] = err.Error()
 			a.logWarn("action failed", "turn", n, "index", i, "name", act.Name, "err", err)
 			continue
@@ -873,16 +869,16 @@ func (a *Agent) marks(acts []Action) []annotate.Mark {
 	for i, act := range acts {
 		m := annotate.Mark{Pos: true, X: act.X1, Y: act.Y1}
 		switch act.Name {
-		case input.KindDrag:
+		case gate.KindDrag:
 			m.Drag, m.X2, m.Y2 = true, act.X2, act.Y2
 			m.Label = fmt.Sprintf("%d drag %d,%d>%d,%d", i+1, act.X1, act.Y1, act.X2, act.Y2)
-		case input.KindType:
+		case gate.KindType:
 			m.Pos = false
 			m.Label = fmt.Sprintf("%d type %q", i+1, truncate(act.Text, 40))
-		case input.KindKey:
+		case gate.KindKey:
 			m.Pos = false
 			m.Label = fmt.Sprintf("%d key %s", i+1, truncate(act.Keys, 40))
-		case input.KindScroll:
+		case gate.KindScroll:
 			m.Label = fmt.Sprintf("%d scroll %d,%d dy=%d", i+1, act.X1, act.Y1, act.DY)
 		default:
 			m.Label = fmt.Sprintf("%d %s %d,%d", i+1, act.Name, act.X1, act.Y1)

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // Limits stated in the system prompt and enforced by Parse.
@@ -155,11 +155,11 @@ func parseAction(m map[string]any) (Action, string) {
 	y2, oky2 := num(m, "y2")
 	a.X1, a.Y1 = clamp(x1), clamp(y1)
 	switch a.Name {
-	case input.KindMove, input.KindClick, input.KindRightClick, input.KindDoubleClick, input.KindMiddleClick:
+	case gate.KindMove, gate.KindClick, gate.KindRightClick, gate.KindDoubleClick, gate.KindMiddleClick:
 		if !okx || !oky {
 			return a, a.Name + " needs x1 and y1"
 		}
-	case input.KindDrag:
+	case gate.KindDrag:
 		if !okx || !oky || !okx2 || !oky2 {
 			return a, "drag needs x1, y1, x2 and y2"
 		}
@@ -168,7 +168,7 @@ func parseAction(m map[string]any) (Action, string) {
 			// internal/input reads an end of 0,0 as missing.
 			a.X2, a.Y2 = 1, 1
 		}
-	case input.KindScroll:
+	case gate.KindScroll:
 		if !okx || !oky {
 			a.X1, a.Y1 = 500, 500
 		}
@@ -190,18 +190,18 @@ func parseAction(m map[string]any) (Action, string) {
 				dx, dy = n, 0
 			}
 		}
-		a.DX = int(max(min(math.Round(dx), input.MaxScroll), -input.MaxScroll))
-		a.DY = int(max(min(math.Round(dy), input.MaxScroll), -input.MaxScroll))
+		a.DX = int(max(min(math.Round(dx), gate.MaxScroll), -gate.MaxScroll))
+		a.DY = int(max(min(math.Round(dy), gate.MaxScroll), -gate.MaxScroll))
 		if a.DX == 0 && a.DY == 0 {
 			return a, "scroll needs a non-zero dy (down) or dx (right)"
 		}
-	case input.KindType:
+	case gate.KindType:
 		a.Text, _ = m["text"].(string)
 		a.X1, a.Y1 = 0, 0
 		if a.Text == "" {
 			return a, "type needs a non-empty text"
 		}
-	case input.KindKey:
+	case gate.KindKey:
 		a.Keys, _ = m["keys"].(string)
 		if a.Keys == "" {
 			a.Keys, _ = m["key"].(string)
@@ -235,7 +235,7 @@ func num(m map[string]any, keys ...string) (float64, bool) {
 }
 
 func clamp(v float64) int {
-	return int(math.Round(min(max(v, 0), input.NormMax)))
+	return int(math.Round(min(max(v, 0), gate.NormMax)))
 }
 
 // firstObject returns the first balanced {...} block of s (braces inside
@@ -283,6 +283,6 @@ func firstObject(s string) []byte {
 }
 
 // inputAction converts a parsed action to internal/input's form.
-func (a Action) inputAction() input.Action {
-	return input.Action{Kind: a.Name, X: a.X1, Y: a.Y1, X2: a.X2, Y2: a.Y2, DX: a.DX, DY: a.DY, Text: a.Text, Keys: a.Keys}
+func (a Action) inputAction() gate.Action {
+	return gate.Action{Kind: a.Name, X: a.X1, Y: a.Y1, X2: a.X2, Y2: a.Y2, DX: a.DX, DY: a.DY, Text: a.Text, Keys: a.Keys}
 }

@@ -7,13 +7,13 @@ import (
 	"image"
 	"strings"
 
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // Device is the pointer and keyboard fallback of steps: *input.Device.
 type Device interface {
-	Do(ctx context.Context, a input.Action) error
-	Area() input.Area
+	Do(ctx context.Context, a gate.Action) error
+	Area() gate.Area
 }
 
 // Step kinds.
@@ -173,7 +173,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 			}
 			x.log.Debug("action failed, clicking instead", "element", el.ID, "err", err)
 		}
-		return ViaPointer, x.pointer(ctx, input.Action{Kind: input.KindClick}, el)
+		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el)
 	case StepType:
 		if !s.Pointer && tree != nil && el.HasEditableText() && el.Editable {
 			err := tree.SetText(ctx, el.Ref, s.Text)
@@ -182,7 +182,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 			}
 			x.log.Debug("editable text failed, typing instead", "element", el.ID, "err", err)
 		}
-		if err := x.pointer(ctx, input.Action{Kind: input.KindClick}, el); err != nil {
+		if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el); err != nil {
 			return ViaPointer, err
 		}
 		if el.Editable {
@@ -190,7 +190,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 				return ViaPointer, err
 			}
 		}
-		return ViaPointer, x.do(ctx, input.Action{Kind: input.KindType, Text: s.Text})
+		return ViaPointer, x.do(ctx, gate.Action{Kind: gate.KindType, Text: s.Text})
 	case StepKey:
 		if el != nil {
 			focused := false
@@ -198,18 +198,18 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 				focused = tree.GrabFocus(ctx, el.Ref) == nil
 			}
 			if !focused {
-				if err := x.pointer(ctx, input.Action{Kind: input.KindClick}, el); err != nil {
+				if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el); err != nil {
 					return ViaPointer, err
 				}
 			}
 		}
 		return ViaPointer, x.key(ctx, s.Text)
 	case StepDoubleClick:
-		return ViaPointer, x.pointer(ctx, input.Action{Kind: input.KindDoubleClick}, el)
+		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindDoubleClick}, el)
 	case StepRightClick:
-		return ViaPointer, x.pointer(ctx, input.Action{Kind: input.KindRightClick}, el)
+		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindRightClick}, el)
 	case StepScroll:
-		a := input.Action{Kind: input.KindScroll}
+		a := gate.Action{Kind: gate.KindScroll}
 		n := s.amount()
 		switch firstOr(strings.ToLower(s.Text), "down") {
 		case "up":
@@ -222,7 +222,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 			a.DY = n
 		}
 		if el == nil {
-			a.X, a.Y = input.NormMax/2, input.NormMax/2
+			a.X, a.Y = gate.NormMax/2, gate.NormMax/2
 			return ViaPointer, x.do(ctx, a)
 		}
 		return ViaPointer, x.pointer(ctx, a, el)
@@ -236,7 +236,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 		}
 		c := to.Center()
 		area := x.opts.Input.Area()
-		a := input.Action{Kind: input.KindDrag}
+		a := gate.Action{Kind: gate.KindDrag}
 		a.X2, a.Y2 = area.ToNorm(c.X, c.Y)
 		return ViaPointer, x.pointer(ctx, a, el)
 	}
@@ -303,7 +303,7 @@ func pickAction(names []string) int {
 	return 0
 }
 
-func (x *Extractor) pointer(ctx context.Context, a input.Action, el *Element) error {
+func (x *Extractor) pointer(ctx context.Context, a gate.Action, el *Element) error {
 	if x.opts.Input == nil {
 		return ErrNoInput
 	}
@@ -323,10 +323,10 @@ func (x *Extractor) pointer(ctx context.Context, a input.Action, el *Element) er
 }
 
 func (x *Extractor) key(ctx context.Context, keys string) error {
-	return x.do(ctx, input.Action{Kind: input.KindKey, Keys: keys})
+	return x.do(ctx, gate.Action{Kind: gate.KindKey, Keys: keys})
 }
 
-func (x *Extractor) do(ctx context.Context, a input.Action) error {
+func (x *Extractor) do(ctx context.Context, a gate.Action) error {
 	if x.opts.Input == nil {
 		return ErrNoInput
 	}

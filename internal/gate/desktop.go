@@ -1,18 +1,24 @@
-// Package desktop is acu's desktop-management feature behind the HTTP API:
-// list and operate windows, read the pointer, own and read the clipboard,
-// launch applications. It keeps one X connection (and one clipboard owner)
-// per display, opened on first use and reopened when the server restarts,
-// and speaks the wire types of internal/api.
+// Package gate is the one place every effect on the desktop passes: input
+// (one XTest device per display), window operations, launches and
+// clipboard writes, from every surface and engine. Each effect is checked
+// against the policy in one place (ACU_ACT_ENABLED, ACU_ACT_DISPLAYS, the
+// deny-list by the window it lands in, the user-first pause, which the
+// human at a take-over is exempt from) and audited with its caller, which
+// the context carries (WithCaller). It also serves the desktop's reads
+// that need no pixels: window lists, the pointer, the clipboard.
 //
-// It sits on internal/display (window operations), internal/clipboard and
-// internal/launch, under internal/server. It sends no input (that is
-// internal/input) and takes no screenshots.
+// It keeps one X connection (and one clipboard owner, one input device)
+// per display, opened on first use and reopened when the server restarts,
+// and speaks the wire types of internal/api. It sits on internal/display,
+// internal/input, internal/clipboard and internal/launch: nothing above it
+// imports those (cmd/acu's layering test enforces it).
 package gate
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"strconv"
@@ -62,11 +68,19 @@ type Options struct {
 	AppDirs        []string // where desktop entries live (launch.AppDirs)
 	Env            []string // the base environment of launched programs
 	AllowRemote    bool     // HOST:N display names (ACU_ALLOW_REMOTE_X)
-	Logger         *slog.Logger
+	// Policy says where acu may act; its zero value allows everything.
+	Policy Policy
+	// Input configures each display's XTest device.
+	Input input.Options
+	// Audit receives every effect and refusal (besides the log).
+	Audit  func(context.Context, AuditEvent)
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
-// Service serves the desktop routes. Close it to drop its connections.
-type Service struct {
+// Gate holds each display's connection, device and clipboard owner. It is
+// safe for concurrent use; Close it to drop its connections.
+type Gate struct {
 	opts Options
 	log  *slog.Logger
 
@@ -74,21 +88,38 @@ type Service struct {
 	conns map[string]*conn
 }
 
+// Service is the name the desktop routes knew the gate by.
+type Service = Gate
+
 type conn struct {
 	c    *display.Conn
 	clip *clipboard.Clipboard
+
+	mu   sync.Mutex // one effect at a time on the display
+	dev  *input.Device
+	devs map[DeviceOptions]*input.Device // engines' own (HandsFor)
+	user *userState
 }
 
-// New returns a Service; it connects to displays on first use.
-func New(opts Options) *Service {
+// New returns a Gate; it connects to displays on first use.
+func New(opts Options) *Gate {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{opts: opts, log: opts.Logger, conns: map[string]*conn{}}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Policy.Quiet <= 0 {
+		opts.Policy.Quiet = DefaultQuiet
+	}
+	return &Gate{opts: opts, log: opts.Logger, conns: map[string]*conn{}}
 }
 
+// Policy is the policy the gate applies.
+func (s *Gate) Policy() Policy { return s.opts.Policy }
+
 // Close closes every display connection (giving up owned selections).
-func (s *Service) Close() {
+func (s *Gate) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for name, c := range s.conns {
@@ -98,6 +129,12 @@ func (s *Service) Close() {
 }
 
 func (c *conn) close() {
+	if c.dev != nil {
+		c.dev.Close()
+	}
+	for _, d := range c.devs {
+		d.Close()
+	}
 	if c.clip != nil {
 		c.clip.Close()
 	}
@@ -105,7 +142,7 @@ func (c *conn) close() {
 }
 
 // conn returns the live connection to dpy (the default when empty).
-func (s *Service) conn(ctx context.Context, dpy string) (*conn, string, error) {
+func (s *Gate) conn(ctx context.Context, dpy string) (*conn, string, error) {
 	if dpy == "" {
 		dpy = s.opts.DefaultDisplay
 	}
@@ -135,9 +172,29 @@ func (s *Service) conn(ctx context.Context, dpy string) (*conn, string, error) {
 	return c, dpy, nil
 }
 
+// DesktopEntry is a parsed desktop file.
+type DesktopEntry = launch.Entry
+
+// ParseDesktopEntry reads a desktop file's [Desktop Entry] group.
+func ParseDesktopEntry(r io.Reader, path string) (DesktopEntry, error) { return launch.Parse(r, path) }
+
+// AppDirs are where desktop entries live (launch.AppDirs).
+func AppDirs(getenv func(string) string) []string { return launch.AppDirs(getenv) }
+
+// Conn is the live connection to dpy (the default when empty), for reads:
+// window lists, geometry, the accessibility bus's address. It is the
+// gate's: callers do not close it.
+func (s *Gate) Conn(ctx context.Context, dpy string) (*display.Conn, error) {
+	c, _, err := s.conn(ctx, dpy)
+	if err != nil {
+		return nil, err
+	}
+	return c.c, nil
+}
+
 // recoverX turns a panic in an X call (xgb panics on some malformed
 // replies and closed connections) into an error and logs it.
-func (s *Service) recoverX(op string, err *error) {
+func (s *Gate) recoverX(op string, err *error) {
 	if r := recover(); r != nil {
 		s.log.Error("desktop operation panicked", "op", op, "panic", fmt.Sprint(r))
 		*err = fmt.Errorf("%s: the X connection failed; retry", op)
@@ -161,7 +218,7 @@ func toAPI(w display.WindowState) api.Window {
 }
 
 // Windows lists the display's top-level windows with their state.
-func (s *Service) Windows(ctx context.Context, dpy string) (_ api.WindowList, err error) {
+func (s *Gate) Windows(ctx context.Context, dpy string) (_ api.WindowList, err error) {
 	defer s.recoverX("Windows", &err)
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
@@ -186,7 +243,7 @@ func (s *Service) Windows(ctx context.Context, dpy string) (_ api.WindowList, er
 }
 
 // WindowOp runs one operation (api.WindowFocus, ...) on window id.
-func (s *Service) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_ api.WindowOpResult, err error) {
+func (s *Gate) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_ api.WindowOpResult, err error) {
 	defer s.recoverX("WindowOp", &err)
 	wid, err := ParseWindowID(id)
 	if err != nil {
@@ -195,10 +252,14 @@ func (s *Service) WindowOp(ctx context.Context, id, op string, req api.WindowOp)
 	if err := checkOpFields(op, req); err != nil {
 		return api.WindowOpResult{}, err
 	}
-	c, _, err := s.conn(ctx, req.Display)
+	c, dpy, err := s.conn(ctx, req.Display)
 	if err != nil {
 		return api.WindowOpResult{}, err
 	}
+	if err := s.allowWindowOp(ctx, c, dpy, wid, op); err != nil {
+		return api.WindowOpResult{}, err
+	}
+	start := s.opts.Now()
 	var res display.OpResult
 	switch op {
 	case api.WindowFocus:
@@ -228,6 +289,7 @@ func (s *Service) WindowOp(ctx context.Context, id, op string, req api.WindowOp)
 	case err != nil:
 		return api.WindowOpResult{}, err
 	}
+	s.audit(ctx, AuditEvent{Display: dpy, Effect: "window:" + op, Window: id, Ms: s.opts.Now().Sub(start)})
 	out := api.WindowOpResult{Op: op, Method: res.Method, WM: res.WM}
 	if st, err := c.c.WindowState(ctx, wid); err == nil {
 		w := toAPI(st)
@@ -281,7 +343,7 @@ func missing(first bool, a, b string) string {
 }
 
 // Pointer reads the pointer.
-func (s *Service) Pointer(ctx context.Context, dpy string) (_ api.Pointer, err error) {
+func (s *Gate) Pointer(ctx context.Context, dpy string) (_ api.Pointer, err error) {
 	defer s.recoverX("Pointer", &err)
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
@@ -300,7 +362,7 @@ func (s *Service) Pointer(ctx context.Context, dpy string) (_ api.Pointer, err e
 	return out, nil
 }
 
-func (s *Service) clip(ctx context.Context, dpy string) (*clipboard.Clipboard, string, error) {
+func (s *Gate) clip(ctx context.Context, dpy string) (*clipboard.Clipboard, string, error) {
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return nil, "", err
@@ -326,7 +388,7 @@ func selection(v string) (string, error) {
 }
 
 // GetClipboard reads a selection as text or image/png.
-func (s *Service) GetClipboard(ctx context.Context, dpy, sel, typ string) (_ api.Clipboard, err error) {
+func (s *Gate) GetClipboard(ctx context.Context, dpy, sel, typ string) (_ api.Clipboard, err error) {
 	defer s.recoverX("GetClipboard", &err)
 	sel, err = selection(sel)
 	if err != nil {
@@ -364,7 +426,7 @@ func (s *Service) GetClipboard(ctx context.Context, dpy, sel, typ string) (_ api
 var pngMagic = "\x89PNG\r\n\x1a\n"
 
 // SetClipboard makes acu own the selection with the text or PNG image.
-func (s *Service) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Clipboard, err error) {
+func (s *Gate) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Clipboard, err error) {
 	defer s.recoverX("SetClipboard", &err)
 	sel, err := selection(req.Selection)
 	if err != nil {
@@ -386,6 +448,10 @@ func (s *Service) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Cl
 	if err != nil {
 		return api.Clipboard{}, err
 	}
+	if err := s.allowEffect(ctx, dpy, "clipboard"); err != nil {
+		return api.Clipboard{}, err
+	}
+	s.audit(ctx, AuditEvent{Display: dpy, Effect: "clipboard", Window: sel})
 	if err := cb.Set(ctx, sel, c); err != nil {
 		if errors.Is(err, clipboard.ErrTooLarge) {
 			return api.Clipboard{}, &Error{Kind: TooLarge, Field: "image_png", Message: err.Error(), Err: err}
@@ -403,7 +469,13 @@ const maxWaitWindow = 120.0
 
 // Launch starts a desktop entry or an argv on the display, detached, and
 // optionally waits for its first new window.
-func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (_ api.LaunchResult, err error) {
+func (s *Gate) Launch(ctx context.Context, req api.LaunchRequest) (api.LaunchResult, error) {
+	return s.LaunchFrom(ctx, s.opts.AppDirs, req)
+}
+
+// LaunchFrom is Launch with desktop entries looked up in dirs (an
+// engine's own list) instead of Options.AppDirs.
+func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequest) (_ api.LaunchResult, err error) {
 	defer s.recoverX("Launch", &err)
 	if (req.DesktopEntry == "") == (len(req.Argv) == 0) {
 		return api.LaunchResult{}, invalid("desktop_entry", "send desktop_entry (a desktop file id or Name) or argv, exactly one")
@@ -413,7 +485,7 @@ func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (_ api.Laun
 	}
 	out := api.LaunchResult{Argv: req.Argv}
 	if req.DesktopEntry != "" {
-		e, err := launch.Find(s.opts.AppDirs, req.DesktopEntry)
+		e, err := launch.Find(dirs, req.DesktopEntry)
 		if errors.Is(err, launch.ErrNotFound) {
 			return api.LaunchResult{}, &Error{Kind: NotFound, Field: "desktop_entry", Message: err.Error(), Err: err}
 		}
@@ -432,6 +504,9 @@ func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (_ api.Laun
 		return api.LaunchResult{}, err
 	}
 	out.Display = dpy
+	if err := s.allowEffect(ctx, dpy, "launch"); err != nil {
+		return api.LaunchResult{}, err
+	}
 	bus, _ := atspi.DisplayBusAddress(ctx, c.c) // none: apps find the session bus themselves
 	var before map[uint32]bool
 	if req.WaitWindow {
@@ -449,7 +524,8 @@ func (s *Service) Launch(ctx context.Context, req api.LaunchRequest) (_ api.Laun
 		return api.LaunchResult{}, invalid("argv", "%s", err.Error())
 	}
 	out.PID = p.PID
-	s.log.Info("launched", "display", dpy, "pid", p.PID, "argv0", out.Argv[0])
+	s.audit(ctx, AuditEvent{Display: dpy, Effect: "launch", Window: out.Argv[0]})
+	s.log.Info("launched", "display", dpy, "pid", p.PID, "argv0", out.Argv[0], "caller", CallerOf(ctx).String())
 	if !req.WaitWindow {
 		return out, nil
 	}
@@ -503,4 +579,42 @@ func waitWindow(ctx context.Context, c *display.Conn, before map[uint32]bool, p 
 		case <-tick.C:
 		}
 	}
+}
+
+// allowEffect applies the policy to an effect that lands in no window (a
+// launch, a clipboard write): the display must allow acting, and the
+// user-first pause applies unless the caller is the user.
+func (s *Gate) allowEffect(ctx context.Context, dpy, effect string) error {
+	if err := s.opts.Policy.AllowDisplay(dpy); err != nil {
+		s.refused(ctx, dpy, effect, nil, err)
+		return err
+	}
+	if !s.opts.Policy.PauseOnUser || CallerOf(ctx).User {
+		return nil
+	}
+	h, err := s.Hands(ctx, dpy)
+	if err != nil {
+		return err
+	}
+	if err := h.UserActive(ctx); err != nil {
+		s.refused(ctx, dpy, effect, nil, err)
+		return err
+	}
+	return nil
+}
+
+// allowWindowOp applies the policy to a window operation: the display, the
+// deny-list by the window operated on, and the user-first pause.
+func (s *Gate) allowWindowOp(ctx context.Context, c *conn, dpy string, wid uint32, op string) error {
+	if err := s.opts.Policy.AllowDisplay(dpy); err != nil {
+		s.refused(ctx, dpy, "window:"+op, nil, err)
+		return err
+	}
+	if w, ok, err := c.c.Window(ctx, wid); err == nil && ok {
+		if err := s.opts.Policy.CheckWindow(&w, "window "+op); err != nil {
+			s.refused(ctx, dpy, "window:"+op, &w, err)
+			return err
+		}
+	}
+	return s.allowEffect(ctx, dpy, "window:"+op)
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/display"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/runs"
 )
 
@@ -58,16 +58,21 @@ type TakeoverOptions struct {
 	// TTL: a take-over whose viewer has been silent this long is handed
 	// back; the X hold is written to last this long and renewed at a third
 	// of it. Default DefaultHoldTTL.
-	TTL    time.Duration
-	Input  input.Options
+	TTL time.Duration
+	// Gate carries the human's input, under the deny-list (the human is
+	// exempt from the user-first pause only); nil makes one that allows
+	// every window.
+	Gate   *gate.Gate
 	Logger *slog.Logger
 }
 
 // Takeovers holds the displays humans have taken over. Safe for
 // concurrent use.
 type Takeovers struct {
-	opts TakeoverOptions
-	log  *slog.Logger
+	opts    TakeoverOptions
+	log     *slog.Logger
+	gate    *gate.Gate
+	ownGate bool // made here: closed when Run ends
 
 	mu    sync.Mutex
 	held  map[string]*hold
@@ -78,7 +83,6 @@ type Takeovers struct {
 type hold struct {
 	mu     sync.Mutex // input in order
 	conn   *display.Conn
-	dev    *input.Device
 	by     string
 	runID  string
 	since  time.Time
@@ -94,7 +98,11 @@ func NewTakeovers(o TakeoverOptions) *Takeovers {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Takeovers{opts: o, log: o.Logger, held: make(map[string]*hold)}
+	t := &Takeovers{opts: o, log: o.Logger, held: make(map[string]*hold), gate: o.Gate}
+	if t.gate == nil {
+		t.gate, t.ownGate = gate.New(gate.Options{Input: gate.InputOptions{ClickDelay: -1}, Logger: o.Logger.With("component", "gate")}), true
+	}
+	return t
 }
 
 func (t *Takeovers) state(dpy string, h *hold) api.Takeover {
@@ -136,25 +144,17 @@ func (t *Takeovers) Take(ctx context.Context, dpy, by string) (api.Takeover, err
 	if err != nil {
 		return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 	}
-	io := t.opts.Input
-	io.Logger = t.log.With("component", "input")
-	dev, err := input.New(conn, input.Area{W: conn.Screen.Width, H: conn.Screen.Height}, io)
-	if err != nil {
-		conn.Close()
-		return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
-	}
 	now := time.Now()
-	h := &hold{conn: conn, dev: dev, by: by, since: now, seen: now}
+	h := &hold{conn: conn, by: by, since: now, seen: now}
 	if t.opts.Runs != nil {
 		r, err := t.opts.Runs.Start(ctx, runs.StartOptions{Kind: RunKind, Spec: map[string]string{"display": dpy, "by": by}})
 		if err != nil {
-			dev.Close()
 			conn.Close()
 			return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 		}
 		h.runID = r.ID
 	}
-	if err := input.SetHold(ctx, conn, input.Hold{By: by, RunID: h.runID, Since: now.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
+	if err := gate.SetHold(ctx, conn, gate.Hold{By: by, RunID: h.runID, Since: now.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
 		t.close(context.WithoutCancel(ctx), dpy, h, "the hold could not be set: "+err.Error())
 		return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 	}
@@ -180,10 +180,9 @@ func (t *Takeovers) Release(ctx context.Context, dpy, reason string) (api.Takeov
 func (t *Takeovers) close(ctx context.Context, dpy string, h *hold, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := input.ClearHold(ctx, h.conn); err != nil {
+	if err := gate.ClearHold(ctx, h.conn); err != nil {
 		t.log.Warn("clear the take-over hold", "display", dpy, "err", err)
 	}
-	h.dev.Close()
 	h.conn.Close()
 	held := time.Since(h.since)
 	t.emit(ctx, h, InterventionEvent{Phase: "handed_back", Display: dpy, By: h.by, Reason: reason, Inputs: h.inputs, HeldMs: held.Milliseconds()})
@@ -241,11 +240,20 @@ func (t *Takeovers) Input(ctx context.Context, dpy string, evs []api.LiveInput) 
 			return &InputError{Index: i, Err: err}
 		}
 	}
+	hands, err := t.gate.Hands(ctx, dpy)
+	if err != nil {
+		return &InputError{Index: 0, Err: err}
+	}
+	// The human's input: audited as the take-over's, exempt from the
+	// user-first pause (it is the user), not from the deny-list.
+	who := gate.CallerOf(ctx)
+	who.Engine, who.User, who.Run = "takeover", true, h.runID
+	ctx = gate.WithCaller(ctx, who)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seen = time.Now()
 	for i, ev := range evs {
-		if err := do(ctx, h.dev, ev); err != nil {
+		if err := do(ctx, hands, ev); err != nil {
 			return &InputError{Index: i, Err: err}
 		}
 		h.inputs++
@@ -257,11 +265,11 @@ func checkInput(ev api.LiveInput) error {
 	switch ev.Type {
 	case "move", "wheel":
 	case "down", "up":
-		if ev.Button < input.ButtonLeft || ev.Button > input.ButtonRight {
+		if ev.Button < gate.ButtonLeft || ev.Button > gate.ButtonRight {
 			return fmt.Errorf("button %d: use 1 (left), 2 (middle) or 3 (right)", ev.Button)
 		}
 	case "key":
-		return input.CheckKeys(ev.Keys)
+		return gate.CheckKeys(ev.Keys)
 	case "text":
 		if ev.Text == "" {
 			return errors.New("text: empty")
@@ -275,23 +283,23 @@ func checkInput(ev api.LiveInput) error {
 	return nil
 }
 
-func do(ctx context.Context, d *input.Device, ev api.LiveInput) error {
+func do(ctx context.Context, h *gate.Hands, ev api.LiveInput) (err error) {
 	p := image.Pt(ev.X, ev.Y)
 	switch ev.Type {
 	case "move":
-		return d.MoveTo(ctx, p)
+		_, err = h.MoveTo(ctx, p)
 	case "down":
-		return d.ButtonDown(ctx, &p, ev.Button)
+		_, err = h.ButtonDown(ctx, &p, ev.Button)
 	case "up":
-		return d.ButtonUp(ctx, &p, ev.Button)
+		_, err = h.ButtonUp(ctx, &p, ev.Button)
 	case "wheel":
-		return d.ScrollAt(ctx, &p, ev.DX, ev.DY)
+		_, err = h.ScrollAt(ctx, &p, ev.DX, ev.DY)
 	case "key":
-		return d.Key(ctx, ev.Keys)
+		_, err = h.KeyHold(ctx, ev.Keys, 0, 1)
 	case "text":
-		return d.Type(ctx, ev.Text)
+		_, err = h.Type(ctx, ev.Text)
 	}
-	return nil
+	return err
 }
 
 // Run renews the X holds of take-overs whose viewer is still there and
@@ -305,6 +313,9 @@ func (t *Takeovers) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			t.releaseAll(context.WithoutCancel(ctx), "the daemon stopped")
+			if t.ownGate {
+				t.gate.Close()
+			}
 			return nil
 		case <-tick.C:
 			t.renew(ctx)
@@ -324,7 +335,7 @@ func (t *Takeovers) renew(ctx context.Context) {
 			stale = append(stale, dpy)
 			continue
 		}
-		if err := input.SetHold(ctx, h.conn, input.Hold{By: h.by, RunID: h.runID, Since: h.since.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
+		if err := gate.SetHold(ctx, h.conn, gate.Hold{By: h.by, RunID: h.runID, Since: h.since.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
 			t.log.Warn("renew the take-over hold", "display", dpy, "err", err)
 		}
 	}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/acu-dev/acu/internal/launch"
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // App is an installed application, from its desktop entry.
@@ -58,10 +58,10 @@ func readDesktopEntry(path string) (App, bool) {
 }
 
 // parseDesktopEntry reads the [Desktop Entry] group of a desktop file
-// (launch.Parse, the parser POST /v1/apps/launch uses): visible
+// (the parser POST /v1/apps/launch uses): visible
 // applications with a name, and their program's base name.
 func parseDesktopEntry(r io.Reader) (App, bool) {
-	e, err := launch.Parse(r, "")
+	e, err := gate.ParseDesktopEntry(r, "")
 	if err != nil || e.Type != "Application" || e.Hidden || e.NoDisplay || e.Name == "" {
 		return App{}, false
 	}
@@ -74,30 +74,28 @@ func parseDesktopEntry(r io.Reader) (App, bool) {
 }
 
 // DesktopLauncher starts applications by desktop entry (file id or Name)
-// from Dirs on Display, detached, with accessibility on (launch.Env).
+// from Dirs on Display, through the gate (its policy, its audit, a
+// scrubbed environment, accessibility on).
 type DesktopLauncher struct {
+	Gate    *gate.Gate
 	Dirs    []string
 	Display string
-	Bus     string   // the display's accessibility bus address, "" when unknown
-	Env     []string // the base environment (os.Environ())
-	Logger  *slog.Logger
 }
 
 // Launch starts the entry named name and says what it started.
-func (l DesktopLauncher) Launch(_ context.Context, name string) (string, error) {
-	e, err := launch.Find(l.Dirs, name)
+func (l DesktopLauncher) Launch(ctx context.Context, name string) (string, error) {
+	if l.Gate == nil {
+		return "", fmt.Errorf("launch %s: no gate to launch through", name)
+	}
+	res, err := l.Gate.LaunchFrom(ctx, l.Dirs, api.LaunchRequest{DesktopEntry: name, Display: l.Display})
 	if err != nil {
 		return "", err
 	}
-	argv, err := e.Argv()
-	if err != nil {
-		return "", fmt.Errorf("launch %s: %w", name, err)
+	prog := ""
+	if len(res.Argv) > 0 {
+		prog = res.Argv[0]
 	}
-	p, err := launch.Start(launch.Spec{Argv: argv, Env: launch.Env(l.Env, l.Display, l.Bus)}, l.Logger)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("started %s (%s, pid %d)", e.Name, argv[0], p.PID), nil
+	return fmt.Sprintf("started %s (%s, pid %d)", name, prog, res.PID), nil
 }
 
 // line is the app as the models see it: "- Name (program): description".

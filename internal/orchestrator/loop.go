@@ -13,7 +13,7 @@ import (
 	"github.com/acu-dev/acu/internal/annotate"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/frame"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/store"
@@ -835,9 +835,9 @@ func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs eleme
 	switch {
 	case l.opts.Input != nil && k.name == "scroll":
 		ev.Keys = ""
-		err = l.opts.Input.Do(ctx, input.Action{Kind: input.KindScroll, X: input.NormMax / 2, Y: input.NormMax / 2, DY: 5})
+		err = l.opts.Input.Do(ctx, gate.Action{Kind: gate.KindScroll, X: gate.NormMax / 2, Y: gate.NormMax / 2, DY: 5})
 	case l.opts.Input != nil:
-		err = l.opts.Input.Do(ctx, input.Action{Kind: input.KindKey, Keys: k.keys})
+		err = l.opts.Input.Do(ctx, gate.Action{Kind: gate.KindKey, Keys: k.keys})
 	default:
 		_, err = l.opts.Elements.Execute(ctx, m, elements.Step{Kind: elements.StepKey, Text: k.keys})
 		if errors.Is(err, elements.ErrNoEffect) {

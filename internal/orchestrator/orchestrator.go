@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/store"
@@ -87,9 +87,10 @@ type Watcher interface {
 	Foreign(ctx context.Context) (bool, string, error)
 }
 
-// Device presses keys and scrolls for stagnation recovery (*input.Device).
+// Device presses keys and scrolls for stagnation recovery (the gate's
+// hands).
 type Device interface {
-	Do(ctx context.Context, a input.Action) error
+	Do(ctx context.Context, a gate.Action) error
 }
 
 // Arranger puts two windows side by side when the planner recommends
@@ -382,7 +383,10 @@ func (o *Orchestrator) Close() {
 // execute runs the loop and ends the run.
 func (o *Orchestrator) execute(ctx context.Context, run runs.Run, s Spec) Result {
 	l := newLoop(o, run.ID, s)
-	res := l.run(ctx)
+	// Every effect of the task is the task's, in the gate's audit.
+	who := gate.CallerOf(ctx)
+	who.Engine, who.Run = "task", run.ID
+	res := l.run(gate.WithCaller(ctx, who))
 	o.mu.Lock()
 	cancel := o.cancel[run.ID]
 	delete(o.cancel, run.ID)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/ocr"
@@ -160,7 +161,9 @@ func TestEndToEndLaunchAndWaitFor(t *testing.T) {
 		return llmtest.Reply{Text: stepsJSON(true)}
 	}, llmtest.Text(planJSON("Launch and wait", "Launch the exporter", "Wait for it")), llmtest.Text(`{"done":true,"reason":"the export is done"}`))
 	or := d.orchestrator(t, m, func(o *orchestrator.Options) {
-		o.Launch = orchestrator.DesktopLauncher{Dirs: []string{dir}, Display: d.dpy, Env: os.Environ()}
+		g := gate.New(gate.Options{Env: os.Environ()})
+		t.Cleanup(g.Close)
+		o.Launch = orchestrator.DesktopLauncher{Gate: g, Dirs: []string{dir}, Display: d.dpy}
 		o.Wait = engineWaiter{eng: eng, dpy: d.dpy}
 	})
 	tctx, tcancel := context.WithTimeout(t.Context(), 2*time.Minute)

@@ -2,29 +2,29 @@ package orchestrator
 
 import (
 	"github.com/acu-dev/acu/internal/display"
-	"github.com/acu-dev/acu/internal/input"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
-// The user-input detection moved to internal/input (input.Watch), where
-// the action service (internal/actions) uses it too; these names keep the
-// orchestrator's callers and tests as they were.
+// The user-input detection lives in internal/input, behind the gate
+// (gate.Watch), where the gate's user-first pause uses it too; these names
+// keep the orchestrator's callers and tests as they were.
 
-// PointerWatch detects user input by the pointer; see input.PointerWatch.
-type PointerWatch = input.PointerWatch
+// PointerWatch detects user input by the pointer; see gate.PointerWatch.
+type PointerWatch = gate.PointerWatch
 
-// InputWatch detects user input of any kind; see input.Watch.
-type InputWatch = input.Watch
+// InputWatch detects user input of any kind; see gate.Watch.
+type InputWatch = gate.Watch
 
-// InputWatchOptions configures NewInputWatch; see input.WatchOptions.
-type InputWatchOptions = input.WatchOptions
+// InputWatchOptions configures NewInputWatch; see gate.WatchOptions.
+type InputWatchOptions = gate.WatchOptions
 
 // DefaultIdleMargin is InputWatchOptions.Margin's default.
-const DefaultIdleMargin = input.DefaultIdleMargin
+const DefaultIdleMargin = gate.DefaultIdleMargin
 
 // NewPointerWatch watches the pointer of c's display; c stays the caller's.
-func NewPointerWatch(c *display.Conn) *PointerWatch { return input.NewPointerWatch(c) }
+func NewPointerWatch(c *display.Conn) *PointerWatch { return gate.NewPointerWatch(c) }
 
 // NewInputWatch watches all input on c's display; c stays the caller's.
 func NewInputWatch(c *display.Conn, opts InputWatchOptions) *InputWatch {
-	return input.NewWatch(c, opts)
+	return gate.NewWatch(c, opts)
 }

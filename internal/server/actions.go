@@ -12,6 +12,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // Actions is what the server needs from the action service
@@ -35,6 +36,9 @@ func (s *Server) actions() (Actions, error) {
 
 // actError maps the action service's errors to responses.
 func actError(err error) error {
+	if r, ok := gate.IsRefused(err); ok {
+		return refusedError(r)
+	}
 	var ae *actions.Error
 	if !errors.As(err, &ae) {
 		return displayError(err)
@@ -49,6 +53,17 @@ func actError(err error) error {
 		status = http.StatusServiceUnavailable
 	}
 	return &httpError{status: status, detail: ae.Detail()}
+}
+
+// refusedError maps the gate's policy refusals: 403 for what the policy
+// forbids, 409 while the user is active.
+func refusedError(r *gate.Refused) error {
+	status := http.StatusForbidden
+	if r.Code == api.CodeUserActive {
+		status = http.StatusConflict
+	}
+	return &httpError{status: status, detail: api.ErrorDetail{Code: r.Code, Message: r.Message, Field: r.Field,
+		ActiveMs: r.ActiveFor.Milliseconds(), RetryAfterMs: r.RetryAfter.Milliseconds()}}
 }
 
 func (s *Server) handleActions(w http.ResponseWriter, r *http.Request) error {

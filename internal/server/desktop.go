@@ -22,6 +22,9 @@ type Desktop interface {
 
 // desktopError maps the desktop feature's errors to responses.
 func desktopError(err error) error {
+	if r, ok := gate.IsRefused(err); ok {
+		return refusedError(r)
+	}
 	var de *gate.Error
 	if !errors.As(err, &de) {
 		return displayError(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard"
 )
 
@@ -81,7 +82,18 @@ func (s *Server) authenticate(scope string, next http.Handler) http.Handler {
 				r.Method, r.URL.Path, scope, has, s.opts.TokenHint, scope))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, who)))
+		ctx := context.WithValue(r.Context(), principalKey{}, who)
+		// Every effect this request causes is audited with who asked.
+		client := strings.TrimSpace(r.Header.Get(api.HeaderClient))
+		if len(client) > 64 {
+			client = client[:64]
+		}
+		engine := "api"
+		if strings.HasPrefix(r.URL.Path, "/mcp") {
+			engine = "mcp"
+		}
+		ctx = gate.WithCaller(ctx, gate.Caller{Token: who.String(), Engine: engine, Client: client})
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
