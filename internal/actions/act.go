@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/gate"

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/live"
 )
 
@@ -33,6 +34,9 @@ func (s *Server) live() (Live, error) {
 }
 
 func liveError(dpy string, err error) error {
+	if r, ok := gate.IsRefused(err); ok { // the human is held to the deny-list and ACU_ACT_*
+		return refusedError(r)
+	}
 	var ie *live.InputError
 	switch {
 	case errors.As(err, &ie):
