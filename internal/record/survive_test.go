@@ -30,7 +30,9 @@ func TestRecordIrregularChangesTrackDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, gap := range []time.Duration{100, 100, 100, 2000, 100, 3000, 100, 100, 1500, 100, 4000, 100, 100, 100, 2500, 100} {
-		win.Paint(func(x, y int) color.RGBA { return color.RGBA{R: uint8((x*7 + y*13 + i*31) ^ (x * y)), G: uint8(x + i), B: 90} })
+		win.Paint(func(x, y int) color.RGBA {
+			return color.RGBA{R: uint8((x*7 + y*13 + i*31) ^ (x * y)), G: uint8(x + i), B: 90}
+		})
 		time.Sleep(gap * time.Millisecond)
 	}
 	if rec, err = f.rec.Stop(t.Context(), rec.ID); err != nil || rec.Stopped != StopRequest {
