@@ -208,7 +208,9 @@ func TestRecordingSeeksToLastEvent(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	emit(1)
 	for i := range 6 { // a burst of textured changes, then a still screen
-		win.Paint(func(x, y int) color.RGBA { return color.RGBA{R: uint8((x*7 + y*13 + i*31) ^ (x * y)), G: uint8(x + i), B: 40} })
+		win.Paint(func(x, y int) color.RGBA {
+			return color.RGBA{R: uint8((x*7 + y*13 + i*31) ^ (x * y)), G: uint8(x + i), B: 40}
+		})
 		time.Sleep(80 * time.Millisecond)
 	}
 	time.Sleep(2500 * time.Millisecond)
