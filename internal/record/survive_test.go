@@ -222,3 +222,26 @@ func TestAdoptIncomplete(t *testing.T) {
 		})
 	}
 }
+
+// TestRunTightensOldFiles: files an earlier version wrote 0644 are made
+// owner-only when the recorder starts.
+func TestRunTightensOldFiles(t *testing.T) {
+	var old string
+	newFixtureWith(t, func(o *Options) {
+		old = filepath.Join(o.Dir, "recording_old.mp4")
+		if err := os.WriteFile(old, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for range 400 {
+		if fi, err := os.Stat(old); err == nil && fi.Mode().Perm() == 0o600 {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	fi, _ := os.Stat(old)
+	t.Errorf("%s: mode %v after the recorder started, want 0600", old, fi.Mode().Perm())
+}
