@@ -103,8 +103,10 @@ func ffprobe(t *testing.T, path string) probe {
 	return probe{codec: j.Streams[0].CodecName, w: j.Streams[0].Width, h: j.Streams[0].Height, duration: d, track: track, frames: n}
 }
 
-// checkFile: the file decodes with ffprobe at the screen's size, it and
-// its video track last as long as the recording did, within 2%, and only
+// checkFile: the file decodes with ffprobe at the screen's size, its
+// video track lasts as long as the file (within 2%: Chromium seeks by the
+// track), both as long as the recording did (within 5%: the recording
+// measures from its first write to ffmpeg, on a loaded machine), and only
 // its owner may read it.
 func checkFile(t *testing.T, f *fixture, rec api.Recording, codec string) {
 	t.Helper()
@@ -114,8 +116,9 @@ func checkFile(t *testing.T, f *fixture, rec api.Recording, codec string) {
 	}
 	p := ffprobe(t, path)
 	want := float64(rec.DurationMs) / 1000
-	if p.codec != codec || p.w != 1280 || p.h != 720 || math.Abs(p.duration-want) > 0.02*want || math.Abs(p.track-want) > 0.02*want {
-		t.Errorf("%s: %s %dx%d, %.3f s (track %.3f s); want %s 1280x720, %.3f s (within 2%%)", path, p.codec, p.w, p.h, p.duration, p.track, codec, want)
+	if p.codec != codec || p.w != 1280 || p.h != 720 || math.Abs(p.track-p.duration) > 0.02*p.duration || math.Abs(p.duration-want) > 0.05*want {
+		t.Errorf("%s: %s %dx%d, %.3f s (track %.3f s); want %s 1280x720, %.3f s (the track within 2%% of the file, the file within 5%% of the recording)",
+			path, p.codec, p.w, p.h, p.duration, p.track, codec, want)
 	}
 	if p.frames < rec.Frames {
 		t.Errorf("%s has %d frames, want at least the %d written", path, p.frames, rec.Frames)
