@@ -51,7 +51,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 			return printJSON(e.stdout, rec)
 		}
 		fmt.Fprintln(e.stdout, rec.ID)
-		fmt.Fprintf(e.stderr, "recording %s to %s; stop it with `acu record stop %s`\n", rec.Display, rec.Path, rec.ID)
+		fmt.Fprintf(e.stderr, "recording %s to %s (in the daemon's recordings directory); stop it with `acu record stop %s`\n", rec.Display, rec.File, rec.ID)
 		return nil
 	case "stop":
 		rec, err := cl.StopRecording(ctx, id)
@@ -61,7 +61,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 		if *asJSON {
 			return printJSON(e.stdout, rec)
 		}
-		fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%d frames\t%d bytes\n", rec.ID, rec.Path, time.Duration(rec.DurationMs)*time.Millisecond, rec.Frames, rec.Bytes)
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%d frames\t%d bytes\n", rec.ID, rec.File, time.Duration(rec.DurationMs)*time.Millisecond, rec.Frames, rec.Bytes)
 		return nil
 	case "get":
 		path := *out
@@ -103,7 +103,7 @@ func runRecord(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(tw, "ID\tSTATUS\tDISPLAY\tSTARTED\tDURATION\tSIZE\tRUN\tFILE")
 		for _, r := range l.Recordings {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.ID, r.Status, r.Display, r.StartedAt.Local().Format(time.DateTime),
-				time.Duration(r.DurationMs)*time.Millisecond, r.Bytes, r.RunID, r.Path)
+				time.Duration(r.DurationMs)*time.Millisecond, r.Bytes, r.RunID, r.File)
 		}
 		return tw.Flush()
 	}

@@ -290,7 +290,8 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
 		Takeover: live.TakeoverOptions{Runs: d.runs, Gate: d.desktop, Logger: log.With("component", "live")}})
 	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
-		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns, Logger: log.With("component", "record")})
+		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns,
+		Max: c.RecordMax, MaxDuration: c.RecordMaxDuration, DiskBudget: diskBudget(c.RecordDisk), Logger: log.With("component", "record")})
 	if err != nil {
 		return err
 	}
@@ -320,7 +321,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	})
 	// Runs left live by stopped processes, and runs other daemons of a
 	// fleet created for this host, before any new work.
-	claim := func(run runs.Run) bool { return d.claim(srv, run) }
+	claim := func(run runs.Run) bool { return d.claim(srv, recorder, run) }
 	if err := d.runs.Recover(ctx, claim); err != nil {
 		return fmt.Errorf("recover runs left live by stopped processes: %w", err)
 	}
@@ -559,14 +560,26 @@ func (d *daemon) notifyOrphaned(ctx context.Context, run runs.Run, lost runs.Own
 	}
 }
 
+// diskBudget is ACU_RECORD_DISK for the recorder: 0 there means none.
+func diskBudget(n int64) int64 {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 // claim takes a run Recover offers: a wait resumes (or starts, created
 // for this host elsewhere); a task or an action request another daemon
 // created for this host and nobody has run yet starts here. A task or
 // action some process already ran is not run again (it could repeat what
 // was done): Recover ends it.
-func (d *daemon) claim(srv *server.Server, run runs.Run) bool {
+func (d *daemon) claim(srv *server.Server, rec *record.Recorder, run runs.Run) bool {
 	fresh := run.Owner == "" && run.Status != runs.StatusOrphaned
 	switch run.Kind {
+	case record.RunKind:
+		// A recording whose daemon died: its file is made playable up to
+		// its last second and the run ended with what it holds.
+		return rec.Adopt(run)
 	case smartwait.KindWait:
 		return d.engine.Claim(run)
 	case server.KindAction:

@@ -36,6 +36,8 @@ const (
 	CodeScope        = "scope"        // 403: the token lacks the scope the route needs
 	CodeNotFound     = "not_found"    // 404
 	CodeConflict     = "conflict"     // 409: e.g. the run already ended
+	CodeIncomplete   = "incomplete"   // 409: a recording's file cannot be played
+	CodeLimit        = "limit"        // 429 or 507: a configured limit is reached (e.g. ACU_RECORD_MAX)
 	CodeTooLarge     = "too_large"    // 413
 	CodeWaitTimeout  = "wait_timeout" // 504: a run wait's own timeout fired
 	CodeUnavailable  = "unavailable"  // 503: e.g. display unreachable
@@ -720,24 +722,34 @@ type RunFrameList struct {
 // Recording is a recording of a display (POST/GET /v1/recordings): a run
 // of kind "recording" and its video file (GET /v1/recordings/{id}).
 type Recording struct {
-	ID         string     `json:"id"`
-	Display    string     `json:"display"`
-	Format     string     `json:"format"` // mp4 or webm
-	RunID      string     `json:"run_id,omitempty"`
-	Status     string     `json:"status"`
-	StartedAt  time.Time  `json:"started_at"`
-	EndedAt    *time.Time `json:"ended_at,omitempty"`
-	Path       string     `json:"path"`
-	URL        string     `json:"url"`
-	Bytes      int64      `json:"bytes,omitempty"`
-	Frames     int        `json:"frames,omitempty"`
-	DurationMs int64      `json:"duration_ms,omitempty"`
-	Width      int        `json:"width,omitempty"`
-	Height     int        `json:"height,omitempty"`
+	ID        string     `json:"id"`
+	Display   string     `json:"display"`
+	Format    string     `json:"format"` // mp4 or webm
+	RunID     string     `json:"run_id,omitempty"`
+	Status    string     `json:"status"`
+	StartedAt time.Time  `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// File is the file's name in the daemon's recordings directory
+	// (ACU_DATA_DIR/recordings); answers carry no absolute path.
+	File       string `json:"file"`
+	URL        string `json:"url"`
+	Bytes      int64  `json:"bytes,omitempty"`
+	Frames     int    `json:"frames,omitempty"`
+	DurationMs int64  `json:"duration_ms,omitempty"`
+	Width      int    `json:"width,omitempty"`
+	Height     int    `json:"height,omitempty"`
 	// VideoStart is when the file's first frame was shown: an event at t
 	// plays at t - VideoStart.
 	VideoStart *time.Time `json:"video_start,omitempty"`
-	Error      string     `json:"error,omitempty"`
+	// Stopped says why it stopped: request, run_ended, shutdown,
+	// max_duration (ACU_RECORD_MAX_DURATION), disk_budget
+	// (ACU_RECORD_DISK), process_lost (its daemon was killed; the file
+	// was recovered by the next one).
+	Stopped string `json:"stopped,omitempty"`
+	// Incomplete, when set, says why the file cannot be played: GET of the
+	// file answers 409 incomplete.
+	Incomplete string `json:"incomplete,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // StartRecording is the body of POST /v1/recordings.

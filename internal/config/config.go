@@ -85,10 +85,13 @@ type Config struct {
 	KeepJudgedFrames bool
 
 	// Recordings.
-	RecordRuns   []string
-	RecordFormat string
-	RecordMaxFPS int
-	FFmpeg       string
+	RecordRuns        []string
+	RecordFormat      string
+	RecordMaxFPS      int
+	RecordMax         int
+	RecordMaxDuration time.Duration
+	RecordDisk        int64 // bytes; 0: no budget
+	FFmpeg            string
 
 	// Notifiers.
 	Notifiers     []string

@@ -89,6 +89,12 @@ var settings = []Setting{
 	enum("ACU_RECORD_FORMAT", "", "mp4", []string{"mp4", "webm"}, "format of recordings: mp4 (H.264) or webm (VP8)", func(c *Config) *string { return &c.RecordFormat }),
 	integer("ACU_RECORD_MAX_FPS", "", "10", 1, 60, "most frames a second a recording writes while the screen keeps changing (an idle screen writes none)",
 		func(c *Config) *int { return &c.RecordMaxFPS }),
+	integer("ACU_RECORD_MAX", "", "4", 1, 64, "most recordings running at once, started over the API or automatically (one ffmpeg each); one more answers 429",
+		func(c *Config) *int { return &c.RecordMax }),
+	duration("ACU_RECORD_MAX_DURATION", "", "4h", 10*time.Second, 7*24*time.Hour, "longest a recording lasts: it stops itself then (stopped: max_duration)",
+		func(c *Config) *time.Duration { return &c.RecordMaxDuration }),
+	byteSize("ACU_RECORD_DISK", "", "4GiB", "most bytes the recordings directory may hold: no recording starts past it (507) and a running one stops when it is reached (stopped: disk_budget); 0 for no budget",
+		func(c *Config) *int64 { return &c.RecordDisk }),
 	str("ACU_FFMPEG", "", "ffmpeg", "a program name or path", "ffmpeg binary for recordings", func(c *Config) *string { return &c.FFmpeg }),
 	str("ACU_TMUX_SOCKET", "", "", "a tmux socket name (-L)", "tmux server for pty:<session> targets (empty: the default server)", func(c *Config) *string { return &c.TmuxSocket }),
 

@@ -194,4 +194,3 @@ func hex(id uint32) string {
 	}
 	return string(b)
 }
-

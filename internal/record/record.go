@@ -35,6 +35,7 @@ type Runs interface {
 	End(ctx context.Context, runID, status, errMsg string, result any) (runs.Run, error)
 	Get(ctx context.Context, id string) (runs.Run, error)
 	List(ctx context.Context, f runs.ListFilter) ([]runs.Run, error)
+	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
 	LastCursor(ctx context.Context) (int64, error)
 }
@@ -52,13 +53,39 @@ const (
 	WebM = "webm" // VP8 in WebM
 )
 
-// DefaultMaxFPS is Options.MaxFPS's default.
-const DefaultMaxFPS = 10
+// Defaults of Options.
+const (
+	DefaultMaxFPS      = 10
+	DefaultMax         = 4
+	DefaultMaxDuration = 4 * time.Hour
+	DefaultDiskBudget  = 4 << 30
+)
+
+// Heartbeat is how often a recording writes its last frame again while
+// the screen stays still: each write closes the file's previous fragment,
+// so a killed daemon (or ffmpeg) leaves a file playable up to its last
+// second.
+const Heartbeat = time.Second
 
 // Errors callers branch on.
 var (
 	ErrNotFound   = errors.New("no such recording")
 	ErrNotRunning = errors.New("the recording has already stopped")
+	// ErrTooMany: Options.Max recordings are running (ACU_RECORD_MAX).
+	ErrTooMany = errors.New("too many recordings")
+	// ErrDiskBudget: the recordings directory holds Options.DiskBudget
+	// bytes or more (ACU_RECORD_DISK).
+	ErrDiskBudget = errors.New("the recordings' disk budget is used up")
+)
+
+// Why a recording stopped (api.Recording.Stopped).
+const (
+	StopRequest     = "request"      // Stop
+	StopRunEnded    = "run_ended"    // the automatically recorded run ended
+	StopShutdown    = "shutdown"     // the daemon stopped
+	StopMaxDuration = "max_duration" // it lasted Options.MaxDuration
+	StopDiskBudget  = "disk_budget"  // the directory reached Options.DiskBudget
+	StopLost        = "process_lost" // its process died; the file was recovered at the next start
 )
 
 // Options configure a Recorder.
@@ -77,8 +104,18 @@ type Options struct {
 	MaxFPS int
 	// Auto lists run kinds recorded automatically from their start to
 	// their end (ACU_RECORD_RUNS); empty records none by itself.
-	Auto   []string
-	Logger *slog.Logger
+	Auto []string
+	// Max is how many recordings may run at once, started over the API or
+	// automatically (ACU_RECORD_MAX); default DefaultMax.
+	Max int
+	// MaxDuration is the longest a recording lasts: it stops itself then
+	// (ACU_RECORD_MAX_DURATION); default DefaultMaxDuration.
+	MaxDuration time.Duration
+	// DiskBudget is the most bytes Dir may hold: no recording starts at or
+	// past it, and a running one stops when it is reached
+	// (ACU_RECORD_DISK); default DefaultDiskBudget, negative for none.
+	DiskBudget int64
+	Logger     *slog.Logger
 }
 
 // autoRec is the automatic recording of a run.
@@ -93,10 +130,11 @@ type Recorder struct {
 	opts Options
 	log  *slog.Logger
 
-	mu   sync.Mutex
-	live map[string]*recording // by recording id
-	auto map[string]*autoRec   // by recorded run id, until its recording stops
-	wg   sync.WaitGroup
+	mu       sync.Mutex
+	live     map[string]*recording // by recording id
+	starting int                   // Starts between the limit check and live
+	auto     map[string]*autoRec   // by recorded run id, until its recording stops
+	wg       sync.WaitGroup
 }
 
 // New checks o and returns a Recorder.
@@ -118,6 +156,15 @@ func New(o Options) (*Recorder, error) {
 	}
 	if o.MaxFPS <= 0 {
 		o.MaxFPS = DefaultMaxFPS
+	}
+	if o.Max <= 0 {
+		o.Max = DefaultMax
+	}
+	if o.MaxDuration <= 0 {
+		o.MaxDuration = DefaultMaxDuration
+	}
+	if o.DiskBudget == 0 {
+		o.DiskBudget = DefaultDiskBudget
 	}
 	return &Recorder{opts: o, log: o.Logger, live: make(map[string]*recording), auto: make(map[string]*autoRec)}, nil
 }
@@ -141,13 +188,30 @@ func (r *Recorder) Check() error {
 type spec struct {
 	Display string `json:"display"`
 	Format  string `json:"format"`
-	Path    string `json:"path"`
-	RunID   string `json:"run_id,omitempty"`
+	// File is the file's name in the recordings directory (answers carry
+	// no absolute path); runs of earlier versions have Path instead.
+	File  string `json:"file,omitempty"`
+	Path  string `json:"path,omitempty"`
+	RunID string `json:"run_id,omitempty"`
 }
+
+// file is the name of sp's file in the recordings directory.
+func (sp spec) file() string {
+	if sp.File != "" {
+		return filepath.Base(sp.File)
+	}
+	if sp.Path != "" {
+		return filepath.Base(sp.Path)
+	}
+	return ""
+}
+
+// path is where sp's file is.
+func (r *Recorder) path(sp spec) string { return filepath.Join(r.opts.Dir, sp.file()) }
 
 // result is a recording run's result.
 type result struct {
-	Path       string `json:"path"`
+	File       string `json:"file"`
 	Bytes      int64  `json:"bytes"`
 	Frames     int    `json:"frames"`
 	DurationMs int64  `json:"duration_ms"`
@@ -156,17 +220,42 @@ type result struct {
 	// VideoStart is the moment of the file's first frame (time 0), to
 	// seek to an event of the recorded run.
 	VideoStart time.Time `json:"video_start"`
+	// Stopped says why it stopped (Stop*).
+	Stopped string `json:"stopped,omitempty"`
+	// Incomplete, when set, says why the file cannot be played: it is
+	// answered as incomplete, not served.
+	Incomplete string `json:"incomplete,omitempty"`
 }
 
 // recording is one recording in progress.
 type recording struct {
-	id    string
-	spec  spec
-	start time.Time
-	stop  context.CancelFunc
-	done  chan struct{}
-	res   result
-	err   error
+	id     string
+	spec   spec
+	path   string
+	start  time.Time
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    result
+	err    error
+
+	mu     sync.Mutex
+	reason string // why it stopped (Stop*), the first one given
+}
+
+// stop ends the recording, for reason unless it already has one.
+func (rec *recording) stop(reason string) {
+	rec.mu.Lock()
+	if rec.reason == "" {
+		rec.reason = reason
+	}
+	rec.mu.Unlock()
+	rec.cancel()
+}
+
+func (rec *recording) stopReason() string {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.reason
 }
 
 // StartOptions say what to record.
@@ -191,22 +280,51 @@ func (r *Recorder) Start(ctx context.Context, o StartOptions) (api.Recording, er
 		return api.Recording{}, err
 	}
 	if err := os.MkdirAll(r.opts.Dir, 0o700); err != nil {
-		return api.Recording{}, fmt.Errorf("recordings directory %s: %w", r.opts.Dir, err)
+		return api.Recording{}, fmt.Errorf("create the recordings directory: %w", errors.Unwrap(err))
+	}
+	// A slot among Options.Max, held from here: two Starts at once cannot
+	// both take the last one.
+	r.mu.Lock()
+	if n := len(r.live) + r.starting; n >= r.opts.Max {
+		r.mu.Unlock()
+		return api.Recording{}, fmt.Errorf("%w: %d are running, the most ACU_RECORD_MAX allows: stop one (POST /v1/recordings/{id}/stop) or raise ACU_RECORD_MAX", ErrTooMany, n)
+	}
+	r.starting++
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.starting--
+		r.mu.Unlock()
+	}()
+	if used := r.diskUsed(); r.opts.DiskBudget > 0 && used >= r.opts.DiskBudget {
+		return api.Recording{}, fmt.Errorf("%w: the recordings directory holds %d MiB of the %d MiB ACU_RECORD_DISK allows: delete old recordings from ACU_DATA_DIR/recordings or raise ACU_RECORD_DISK",
+			ErrDiskBudget, used>>20, r.opts.DiskBudget>>20)
 	}
 	id := runs.NewID(RunKind)
-	sp := spec{Display: o.Display, Format: o.Format, Path: filepath.Join(r.opts.Dir, id+"."+o.Format), RunID: o.RunID}
+	sp := spec{Display: o.Display, Format: o.Format, File: id + "." + o.Format, RunID: o.RunID}
 	// The first frame before the run: a display that cannot be captured
 	// starts no recording.
 	first, err := r.opts.Capture.Capture(ctx, sp.Display, capture.Target{Kind: capture.Screen})
 	if err != nil {
 		return api.Recording{}, fmt.Errorf("record %s: %w", sp.Display, err)
 	}
+	// The file is created here, owner-only: ffmpeg truncates it and keeps
+	// its mode.
+	path := r.path(sp)
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		first.Release()
+		return api.Recording{}, fmt.Errorf("record %s: create its file: %w", sp.Display, errors.Unwrap(err))
+	}
+	fh.Close()
 	run, err := r.opts.Runs.Start(ctx, runs.StartOptions{ID: id, Kind: RunKind, Spec: sp})
 	if err != nil {
+		first.Release()
+		os.Remove(path)
 		return api.Recording{}, fmt.Errorf("record %s: %w", sp.Display, err)
 	}
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	rec := &recording{id: id, spec: sp, start: time.Now(), stop: cancel, done: make(chan struct{})}
+	rec := &recording{id: id, spec: sp, path: path, start: time.Now(), cancel: cancel, done: make(chan struct{})}
 	r.mu.Lock()
 	r.live[id] = rec
 	r.mu.Unlock()
@@ -221,6 +339,10 @@ func (r *Recorder) Start(ctx context.Context, o StartOptions) (api.Recording, er
 
 // Stop ends a recording, waits for ffmpeg to finish the file and returns it.
 func (r *Recorder) Stop(ctx context.Context, id string) (api.Recording, error) {
+	return r.stopWith(ctx, id, StopRequest)
+}
+
+func (r *Recorder) stopWith(ctx context.Context, id, reason string) (api.Recording, error) {
 	r.mu.Lock()
 	rec := r.live[id]
 	r.mu.Unlock()
@@ -230,7 +352,7 @@ func (r *Recorder) Stop(ctx context.Context, id string) (api.Recording, error) {
 		}
 		return api.Recording{}, ErrNotRunning
 	}
-	rec.stop()
+	rec.stop(reason)
 	select {
 	case <-rec.done:
 	case <-ctx.Done():
@@ -271,36 +393,40 @@ func (r *Recorder) List(ctx context.Context, runID string, limit int) ([]api.Rec
 	return out, nil
 }
 
-// File returns the path of a finished recording's file.
+// ErrIncomplete is returned (wrapped) by File for a recording whose file
+// cannot be played.
+var ErrIncomplete = errors.New("the recording's file cannot be played")
+
+// File returns the path of a finished recording's playable file. A file
+// that cannot be played (its process died before writing a frame, or
+// before its header) is ErrIncomplete, saying why, never served.
 func (r *Recorder) File(ctx context.Context, id string) (string, api.Recording, error) {
-	rec, err := r.Get(ctx, id)
-	if err != nil {
-		return "", rec, err
+	run, err := r.opts.Runs.Get(ctx, id)
+	if errors.Is(err, runs.ErrNotFound) || (err == nil && run.Kind != RunKind) {
+		return "", api.Recording{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	if rec.Status == runs.StatusRunning {
+	if err != nil {
+		return "", api.Recording{}, err
+	}
+	rec := fromRun(run)
+	if run.Live() {
 		return "", rec, fmt.Errorf("recording %s is still running: stop it first", id)
 	}
-	return rec.Path, rec, nil
+	sp, _ := runSpec(run)
+	path := r.path(sp)
+	if rec.Incomplete != "" {
+		return "", rec, fmt.Errorf("%w: %s", ErrIncomplete, rec.Incomplete)
+	}
+	if len(run.Result) == 0 {
+		return "", rec, fmt.Errorf("%w: its process stopped before it finished the file", ErrIncomplete)
+	}
+	if why := unplayable(path, sp.Format); why != "" {
+		return "", rec, fmt.Errorf("%w: %s", ErrIncomplete, why)
+	}
+	return path, rec, nil
 }
 
-func toAPI(run runs.Run, sp spec, res *result) api.Recording {
-	out := api.Recording{ID: run.ID, Display: sp.Display, Format: sp.Format, RunID: sp.RunID, Status: run.Status,
-		StartedAt: run.StartedAt, Path: sp.Path, URL: "/v1/recordings/" + run.ID, Error: run.Error}
-	if !run.EndedAt.IsZero() {
-		t := run.EndedAt
-		out.EndedAt = &t
-	}
-	if res != nil {
-		out.Bytes, out.Frames, out.DurationMs, out.Width, out.Height = res.Bytes, res.Frames, res.DurationMs, res.Width, res.Height
-		if !res.VideoStart.IsZero() {
-			t := res.VideoStart
-			out.VideoStart = &t
-		}
-	}
-	return out
-}
-
-func fromRun(run runs.Run) api.Recording {
+func runSpec(run runs.Run) (spec, *result) {
 	var sp spec
 	_ = json.Unmarshal(run.Spec, &sp)
 	var res *result
@@ -310,6 +436,29 @@ func fromRun(run runs.Run) api.Recording {
 			res = nil
 		}
 	}
+	return sp, res
+}
+
+func toAPI(run runs.Run, sp spec, res *result) api.Recording {
+	out := api.Recording{ID: run.ID, Display: sp.Display, Format: sp.Format, RunID: sp.RunID, Status: run.Status,
+		StartedAt: run.StartedAt, File: sp.file(), URL: "/v1/recordings/" + run.ID, Error: run.Error}
+	if !run.EndedAt.IsZero() {
+		t := run.EndedAt
+		out.EndedAt = &t
+	}
+	if res != nil {
+		out.Bytes, out.Frames, out.DurationMs, out.Width, out.Height = res.Bytes, res.Frames, res.DurationMs, res.Width, res.Height
+		out.Stopped, out.Incomplete = res.Stopped, res.Incomplete
+		if !res.VideoStart.IsZero() {
+			t := res.VideoStart
+			out.VideoStart = &t
+		}
+	}
+	return out
+}
+
+func fromRun(run runs.Run) api.Recording {
+	sp, res := runSpec(run)
 	return toAPI(run, sp, res)
 }
 
@@ -328,10 +477,32 @@ func (r *Recorder) record(ctx context.Context, rec *recording, first *frame.Fram
 		status, msg = runs.StatusError, err.Error()
 		r.log.Warn("recording failed", "run_id", rec.id, "err", err)
 	}
-	if fi, serr := os.Stat(rec.spec.Path); serr == nil {
+	if fi, serr := os.Stat(rec.path); serr == nil {
 		res.Bytes = fi.Size()
 	}
-	res.Path = rec.spec.Path
+	res.File = rec.spec.file()
+	if res.Stopped == "" {
+		res.Stopped = rec.stopReason()
+	}
+	if err != nil {
+		// ffmpeg died, or a frame could not be captured: the file keeps
+		// what was written (see ffmpegArgs), and says how long that is.
+		pctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		why := unplayable(rec.path, rec.spec.Format)
+		if why == "" && rec.spec.Format == WebM {
+			if rerr := r.remux(pctx, rec.path, WebM); rerr != nil {
+				r.log.Warn("remux a recording whose ffmpeg failed", "run_id", rec.id, "err", rerr)
+			}
+		}
+		if why != "" {
+			res.Incomplete = why
+		} else if p, perr := r.probe(pctx, rec.path); perr == nil && p.duration > 0 {
+			res.DurationMs = p.duration.Milliseconds()
+		} else {
+			res.Incomplete = "ffmpeg finds no video in it"
+		}
+		cancel()
+	}
 	rec.res, rec.err = res, err
 	ectx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -345,16 +516,16 @@ func (r *Recorder) record(ctx context.Context, rec *recording, first *frame.Fram
 func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (result, error) {
 	res := result{Width: f.W &^ 1, Height: f.H &^ 1} // ffmpeg crops to even sizes
 	w, h := f.W, f.H
-	// last is the frame written last, held (to be written again at the
-	// stop) until a newer one is; released at the end, so the capture
-	// hub reuses its buffer for the next change.
+	// last is the frame written last, held (to be written again while the
+	// screen is still, and at the stop) until a newer one is; released at
+	// the end, so the capture hub reuses its buffer for the next change.
 	last := f
 	defer func() { last.Release() }()
 	changes, err := r.opts.Capture.Watch(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
 	if err != nil {
 		return res, fmt.Errorf("record %s: %w", rec.spec.Display, err)
 	}
-	args := ffmpegArgs(rec.spec.Format, f.W, f.H, rec.spec.Path)
+	args := ffmpegArgs(rec.spec.Format, f.W, f.H, rec.path)
 	cmd := exec.Command(r.opts.FFmpeg, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr strings.Builder
@@ -397,15 +568,42 @@ func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (
 	// when ffmpeg has read it, which is when ffmpeg stamped it: the file's
 	// time 0. (ffmpeg takes a moment to start; the run began before.)
 	start := time.Now()
-	lastAt := start
+	lastAt, wroteAt := start, start
 	res.VideoStart = start.UTC()
 	res.Frames++
+	// Kept on the recording's run at once: a recording whose process dies
+	// is recovered with it, and the timeline still seeks its events.
+	r.link(ctx, rec.id, map[string]any{"phase": "video_start", "video_start": res.VideoStart})
+	beat := time.NewTicker(Heartbeat)
+	defer beat.Stop()
+	deadline := time.NewTimer(r.opts.MaxDuration)
+	defer deadline.Stop()
 	var loopErr error
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			break loop
+		case <-deadline.C:
+			rec.stop(StopMaxDuration)
+			r.log.Info("recording reached its longest duration", "run_id", rec.id, "max_duration", r.opts.MaxDuration)
+			break loop
+		case <-beat.C:
+			if used := r.diskUsed(); r.opts.DiskBudget > 0 && used >= r.opts.DiskBudget {
+				rec.stop(StopDiskBudget)
+				r.log.Warn("recording stopped: the recordings directory reached its disk budget", "run_id", rec.id, "bytes", used, "budget", r.opts.DiskBudget)
+				break loop
+			}
+			// A still screen: the last frame again, stamped now. It closes
+			// the file's last fragment (ffmpeg writes a fragment when the
+			// next frame comes), so the file on disk plays up to now.
+			if time.Since(wroteAt) >= Heartbeat*9/10 {
+				if err := write(last); err != nil {
+					loopErr = ffmpegError(err, &stderr)
+					break loop
+				}
+				wroteAt = time.Now()
+			}
 		case _, ok := <-changes:
 			if !ok {
 				break loop
@@ -439,6 +637,7 @@ loop:
 			}
 			last.Release()
 			last, lastAt = nf, time.Now()
+			wroteAt = lastAt
 			res.Frames++
 		}
 	}
@@ -450,6 +649,7 @@ loop:
 		}
 	}
 	res.DurationMs = time.Since(start).Milliseconds()
+	res.Stopped = rec.stopReason()
 	_ = in.Close()
 	werr := make(chan error, 1)
 	go func() { werr <- cmd.Wait() }()
@@ -470,21 +670,39 @@ func ffmpegError(err error, stderr *strings.Builder) error {
 }
 
 // ffmpegArgs: raw BGRX frames on stdin, each stamped with its arrival
-// (1 ms time base), encoded at a variable frame rate.
+// (1 ms time base), encoded at a variable frame rate into a file that
+// survives a kill of the daemon or of ffmpeg:
+//   - the input is not probed (-probesize 32): ffmpeg would otherwise read
+//     5 MB of frames (two of a 1280x720 screen, which an idle screen may
+//     take minutes to send) before it opens the output;
+//   - no B-frames and no look-ahead (x264 -tune zerolatency, libvpx
+//     -lag-in-frames 0): a frame is written as soon as it is encoded, and
+//     frames are stored in the order they are shown, so the video track
+//     lasts exactly as long as the frames' times say (with B-frames and
+//     irregular intervals the track's decode times lagged: 8.6 s of track
+//     for 15.3 s of frames);
+//   - MP4 is fragmented, each frame its own fragment after an empty moov
+//     (written first): a fragment is on disk when the next frame comes,
+//     which the heartbeat sends at least every second. WebM writes a
+//     cluster a second; a killed WebM is remuxed (to get its index back)
+//     when the next daemon recovers it;
+//   - -flush_packets 1: what is written reaches the file at once.
 func ffmpegArgs(format string, w, h int, out string) []string {
 	args := []string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y",
 		"-f", "rawvideo", "-pix_fmt", "bgr0", "-video_size", strconv.Itoa(w) + "x" + strconv.Itoa(h),
+		"-probesize", "32", "-analyzeduration", "0",
 		"-framerate", "1000", "-use_wallclock_as_timestamps", "1", "-i", "pipe:0",
 		"-an", "-vf", "crop=trunc(iw/2)*2:trunc(ih/2)*2", "-fps_mode", "vfr",
 		// A 1 ms time base: without it ffmpeg guesses a frame rate from the
 		// first intervals and gives the file's last frame that long.
-		"-r", "1000"}
+		"-r", "1000", "-flush_packets", "1"}
 	switch format {
 	case WebM:
-		args = append(args, "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-b:v", "2M", "-pix_fmt", "yuv420p", "-f", "webm")
+		args = append(args, "-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "8", "-lag-in-frames", "0", "-b:v", "2M", "-pix_fmt", "yuv420p",
+			"-cluster_time_limit", "1000", "-f", "webm")
 	default:
-		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-crf", "28", "-pix_fmt", "yuv420p",
-			"-video_track_timescale", "1000", "-movflags", "+faststart", "-f", "mp4")
+		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-tune", "zerolatency", "-crf", "28", "-pix_fmt", "yuv420p",
+			"-video_track_timescale", "1000", "-movflags", "+frag_every_frame+empty_moov+default_base_moof", "-f", "mp4")
 	}
 	return append(args, out)
 }
@@ -507,6 +725,7 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 // Run records runs of the Auto kinds while they last, until ctx ends; then
 // it stops every recording and waits for their files.
 func (r *Recorder) Run(ctx context.Context) error {
+	r.keepPrivate()
 	if len(r.opts.Auto) > 0 {
 		r.follow(ctx)
 	} else {
@@ -514,7 +733,7 @@ func (r *Recorder) Run(ctx context.Context) error {
 	}
 	r.mu.Lock()
 	for _, rec := range r.live {
-		rec.stop()
+		rec.stop(StopShutdown)
 	}
 	r.mu.Unlock()
 	r.wg.Wait()
@@ -615,12 +834,12 @@ func (r *Recorder) stopAuto(ctx context.Context, runID string) {
 	// late copy of the end finds nothing to stop.
 	delete(r.auto, runID)
 	r.mu.Unlock()
-	rec, err := r.Stop(context.WithoutCancel(ctx), id)
+	rec, err := r.stopWith(context.WithoutCancel(ctx), id, StopRunEnded)
 	if err != nil {
 		r.log.Warn("stop an automatic recording", "run_id", runID, "recording", id, "err", err)
 		return
 	}
-	r.log.Info("auto-recorded a run", "run_id", runID, "recording", id, "path", rec.Path)
+	r.log.Info("auto-recorded a run", "run_id", runID, "recording", id, "file", rec.File)
 }
 
 // link records the recording on the recorded run, while it is live.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/live"
 )
@@ -45,6 +46,8 @@ func liveError(dpy string, err error) error {
 		return errConflict("%s is not taken over: take it over first (POST /v1/live/takeover)", dpy)
 	case errors.Is(err, live.ErrHeld):
 		return errConflict("%s: %v: wait for its hand-back", dpy, err)
+	case errors.Is(err, display.ErrBadName):
+		return errInvalid("display", "%v", err)
 	}
 	return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "display %s: %v", dpy, err)
 }
@@ -60,6 +63,9 @@ func (s *Server) handleLiveFrames(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	q := r.URL.Query()
+	if err := checkDisplayName(q.Get("display")); err != nil {
+		return err
+	}
 	o := live.StreamOptions{Display: lv.Display(q.Get("display"))}
 	if o.MaxW, err = intParam(q.Get("max_width"), "max_width", 0, 0, 16384); err != nil {
 		return err
@@ -172,6 +178,9 @@ func (s *Server) handleTakeoverState(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	if err := checkDisplayName(r.URL.Query().Get("display")); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, lv.State(lv.Display(r.URL.Query().Get("display"))))
 	return nil
 }
@@ -199,6 +208,9 @@ func (s *Server) handleTakeover(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	if err := checkDisplayName(req.Display); err != nil {
+		return err
+	}
 	dpy := lv.Display(req.Display)
 	st, err := lv.Take(r.Context(), dpy, takerName(r))
 	if err != nil {
@@ -211,6 +223,9 @@ func (s *Server) handleTakeover(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) handleHandBack(w http.ResponseWriter, r *http.Request) error {
 	lv, err := s.live()
 	if err != nil {
+		return err
+	}
+	if err := checkDisplayName(r.URL.Query().Get("display")); err != nil {
 		return err
 	}
 	dpy := lv.Display(r.URL.Query().Get("display"))
@@ -235,6 +250,9 @@ func (s *Server) handleLiveInput(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(req.Events) > 200 {
 		return errInvalid("events", "events: at most 200 a request, got %d", len(req.Events))
+	}
+	if err := checkDisplayName(req.Display); err != nil {
+		return err
 	}
 	dpy := lv.Display(req.Display)
 	if err := lv.Input(r.Context(), dpy, req.Events); err != nil {

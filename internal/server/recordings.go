@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/record"
 )
 
@@ -34,8 +35,25 @@ func recordingError(id string, err error) error {
 		return errNotFound("no recording %q: list them with GET /v1/recordings", id)
 	case errors.Is(err, record.ErrNotRunning):
 		return errConflict("recording %q has already stopped", id)
+	case errors.Is(err, record.ErrIncomplete):
+		return newErr(http.StatusConflict, api.CodeIncomplete, "", "recording %q is incomplete: %v", id, err)
 	}
 	return err
+}
+
+// startRecordingError maps a failed start: a bad display name is the
+// client's to fix (400 naming display), limits are 429 (ACU_RECORD_MAX)
+// and 507 (ACU_RECORD_DISK_MB), the rest (no ffmpeg, no display) 503.
+func startRecordingError(err error) error {
+	switch {
+	case errors.Is(err, display.ErrBadName):
+		return errInvalid("display", "%v", err)
+	case errors.Is(err, record.ErrTooMany):
+		return newErr(http.StatusTooManyRequests, api.CodeLimit, "", "%v", err)
+	case errors.Is(err, record.ErrDiskBudget):
+		return newErr(http.StatusInsufficientStorage, api.CodeLimit, "", "%v", err)
+	}
+	return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "cannot record: %v", err)
 }
 
 // handleStartRecording: POST /v1/recordings {display, format, run_id}
@@ -54,9 +72,12 @@ func (s *Server) handleStartRecording(w http.ResponseWriter, r *http.Request) er
 	if req.Format != "" && req.Format != record.MP4 && req.Format != record.WebM {
 		return errInvalid("format", "format must be mp4 or webm, got %q", req.Format)
 	}
+	if err := checkDisplayName(req.Display); err != nil {
+		return err
+	}
 	rec, err := rs.Start(r.Context(), record.StartOptions{Display: req.Display, Format: req.Format, RunID: req.RunID})
 	if err != nil {
-		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "cannot record: %v", err)
+		return startRecordingError(err)
 	}
 	w.Header().Set("Location", "/v1/recordings/"+rec.ID)
 	writeJSON(w, http.StatusCreated, rec)
@@ -114,14 +135,14 @@ func (s *Server) handleRecording(w http.ResponseWriter, r *http.Request) error {
 	}
 	path, rec, err := rs.File(r.Context(), id)
 	if err != nil {
-		if errors.Is(err, record.ErrNotFound) {
+		if errors.Is(err, record.ErrNotFound) || errors.Is(err, record.ErrIncomplete) {
 			return recordingError(id, err)
 		}
 		return errConflict("%v", err)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return errNotFound("the file of recording %q is gone: %s", id, path)
+		return errNotFound("the file of recording %q (%s) is gone from the recordings directory", id, rec.File)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -136,5 +157,18 @@ func (s *Server) handleRecording(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Disposition", "attachment; filename=\""+id+"."+rec.Format+"\"")
 	w.Header().Set("X-Acu-Duration-Ms", strconv.FormatInt(rec.DurationMs, 10))
 	http.ServeContent(w, r, "", fi.ModTime(), f)
+	return nil
+}
+
+// checkDisplayName refuses a malformed display name before any engine
+// sees it: 400 naming the display field (the engines also refuse remote
+// names they do not allow, with the same error).
+func checkDisplayName(name string) error {
+	if name == "" {
+		return nil
+	}
+	if _, err := display.ParseName(name, true); err != nil {
+		return errInvalid("display", "%v", err)
+	}
 	return nil
 }

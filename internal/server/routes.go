@@ -110,12 +110,13 @@ func (s *Server) routes() http.Handler {
 	act("DELETE /v1/live/takeover", s.handleHandBack)
 	act("POST /v1/live/input", s.handleLiveInput)
 
-	// Recordings: starting and stopping one is a read of the screen, like
-	// a screenshot; the files are served with Range support.
-	auth("POST /v1/recordings", s.handleStartRecording)
+	// Recordings: starting and stopping one runs ffmpeg and fills the disk
+	// (act, within ACU_RECORD_MAX and its budgets); listing and the files
+	// (served with Range support) are reads.
+	act("POST /v1/recordings", s.handleStartRecording)
 	auth("GET /v1/recordings", s.handleListRecordings)
 	auth("GET /v1/recordings/{id}", s.handleRecording)
-	auth("POST /v1/recordings/{id}/stop", s.handleStopRecording)
+	act("POST /v1/recordings/{id}/stop", s.handleStopRecording)
 
 	for pattern, h := range s.opts.Extra {
 		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))

@@ -118,7 +118,7 @@
       try {
         const recs = run.kind === "recording" ? (await json("/v1/recordings?limit=1000")).recordings.filter((r) => r.id === id) :
           (await json("/v1/recordings?run=" + encodeURIComponent(id))).recordings;
-        const rec = (recs || []).find((r) => r && r.status !== "running" && r.video_start);
+        const rec = (recs || []).find((r) => r && r.status !== "running" && r.video_start && !r.incomplete);
         if (rec) {
           video = el("video", "recording");
           video.controls = true;
