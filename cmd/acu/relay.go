@@ -192,7 +192,7 @@ func runSense(ctx context.Context, e *env, args []string) error {
 	}
 	cl, err := sense.New(sense.Options{Display: dpy, RelayURL: rc.SenseRelayURL, Token: token, Screen: hub, OCR: eng,
 		MinInterval: rc.SenseMinInterval, OCRMaxPixels: rc.SenseOCRMaxPixels, OCRMaxChars: rc.SenseOCRMaxChars,
-		Ignore: rc.SenseIgnore, Queue: rc.SenseQueue, Logger: log.With("component", "sense")})
+		Ignore: exclude, Queue: rc.SenseQueue, Logger: log.With("component", "sense")})
 	if err != nil {
 		return err
 	}

@@ -387,7 +387,7 @@ func (d *daemon) pruneEvents(ctx context.Context, log *slog.Logger) {
 // device's click hold, the launcher's desktop entries and environment.
 func gateOptions(c *config.Config, e *env, log *slog.Logger) gate.Options {
 	ac := c.Act()
-	o := gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: gate.AppDirs(e.getenv), Env: e.environ,
+	o := gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: gate.AppDirs(e.getenv), Env: e.environ, Exclude: c.ExcludeWindows,
 		Policy: gate.Policy{Disabled: !ac.Enabled, Displays: ac.Displays, Deny: ac.Deny, PauseOnUser: ac.PauseOnUser, Quiet: ac.UserQuiet},
 		Input:  gate.InputOptions{ClickDelay: ac.ClickHold}, Logger: log.With("component", "gate")}
 	if ac.ClickHold == 0 {
@@ -403,7 +403,7 @@ func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
 	c := d.cfg
 	ac := c.Act()
 	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
-		Gate: d.desktop, SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
+		Gate: d.desktop, Exclude: c.ExcludeWindows, SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
 	if ac.OCR {
 		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
 		if err != nil {

@@ -122,7 +122,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *
 	} else {
 		s.closers = append(s.closers, func() { tree.Close() })
 	}
-	eo := elements.Options{Display: dpy, Capture: hub, Input: dev, Logger: log.With("component", "elements")}
+	eo := elements.Options{Display: dpy, Capture: hub, Input: dev, Exclude: c.ExcludeWindows, Logger: log.With("component", "elements")}
 	if tree != nil {
 		eo.Tree = tree
 	}

@@ -41,6 +41,9 @@ type Options struct {
 	// SessionBus is the session bus address used to find a display's
 	// accessibility bus when the display does not announce it.
 	SessionBus string
+	// Exclude are the windows never shown (ACU_EXCLUDE_WINDOWS), left out
+	// of element maps (the hub already blacks out their pixels).
+	Exclude []string
 	// OCR adds recognized text to element maps; nil gives tree-only maps.
 	OCR *ocr.Engine
 	// Gate is where every effect goes (shared with the desktop routes, the
@@ -228,7 +231,7 @@ func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 	} else {
 		d.tree = tree
 	}
-	eo := elements.Options{Display: dpy, Capture: s.opts.Hub, Logger: s.log.With("component", "elements")}
+	eo := elements.Options{Display: dpy, Capture: s.opts.Hub, Exclude: s.opts.Exclude, Logger: s.log.With("component", "elements")}
 	if d.hands != nil {
 		eo.Input = d.hands.Device()
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/privacy"
 )
 
 // Options configures a Hub.
@@ -54,7 +55,7 @@ type Options struct {
 type Hub struct {
 	opts    Options
 	log     *slog.Logger
-	exclude []string
+	exclude *privacy.Filter
 
 	mu      sync.Mutex
 	sources map[string]*source
@@ -79,7 +80,7 @@ func NewHub(opts Options) (*Hub, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &Hub{opts: opts, log: log, sources: map[string]*source{}, closing: make(chan struct{}),
-		exclude: normExclude(opts.Exclude)}
+		exclude: privacy.New(opts.Exclude)}
 	if opts.Registerer != nil {
 		h.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "acu_capture_read_duration_seconds",
@@ -454,7 +455,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	}
 	exact := s.exact
 	s.exact = false
-	if len(s.hub.exclude) > 0 {
+	if !s.hub.exclude.Empty() {
 		if err := s.blackout(ctx, c, pix, w, h); err != nil {
 			// Never publish a frame whose private windows may show.
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
@@ -529,7 +530,7 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	}
 	// A segment that holds the whole screen unmasked, with its bands'
 	// hashes, is what later reads of damaged rows build on.
-	s.segOK = viaSHM && len(s.hub.exclude) == 0 && s.hasDamage && !noCache
+	s.segOK = viaSHM && s.hub.exclude.Empty() && s.hasDamage && !noCache
 	if hadBands && viaSHM && changed == nil {
 		// This generation changed only the bands whose hash moved (the
 		// same trust in the hash as an unchanged frame's): recycled
@@ -694,7 +695,7 @@ func (s *source) blackout(ctx context.Context, c *display.Conn, buf []byte, w, h
 // blackout clears, in buf, the pixels of the mapped windows matching
 // exclude; buf holds the screen's rectangle area, 4 bytes a pixel, rows
 // area.Dx()*4 bytes apart.
-func blackout(ctx context.Context, c *display.Conn, exclude []string, buf []byte, area image.Rectangle) error {
+func blackout(ctx context.Context, c *display.Conn, exclude *privacy.Filter, buf []byte, area image.Rectangle) error {
 	ws, err := c.Windows(ctx)
 	if err != nil {
 		return err
@@ -712,27 +713,10 @@ func blackout(ctx context.Context, c *display.Conn, exclude []string, buf []byte
 	return nil
 }
 
-// normExclude lower-cases the privacy exclusions and drops empty ones.
-func normExclude(list []string) []string {
-	var out []string
-	for _, e := range list {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// excluded reports whether w's title, class or instance contains one of
-// exclude (lower case).
-func excluded(exclude []string, w display.Window) bool {
-	title, class, inst := strings.ToLower(w.Title), strings.ToLower(w.Class), strings.ToLower(w.Instance)
-	for _, e := range exclude {
-		if strings.Contains(title, e) || strings.Contains(class, e) || strings.Contains(inst, e) {
-			return true
-		}
-	}
-	return false
+// excluded reports whether w is one of the excluded windows (privacy's
+// rule, which every read of the desktop shares).
+func excluded(exclude *privacy.Filter, w display.Window) bool {
+	return exclude.Excludes(w.Title, w.Class, w.Instance)
 }
 
 // resolveLocked resolves t on the live connection (s.mu held).

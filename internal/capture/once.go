@@ -9,6 +9,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/privacy"
 )
 
 // Once captures target t on display dpy a single time, for a process that
@@ -38,9 +39,9 @@ func Once(ctx context.Context, dpy string, t Target, opts Options) (_ *frame.Fra
 	if err := checkFormat(dpy, ic.Screen); err != nil {
 		return nil, err
 	}
-	exclude := normExclude(opts.Exclude)
+	exclude := privacy.New(opts.Exclude)
 	var c *display.Conn
-	if t.Kind == Window || len(exclude) > 0 {
+	if t.Kind == Window || !exclude.Empty() {
 		c, err = display.Open(ctx, dpy, display.Options{Logger: opts.Logger, AllowRemote: opts.AllowRemote})
 		if err != nil {
 			return nil, err
@@ -74,7 +75,7 @@ func Once(ctx context.Context, dpy string, t Target, opts Options) (_ *frame.Fra
 	if err != nil {
 		return nil, fmt.Errorf("capture %s: %w", dpy, err)
 	}
-	if len(exclude) > 0 {
+	if !exclude.Empty() {
 		if err := blackout(ctx, c, exclude, pix, r); err != nil {
 			// Never return a frame whose private windows may show.
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", dpy, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/privacy"
 )
 
 // Defaults for zero Options fields.
@@ -48,6 +49,10 @@ type Options struct {
 	SettleInterval, SettleMax time.Duration
 	// MinOCRConf drops OCR lines below this confidence (0..100); default 40.
 	MinOCRConf float64
+	// Exclude are the windows never shown (ACU_EXCLUDE_WINDOWS): their
+	// accessible elements, by application or window name, are left out of
+	// every map (their pixels are already black to OCR).
+	Exclude []string
 	// Logger receives per-extraction Debug logs; nil discards.
 	Logger *slog.Logger
 }
@@ -189,7 +194,11 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 	m.Timings.TreeNodes = len(nodes)
 
 	els := make([]Element, 0, min(len(nodes), x.opts.Max)+len(res.Lines))
+	excl := privacy.New(x.opts.Exclude)
 	for i := range nodes {
+		if excl.Excludes(nodes[i].App, nodes[i].Window) {
+			continue
+		}
 		if e, ok := fromNode(&nodes[i]); ok {
 			els = append(els, e)
 		}

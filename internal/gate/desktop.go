@@ -32,6 +32,7 @@ import (
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/launch"
+	"github.com/acu-dev/acu/internal/privacy"
 )
 
 // Kind classifies an Error for the HTTP boundary.
@@ -70,6 +71,9 @@ type Options struct {
 	AllowRemote    bool     // HOST:N display names (ACU_ALLOW_REMOTE_X)
 	// Policy says where acu may act; its zero value allows everything.
 	Policy Policy
+	// Exclude are the windows never shown (ACU_EXCLUDE_WINDOWS): left out
+	// of window lists and of what effects answer (privacy's rule).
+	Exclude []string
 	// Input configures each display's XTest device.
 	Input input.Options
 	// Audit receives every effect and refusal (besides the log).
@@ -83,6 +87,7 @@ type Options struct {
 type Gate struct {
 	opts Options
 	log  *slog.Logger
+	excl *privacy.Filter
 
 	mu    sync.Mutex
 	conns map[string]*conn
@@ -112,7 +117,7 @@ func New(opts Options) *Gate {
 	if opts.Policy.Quiet <= 0 {
 		opts.Policy.Quiet = DefaultQuiet
 	}
-	return &Gate{opts: opts, log: opts.Logger, conns: map[string]*conn{}}
+	return &Gate{opts: opts, log: opts.Logger, excl: privacy.New(opts.Exclude), conns: map[string]*conn{}}
 }
 
 // Policy is the policy the gate applies.
@@ -237,6 +242,9 @@ func (s *Gate) Windows(ctx context.Context, dpy string) (_ api.WindowList, err e
 		out.WM = "unnamed"
 	}
 	for _, w := range ws {
+		if s.excl.Excludes(w.Title, w.Class, w.Instance) {
+			continue // ACU_EXCLUDE_WINDOWS: never listed
+		}
 		out.Windows = append(out.Windows, toAPI(w))
 	}
 	return out, nil
@@ -291,7 +299,7 @@ func (s *Gate) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_
 	}
 	s.audit(ctx, AuditEvent{Display: dpy, Effect: "window:" + op, Window: id, Ms: s.opts.Now().Sub(start)})
 	out := api.WindowOpResult{Op: op, Method: res.Method, WM: res.WM}
-	if st, err := c.c.WindowState(ctx, wid); err == nil {
+	if st, err := c.c.WindowState(ctx, wid); err == nil && !s.excl.Excludes(st.Title, st.Class, st.Instance) {
 		w := toAPI(st)
 		out.Window = &w
 	}
@@ -537,6 +545,9 @@ func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequ
 	if err != nil {
 		out.Note = err.Error()
 		return out, nil
+	}
+	if w != nil && s.excl.Excludes(w.Title, w.Class, w.Instance) {
+		w = nil // ACU_EXCLUDE_WINDOWS: the program runs, its window is not shown
 	}
 	out.Window = w
 	return out, nil

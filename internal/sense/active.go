@@ -7,6 +7,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/privacy"
 )
 
 // App is the focused application.
@@ -148,17 +149,8 @@ func appName(w display.Window) string {
 	return "unknown"
 }
 
-// ignored reports whether a window matches the ignore list (title, class or
-// instance containing an entry, case-insensitive).
+// ignored reports whether a window matches the ignore list (privacy's
+// rule: title, class or instance containing an entry, case-insensitive).
 func ignored(w display.Window, list []string) bool {
-	t, c, i := strings.ToLower(w.Title), strings.ToLower(w.Class), strings.ToLower(w.Instance)
-	for _, e := range list {
-		if e == "" {
-			continue
-		}
-		if strings.Contains(t, e) || strings.Contains(c, e) || strings.Contains(i, e) {
-			return true
-		}
-	}
-	return false
+	return privacy.New(list).Excludes(w.Title, w.Class, w.Instance)
 }
