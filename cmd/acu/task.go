@@ -161,7 +161,9 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *
 		oo.Watch = orchestrator.NewInputWatch(conn, orchestrator.InputWatchOptions{Logger: log})
 	}
 	if tc.Split {
-		oo.Arrange = orchestrator.NewWindowArranger(conn)
+		if oo.Arrange, err = orchestrator.NewWindowArranger(ctx, g, dpy); err != nil {
+			return nil, err
+		}
 	}
 	s.Orch, err = orchestrator.New(oo)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"log/slog"
 	"math"
@@ -25,6 +26,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jezek/xgb/xproto"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi"
@@ -628,4 +631,26 @@ func (s *Gate) allowWindowOp(ctx context.Context, c *conn, dpy string, wid uint3
 		}
 	}
 	return s.allowEffect(ctx, dpy, "window:"+op)
+}
+
+// Place configures top-level window id on dpy to r (screen pixels) and
+// raises it, as the task engine's split screen tiles two windows: a window
+// operation like the others, under the same policy and audit. A window
+// manager may adjust it.
+func (s *Gate) Place(ctx context.Context, dpy string, id uint32, r image.Rectangle) (err error) {
+	defer s.recoverX("Place", &err)
+	c, dpy, err := s.conn(ctx, dpy)
+	if err != nil {
+		return err
+	}
+	if err := s.allowWindowOp(ctx, c, dpy, id, "place"); err != nil {
+		return err
+	}
+	mask := uint16(xproto.ConfigWindowX | xproto.ConfigWindowY | xproto.ConfigWindowWidth | xproto.ConfigWindowHeight | xproto.ConfigWindowStackMode)
+	vals := []uint32{uint32(r.Min.X), uint32(r.Min.Y), uint32(r.Dx()), uint32(r.Dy()), xproto.StackModeAbove}
+	if err := xproto.ConfigureWindowChecked(c.c.X, xproto.Window(id), mask, vals).Check(); err != nil {
+		return fmt.Errorf("place window %#x on %s: %w", id, dpy, err)
+	}
+	s.audit(ctx, AuditEvent{Display: dpy, Effect: "window:place", Window: fmt.Sprintf("%#x", id)})
+	return c.c.Sync(ctx)
 }

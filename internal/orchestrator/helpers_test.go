@@ -14,6 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/input"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
@@ -253,4 +254,16 @@ func checkPausedAtIteration2(t *testing.T, d *desktop, m *models, res orchestrat
 		}
 	}
 	t.Errorf("the pause (mentioning %q) is not in the task's progress log: %+v", detail, prog)
+}
+
+// arranger tiles windows on d's display through a gate of its own.
+func (d *desktop) arranger(t *testing.T) *orchestrator.WindowArranger {
+	t.Helper()
+	g := gate.New(gate.Options{DefaultDisplay: d.dpy})
+	t.Cleanup(g.Close)
+	a, err := orchestrator.NewWindowArranger(t.Context(), g, d.dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -566,7 +566,7 @@ func TestPlanSplitArrangesWindows(t *testing.T) {
 		return llmtest.Reply{Text: stepsJSON(false)}
 	}, llmtest.Text(`{"approaches":[{"name":"Side by side","description":"copy from one dialog to the other","steps":["read","type"]}],"recommended":0,
 		"split":{"windows":["Acu Question","Acu Entry"],"reason":"both are needed at once"}}`), doneReply)
-	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Arrange = orchestrator.NewWindowArranger(d.conn) })
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Arrange = d.arranger(t) })
 	res := run(t, or, 10)
 	if res.Status != runs.StatusCompleted {
 		t.Fatalf("status = %s", res.Status)

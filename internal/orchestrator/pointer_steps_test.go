@@ -365,7 +365,7 @@ func TestSplitScreenWindowAgents(t *testing.T) {
 		return llmtest.Reply{Text: stepsJSON(false, typeStep(entry, value), clickStep(ok))}
 	}, llmtest.Text(`{"approaches":[{"name":"Both at once","description":"fill both","steps":["fill left","fill right"]}],"recommended":0,
 		"split":{"windows":["Acu Left","Acu Right"],"reason":"independent","tasks":["type west and press OK","type east and press OK"]}}`), doneReply)
-	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Arrange = orchestrator.NewWindowArranger(d.conn) })
+	or := d.orchestrator(t, m, func(o *orchestrator.Options) { o.Arrange = d.arranger(t) })
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	res, err := or.Run(ctx, orchestrator.Spec{Task: "Type west into the left dialog and east into the right one", MaxIterations: 10})

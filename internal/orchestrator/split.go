@@ -3,24 +3,32 @@ package orchestrator
 import (
 	"context"
 	"fmt"
+	"image"
 	"strings"
 
-	"github.com/jezek/xgb/xproto"
-
 	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/gate"
 )
 
 // WindowArranger tiles two top-level windows side by side (left and right
 // halves of the screen) for a plan that splits the work across them (the
 // seed's split screen). Windows are found by title, class or instance,
-// case-insensitively. It configures the windows directly, which a window
-// manager may adjust.
+// case-insensitively. It places them through the gate (its policy, its
+// audit), which a window manager may adjust.
 type WindowArranger struct {
-	c *display.Conn
+	g   *gate.Gate
+	c   *display.Conn
+	dpy string
 }
 
-// NewWindowArranger arranges windows on c's display; c stays the caller's.
-func NewWindowArranger(c *display.Conn) *WindowArranger { return &WindowArranger{c: c} }
+// NewWindowArranger arranges windows on dpy through g.
+func NewWindowArranger(ctx context.Context, g *gate.Gate, dpy string) (*WindowArranger, error) {
+	c, err := g.Conn(ctx, dpy)
+	if err != nil {
+		return nil, err
+	}
+	return &WindowArranger{g: g, c: c, dpy: dpy}, nil
+}
 
 // Arrange puts the window matching windows[0] on the left half and the one
 // matching windows[1] on the right half, both raised.
@@ -44,14 +52,12 @@ func (a *WindowArranger) Arrange(ctx context.Context, windows [2]string) error {
 			return fmt.Errorf("split: no window matching %q on %s", name, a.c.Name)
 		}
 	}
-	sw, sh := uint32(a.c.Screen.Width), uint32(a.c.Screen.Height)
+	sw, sh := int(a.c.Screen.Width), int(a.c.Screen.Height)
 	half := sw / 2
 	for i, id := range ids {
-		mask := uint16(xproto.ConfigWindowX | xproto.ConfigWindowY | xproto.ConfigWindowWidth | xproto.ConfigWindowHeight | xproto.ConfigWindowStackMode)
-		vals := []uint32{uint32(i) * half, 0, half, sh, xproto.StackModeAbove}
-		if err := xproto.ConfigureWindowChecked(a.c.X, xproto.Window(id), mask, vals).Check(); err != nil {
+		if err := a.g.Place(ctx, a.dpy, id, image.Rect(i*half, 0, i*half+half, sh)); err != nil {
 			return fmt.Errorf("split: move window %q on %s: %w", windows[i], a.c.Name, err)
 		}
 	}
-	return a.c.Sync(ctx)
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
@@ -20,7 +21,12 @@ func TestWindowArrangerSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(conn.Close)
-	a := orchestrator.NewWindowArranger(conn)
+	g := gate.New(gate.Options{DefaultDisplay: dpy})
+	t.Cleanup(g.Close)
+	a, err := orchestrator.NewWindowArranger(t.Context(), g, dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := a.Arrange(t.Context(), [2]string{"left notes", "sheet"}); err != nil {
 		t.Fatal(err)
 	}
