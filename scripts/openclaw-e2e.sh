@@ -61,7 +61,12 @@ fail() {
 TMP=$(mktemp -d /tmp/acu-openclaw-e2e.XXXXXX)
 PIDS=()  # process group leaders this script started, stopped in reverse
 cleanup() {
-  local rc=$?
+  local rc=$? f
+  # A daemon first (a detached one is not among PIDS until it is found),
+  # then the rest, newest first.
+  for f in "$TMP"/*/home/.local/state/acu/daemon.pid; do
+    [ -s "$f" ] && stop_group "$(cat "$f")"
+  done
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_group "${PIDS[i]}"; done
   if [ $rc -ne 0 ]; then
     echo "openclaw-e2e: logs kept in $TMP" >&2
@@ -84,9 +89,13 @@ start() {
   PIDS+=("$STARTED")
 }
 
-# descendants PID: PID and every process below it.
+# descendants PID: PID and every process below it, but not $KEEP (the
+# detached daemon, a child of `acu mcp` that is meant to outlive it) and
+# what is below that.
+KEEP=""
 descendants() {
   local p
+  [ "$1" = "$KEEP" ] && return 0
   echo "$1"
   for p in $(ps -o pid= --ppid "$1" 2>/dev/null); do descendants "$p"; done
 }
@@ -98,14 +107,15 @@ descendants() {
 stop_group() {
   local pid=$1 all p i
   all=$(descendants "$pid" | tr '\n' ' ')
-  kill -0 "$pid" 2>/dev/null && kill -TERM -- "-$pid" 2>/dev/null
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   for i in $(seq 300); do
     local alive=""
     for p in $all; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
     [ -z "$alive" ] && return 0
     sleep 0.1
   done
-  for p in $alive; do kill -KILL "$p" 2>/dev/null || true; done
+  echo "openclaw-e2e: still running 30 s after SIGTERM, killed:" >&2
+  for p in $alive; do ps -o pid=,args= -p "$p" >&2 || true; kill -KILL "$p" 2>/dev/null || true; done
   kill -KILL -- "-$pid" 2>/dev/null || true
 }
 
@@ -257,9 +267,14 @@ EOF
     fail "[$mode] the loop did not close"
   echo "        woken with: $msg"
 
-  stage "[$mode] stop the Gateway, the daemon, the model and the xterm"
+  stage "[$mode] stop the Gateway: the daemon outlives it"
+  KEEP=$daemon_pid
   stop_group "$gw"
-  if [ -n "$daemon_pid" ] && [ "$mode" = detached ]; then stop_group "$daemon_pid"; fi
+  KEEP=""
+  "$NODE" "$RIG/e2e.mjs" health "$acu_port" 5 || fail "the daemon stopped with the Gateway"
+  [ "$(cat "$data/daemon.pid")" = "$daemon_pid" ] || fail "the daemon changed when the Gateway stopped"
+
+  stage "[$mode] stop the daemon, the model and the xterm"
 }
 
 XVFB_PID=${PIDS[0]}

@@ -62,13 +62,15 @@ async function getWait(port, tokenFile, id) {
 function waitID(logFile) {
   for (const { body } of lines(logFile)) {
     const calls = new Map();
-    for (const m of body.messages ?? []) for (const c of m.tool_calls ?? []) calls.set(c.id, `${c.function?.name} ${c.function?.arguments}`);
+    for (const m of body.messages ?? []) for (const c of m.tool_calls ?? []) calls.set(c.id, c.function ?? {});
+    const isWait = (f) => (f.name ?? "").endsWith("smart_wait") || (f.name === "tool_call" && (f.arguments ?? "").includes("smart_wait"));
     for (const m of body.messages ?? []) {
-      if (m.role !== "tool" || !(calls.get(m.tool_call_id) ?? "").includes("smart_wait")) continue;
+      if (m.role !== "tool" || !isWait(calls.get(m.tool_call_id) ?? {})) continue;
       // smart_wait's answer is JSON text, {"wait_id":"wait_…",…}, which
       // OpenClaw may quote again inside its own JSON.
       const id = (text(m.content).match(/wait_id\\*"\s*:\s*\\*"(wait_[A-Za-z0-9_-]+)/) ?? [])[1];
       if (id) return id;
+      fail(`smart_wait, called through OpenClaw, answered no job: ${text(m.content).slice(-1500)}`);
     }
   }
   return undefined;
