@@ -202,7 +202,7 @@ EOF
     "baseUrl": "http://127.0.0.1:$model_port/v1", "apiKey": "scripted-local", "api": "openai-completions",
     "models": [ { "id": "scripted", "name": "Scripted", "reasoning": false, "input": ["text"],
       "cost": { "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0 }, "contextWindow": 128000, "maxTokens": 4096 } ] } } },
-  "agents": { "defaults": { "model": { "primary": "scripted/scripted" }, "heartbeat": { "every": "0m", "target": "none" } } },
+  "agents": { "defaults": { "model": { "primary": "scripted/scripted" } } },
   "mcp": { "servers": { "acu": { "command": "$ACU", "args": ["mcp"], "env": { "DISPLAY": "$DISPLAY" } } } }
 }
 EOF
@@ -241,7 +241,8 @@ EOF
     --message "Watch for the download in the xterm and tell me when it is complete." >"$dir/agent.json" 2>"$dir/agent.err" ||
     fail "openclaw agent failed: $(tail -20 "$dir/agent.err")"
   local id
-  id=$("$NODE" "$RIG/e2e.mjs" wait-id "$dir/model.requests" 10) || fail "no smart_wait job: $(tail -5 "$dir/agent.err")"
+  id=$("$NODE" "$RIG/e2e.mjs" wait-id "$dir/model.requests" 5) ||
+    fail "no smart_wait job; the Gateway's MCP client said: $(grep -a 'bundle-mcp' "$dir/gateway.log" | cut -c1-2000 | head -5)"
   echo "        job $id"
 
   if [ "$mode" = detached ]; then

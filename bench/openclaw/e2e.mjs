@@ -102,7 +102,8 @@ switch (cmd) {
   }
   case "wait-id": {
     const [logFile, seconds] = args;
-    console.log(await poll(Number(seconds), () => waitID(logFile), () => `no smart_wait result reached the model (see ${logFile})`));
+    const last = () => JSON.stringify(lines(logFile).at(-1)?.reply ?? "no request at all").slice(0, 300);
+    console.log(await poll(Number(seconds), () => waitID(logFile), () => `no smart_wait result reached the model; its last answer: ${last()} (see ${logFile})`));
     break;
   }
   case "watching": {

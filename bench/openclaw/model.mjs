@@ -1,26 +1,30 @@
-// A scripted OpenAI-compatible model for scripts/openclaw-e2e.sh: it
-// speaks the chat-completions wire format (POST /v1/chat/completions,
-// streamed as server-sent events or not, GET /v1/models) that OpenClaw's
-// "openai-completions" provider API sends, and plays one agent's part:
+// A scripted OpenAI-compatible model for scripts/openclaw-e2e.sh. It
+// speaks the chat-completions wire format that OpenClaw's
+// "openai-completions" provider API sends (POST /v1/chat/completions,
+// streamed as server-sent events when asked, as OpenClaw asks; GET
+// /v1/models), and plays one agent's part, decided from the whole
+// conversation each request carries:
 //
-//  1. asked by the user to watch for the download (the prompt holds
-//     TRIGGER), it calls the tool whose name ends in "smart_wait" with
-//     CRITERIA;
-//  2. given that tool's result, it answers that it is waiting;
-//  3. given a request whose messages hold "[smart_wait resolved]" (the
-//     system event acu's notifier sent through `openclaw system event`), it
-//     answers WOKE;
+//  1. asked by the user to watch for the download (a user message holds
+//     TRIGGER), it calls smart_wait with CRITERIA: directly when OpenClaw
+//     offers a tool whose name ends in "smart_wait", else through Tool
+//     Search, OpenClaw's default (tool_search, then tool_call with the id
+//     found, "mcp:acu:acu__smart_wait");
+//  2. given smart_wait's result, it answers that it is waiting;
+//  3. given a request that holds "[smart_wait resolved]" (the system event
+//     acu's notifier sent through `openclaw system event`), it answers
+//     WOKE;
 //  4. anything else (a heartbeat with nothing to do) gets NO_REPLY.
 //
-// Every request body is appended, one JSON object a line, to the file
-// named by the second argument, so the script can check what OpenClaw
-// sent. Usage: node model.mjs <port file> <request log>. It listens on a
-// free loopback port and writes that port to the port file.
+// Every request body is appended, with the reply, one JSON object a line,
+// to the file named by the second argument, for the script's checks.
+// Usage: node model.mjs <port file> <request log>. It listens on a free
+// loopback port and writes that port to the port file.
 import { appendFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 
-export const TRIGGER = "Watch for the download";
-export const CRITERIA = '"DOWNLOAD COMPLETE" is visible';
+const TRIGGER = "Watch for the download";
+const CRITERIA = '"DOWNLOAD COMPLETE" is visible';
 
 const [portFile, logFile] = process.argv.slice(2);
 if (!portFile || !logFile) {
