@@ -29,3 +29,8 @@ echo "== go test -race on PostgreSQL (store, runs, notify)"
 # (internal/pgtest starts one: initdb in a temporary directory, a free
 # port, the postgres user).
 ACU_TEST_ENGINE=postgres go test -race -count=1 -timeout 20m ./internal/store/ ./internal/runs/ ./internal/notify/ 2>&1 | tee -a /tmp/acu-test.log
+echo "== OpenClaw end to end (docs/clients.md)"
+# OpenClaw's own MCP client calls smart_wait through acu mcp; the wait
+# resolves on a real xterm and OpenClaw's agent is woken with the exact
+# message, with a detached daemon and a systemd-style one.
+bash scripts/openclaw-e2e.sh 2>&1 | tee -a /tmp/acu-test.log
