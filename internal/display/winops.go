@@ -278,10 +278,10 @@ func (c *Conn) prepare(ctx context.Context, id uint32) (WM, error) {
 	return c.WindowManager(ctx)
 }
 
-// Focus activates the window: _NET_ACTIVE_WINDOW when a window manager
+// FocusWindow activates the window: _NET_ACTIVE_WINDOW when a window manager
 // supports it (it also restores a minimized window), else map (if acu
 // minimized it), raise and SetInputFocus.
-func (c *Conn) Focus(ctx context.Context, id uint32) (OpResult, error) {
+func (c *Conn) FocusWindow(ctx context.Context, id uint32) (OpResult, error) {
 	wm, err := c.prepare(ctx, id)
 	if err != nil {
 		return OpResult{}, err

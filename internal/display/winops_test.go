@@ -79,7 +79,7 @@ func TestWindowOps(t *testing.T) {
 				t.Fatalf("WindowStates() = %+v, want xterm %#x", ws, id)
 			}
 
-			res, err := c.Focus(t.Context(), id)
+			res, err := c.FocusWindow(t.Context(), id)
 			if err != nil {
 				t.Fatalf("Focus = %v", err)
 			}
@@ -153,7 +153,7 @@ func TestWindowOps(t *testing.T) {
 			if !listed {
 				t.Errorf("WindowStates() after Minimize = %+v, want %#x listed as minimized", ws, id)
 			}
-			if _, err := c.Focus(t.Context(), id); err != nil {
+			if _, err := c.FocusWindow(t.Context(), id); err != nil {
 				t.Fatalf("Focus (restore) = %v", err)
 			}
 			eventually(t, c, id, "restored", func(s display.WindowState, err error) bool { return err == nil && s.Mapped && !s.Minimized })
@@ -180,7 +180,7 @@ func TestWindowOps(t *testing.T) {
 				t.Errorf("CloseWindow(plain, kill) method = %s, want KillClient", res.Method)
 			}
 			eventually(t, c, pid, "gone", func(_ display.WindowState, err error) bool { return errors.Is(err, display.ErrNoWindow) })
-			if _, err := c.Focus(t.Context(), pid); !errors.Is(err, display.ErrNoWindow) {
+			if _, err := c.FocusWindow(t.Context(), pid); !errors.Is(err, display.ErrNoWindow) {
 				t.Errorf("Focus(gone) = %v, want ErrNoWindow", err)
 			}
 		})

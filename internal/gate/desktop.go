@@ -274,7 +274,7 @@ func (s *Gate) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_
 	var res display.OpResult
 	switch op {
 	case api.WindowFocus:
-		res, err = c.c.Focus(ctx, wid)
+		res, err = c.c.FocusWindow(ctx, wid)
 	case api.WindowClose:
 		o := display.CloseOptions{Kill: req.Kill}
 		if req.Grace != nil {

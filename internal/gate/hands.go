@@ -279,7 +279,7 @@ func (h *Hands) at(ctx context.Context, p *image.Point) ([]Landing, error) {
 
 // focus is the landing of keyboard input: the focused window.
 func (h *Hands) focus(ctx context.Context) ([]Landing, error) {
-	w, err := FocusWindow(ctx, h.c.c)
+	w, err := FocusedWindow(ctx, h.c.c)
 	if err != nil {
 		return nil, err
 	}
@@ -415,9 +415,9 @@ func WindowAt(ctx context.Context, c *display.Conn, p image.Point) (*display.Win
 	return nil, nil
 }
 
-// FocusWindow returns the top-level window holding the keyboard focus, or
+// FocusedWindow returns the top-level window holding the keyboard focus, or
 // nil.
-func FocusWindow(ctx context.Context, c *display.Conn) (*display.Window, error) {
+func FocusedWindow(ctx context.Context, c *display.Conn) (*display.Window, error) {
 	f, err := xproto.GetInputFocus(c.X).Reply()
 	if err != nil {
 		return nil, fmt.Errorf("read the input focus on %s: %w", c.Name, err)
