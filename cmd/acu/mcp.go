@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/mcpserver"
 )
 
@@ -55,7 +56,10 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 			log.Info("acu mcp: no daemon answered; started one, detached", "addr", cl.BaseURL(), "log", daemonLogPath(c))
 		}
 	}
-	srv := mcpserver.New(backend, mcpserver.Options{Version: Version, Logger: log})
+	if c.MCP().Conformance {
+		log.Warn(config.ConformanceWarning)
+	}
+	srv := mcpserver.New(backend, mcpserver.Options{Version: Version, Logger: log, Conformance: c.MCP().Conformance})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil
