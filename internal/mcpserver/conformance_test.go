@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the conformance fixtures answer sampling and logging, which protocol 2026-07-28 deprecates (SEP-2577)
+
 package mcpserver
 
 import (
