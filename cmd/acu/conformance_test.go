@@ -97,8 +97,8 @@ type suiteCheck struct {
 }
 
 // runSuite runs every server scenario of the suite, one after another in
-// one process (a node process per scenario costs more than the scenarios
-// on a loaded machine), against url, and returns each scenario's checks
+// one node process (a process per scenario would cost a Node start each),
+// against url, and returns each scenario's checks
 // and the suite's output.
 func runSuite(ctx context.Context, bin, url string, scenarios []string) (map[string][]suiteCheck, string, error) {
 	dir, err := os.MkdirTemp("", "acu-conformance-")
@@ -154,8 +154,8 @@ var notOverStdio = map[string]string{
 
 // TestConformanceSuite runs every server scenario of the conformance suite
 // over the daemon's /mcp and over `acu mcp` (stdio), and fails naming each
-// scenario with a failed check. Over HTTP a warning fails too: it is acu's
-// own SSE stack that the suite judges there.
+// scenario with a failed check. Over HTTP a warning fails too, but for
+// allowedWarnings: it is acu's own SSE stack that the suite judges there.
 func TestConformanceSuite(t *testing.T) {
 	bin := clientsBin(t)
 	scenarios := serverScenarios(t, bin)
