@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/mcpserver"
 )
 
@@ -75,7 +76,10 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	defer wg.Wait()
 	defer cancel()
 	backend := g.cl
-	srv := mcpserver.New(backend, mcpserver.Options{Version: Version, Logger: log})
+	if c.MCP().Conformance {
+		log.Warn(config.ConformanceWarning)
+	}
+	srv := mcpserver.New(backend, mcpserver.Options{Version: Version, Logger: log, Conformance: c.MCP().Conformance})
 	srv.AddReceivingMiddleware(g.middleware)
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}})
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {

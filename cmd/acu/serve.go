@@ -90,6 +90,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if c.AllowRemote {
 		log.Warn("listening beyond loopback: anyone who can reach this address and has the token can move this desktop's mouse", "addr", c.Addr())
 	}
+	if c.MCP().Conformance {
+		log.Warn(config.ConformanceWarning)
+	}
 	log.Info("acu serving", "addr", "http://"+l.Addr().String(), "version", Version, "epoch", d.runs.Epoch(),
 		"judge", d.choice.Backend, "db", config.RedactDB(c.DB), "token_file", c.TokenPath())
 
@@ -259,7 +262,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) error {
 	c := d.cfg
 	base := "http://" + l.Addr().String()
-	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp")}
+	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp"), Conformance: c.MCP().Conformance}
 	// Each MCP session calls the API with its caller's own token, so a
 	// token's scope holds for the tools as for the routes; a page session
 	// (admin) uses the daemon's.

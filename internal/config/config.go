@@ -113,6 +113,7 @@ type Config struct {
 	task     TaskConfig
 	computer ComputerConfig
 	act      ActConfig
+	mcp      MCPConfig
 }
 
 // Setting describes one configuration value.

@@ -43,6 +43,9 @@ type Options struct {
 	// ProgressEvery is the interval of progress notifications while a call
 	// blocks (default 2 s).
 	ProgressEvery time.Duration
+	// Conformance adds the MCP conformance suite's test fixtures
+	// (conformance.go; ACU_MCP_CONFORMANCE). Never on in production.
+	Conformance bool
 }
 
 type tools struct {
@@ -62,8 +65,11 @@ func New(b Backend, opts Options) *mcp.Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "acu", Title: "acu: eyes and hands on a Linux desktop", Version: opts.Version},
-		&mcp.ServerOptions{Logger: opts.Logger, Instructions: instructions})
+	so := &mcp.ServerOptions{Logger: opts.Logger, Instructions: instructions}
+	if opts.Conformance {
+		withConformance(so)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "acu", Title: "acu: eyes and hands on a Linux desktop", Version: opts.Version}, so)
 	t := &tools{b: b, opts: opts}
 	addTool(s, &mcp.Tool{Name: "smart_wait", Description: smartWaitDesc, Annotations: additive}, t.smartWait)
 	addTool(s, &mcp.Tool{Name: "wait_status", Description: waitStatusDesc, Annotations: readOnly}, t.waitStatus)
@@ -89,6 +95,9 @@ func New(b Backend, opts Options) *mcp.Server {
 	}
 	if rb, ok := b.(RunResumer); ok {
 		addTool(s, &mcp.Tool{Name: "run_resume", Description: runResumeDesc, Annotations: additive}, (&resumeTool{rb}).resume)
+	}
+	if opts.Conformance {
+		addConformance(s)
 	}
 	s.AddReceivingMiddleware(refuseNotOffered)
 	return s

@@ -12,10 +12,11 @@ import (
 )
 
 // listAll lists the tools of a server with every backend (*api.Client
-// offers them all; listing calls none of them) as a client sees them.
-func listAll(t *testing.T) []*mcp.Tool {
+// offers them all; listing calls none of them) as a client sees them,
+// with the conformance fixtures when conformance is set.
+func listAll(t *testing.T, conformance bool) []*mcp.Tool {
 	t.Helper()
-	srv := New(api.NewClient("http://127.0.0.1:1", "unused"), Options{Version: "test"})
+	srv := New(api.NewClient("http://127.0.0.1:1", "unused"), Options{Version: "test", Conformance: conformance})
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {
@@ -40,8 +41,8 @@ func listAll(t *testing.T) []*mcp.Tool {
 // in CI (cmd/acu's TestTypeScriptClients) is the proof with the client
 // people use; this test names the field at once.
 func TestSchemasArePortable(t *testing.T) {
-	tools := listAll(t)
-	if len(tools) < 20 {
+	tools := listAll(t, true) // acu's own tools and the conformance fixtures
+	if len(tools) < 30 {
 		t.Fatalf("only %d tools listed", len(tools))
 	}
 	for _, tl := range tools {
