@@ -14,7 +14,7 @@ var layers = map[string]int{
 	"internal/secret": 0, "internal/api": 0, "internal/frame": 0, "internal/llm": 0,
 	"internal/dialect": 0, "internal/dialect/anthropic": 0, "internal/dialect/openai": 0, "internal/dialect/uitars": 0,
 	"internal/computer": 3,
-	"internal/annotate": 0, "internal/guard": 0, "internal/config": 0, "internal/leakcheck": 0,
+	"internal/annotate": 0, "internal/guard": 0, "internal/config": 0, "internal/leakcheck": 0, "internal/privacy": 0,
 	// Devices, storage and their test helpers.
 	"internal/display": 1, "internal/xvfb": 1, "internal/input": 1, "internal/ocr": 1,
 	"internal/store": 1, "internal/atspi": 1, "internal/runlog": 1, "internal/capture": 1,
