@@ -206,17 +206,22 @@ func tsResult(rep tsReport, ok bool) string {
 // clientRow is one line of docs/clients.md's table of what CI ran.
 type clientRow struct{ Client, Version, Transport, Result string }
 
-const (
-	clientsDoc   = "../../docs/clients.md"
-	clientsBegin = "<!-- clients:begin (written by TestTypeScriptClients: ACU_UPDATE_DOCS=1 go test ./cmd/acu -run TestTypeScriptClients) -->"
-	clientsEnd   = "<!-- clients:end -->"
-)
+const clientsDoc = "../../docs/clients.md"
 
-// checkClientsDoc holds docs/clients.md's table to what this run saw, so
-// the page cannot claim a client or a version that CI did not run. With
-// ACU_UPDATE_DOCS=1 it rewrites the table instead.
+// checkClientsDoc holds docs/clients.md's table of the TypeScript clients
+// to what this run saw.
 func checkClientsDoc(t *testing.T, rows []clientRow) {
+	checkDocTable(t, "clients", "TestTypeScriptClients", rows)
+}
+
+// checkDocTable holds the table between docs/clients.md's markers
+// "<!-- block:begin … -->" and "<!-- block:end -->" to what this run saw,
+// so the page cannot claim a client, a version or a result that CI did
+// not run. With ACU_UPDATE_DOCS=1 it rewrites the table instead.
+func checkDocTable(t *testing.T, block, test string, rows []clientRow) {
 	t.Helper()
+	begin := "<!-- " + block + ":begin (written by " + test + ": ACU_UPDATE_DOCS=1 go test ./cmd/acu -run " + test + ") -->"
+	end := "<!-- " + block + ":end -->"
 	var b strings.Builder
 	b.WriteString("| client | version | transport | what CI runs and checks |\n|---|---|---|---|\n")
 	for _, r := range rows {
@@ -227,21 +232,21 @@ func checkClientsDoc(t *testing.T, rows []clientRow) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, rest, ok1 := strings.Cut(string(doc), clientsBegin+"\n")
-	got, after, ok2 := strings.Cut(rest, clientsEnd)
+	before, rest, ok1 := strings.Cut(string(doc), begin+"\n")
+	got, after, ok2 := strings.Cut(rest, end)
 	if !ok1 || !ok2 {
-		t.Fatalf("docs/clients.md has no table between %q and %q", clientsBegin, clientsEnd)
+		t.Fatalf("docs/clients.md has no table between %q and %q", begin, end)
 	}
 	if got == want {
 		return
 	}
 	if os.Getenv("ACU_UPDATE_DOCS") != "" {
-		if err := os.WriteFile(clientsDoc, []byte(before+clientsBegin+"\n"+want+clientsEnd+after), 0o644); err != nil {
+		if err := os.WriteFile(clientsDoc, []byte(before+begin+"\n"+want+end+after), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	t.Errorf("docs/clients.md's table says something else than this run; it should read:\n%s(ACU_UPDATE_DOCS=1 rewrites it)", want)
+	t.Errorf("docs/clients.md's %s table says something else than this run; it should read:\n%s(ACU_UPDATE_DOCS=1 rewrites it)", block, want)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

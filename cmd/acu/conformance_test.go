@@ -234,6 +234,32 @@ func TestConformanceSuite(t *testing.T) {
 	if !strings.Contains(br.stderr.String(), config.ConformanceWarning) {
 		t.Errorf("acu mcp with ACU_MCP_CONFORMANCE=1 did not warn %q at start", config.ConformanceWarning)
 	}
+	if t.Failed() {
+		return
+	}
+	var rows []clientRow
+	for _, transport := range []string{"http", "stdio"} {
+		judged := len(scenarios)
+		if transport == "stdio" {
+			judged -= len(notOverStdio)
+		}
+		rows = append(rows, clientRow{Client: "conformance suite (`@modelcontextprotocol/conformance`), server mode", Version: suiteVersion(t),
+			Transport: transport, Result: fmt.Sprintf("%d of %d scenarios judged, 0 failures", judged, len(scenarios))})
+	}
+	checkDocTable(t, "conformance", "TestConformanceSuite", rows)
+}
+
+// suiteVersion is the pinned conformance suite's version.
+func suiteVersion(t *testing.T) string {
+	var p struct{ Version string }
+	b, err := os.ReadFile(filepath.Join(clientsDir, "node_modules/@modelcontextprotocol/conformance/package.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	if err != nil {
+		t.Fatalf("the conformance suite's version: %v", err)
+	}
+	return p.Version
 }
 
 // startAuthProxy serves a reverse proxy to the daemon at daemon that adds

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/testx"
 )
 
@@ -56,7 +58,8 @@ func TestActOffStopsEveryEffect(t *testing.T) {
 	dpy := startDisplay(t)
 	w := testx.NewWindow(t, dpy, testx.Spec{Title: "target", X: 20, Y: 20, W: 300, H: 200})
 	env, dataDir, port := newEnv(t, dpy)
-	d := startDaemon(t, append(env, "ACU_ACT_ENABLED=false"), dataDir, port)
+	srv := llmtest.NewOpenAI(t, taskModel) // a task model: tasks would be on
+	d := startDaemon(t, append(env, "ACU_ACT_ENABLED=false", "ACU_TASK_BASE_URL="+srv.URL, "ACU_TASK_API_KEY="+llmtest.Key), dataDir, port)
 
 	marker := filepath.Join(t.TempDir(), "launched")
 	st, code := call(t, d, "POST", "/v1/apps/launch", map[string]any{"argv": []string{"touch", marker}})
@@ -74,6 +77,12 @@ func TestActOffStopsEveryEffect(t *testing.T) {
 	wantRefused(t, "take-over input", st, code, 403, "act_disabled")
 	st, code = call(t, d, "POST", "/v1/actions", map[string]any{"actions": []map[string]any{{"kind": "click", "at": map[string]int{"x": 100, "y": 100}}}})
 	wantRefused(t, "actions", st, code, 403, "act_disabled")
+
+	// The task engine acts only through the gate: it does not start.
+	st, _ = call(t, d, "POST", "/v1/tasks", map[string]any{"task": "click OK"})
+	if st != 503 || !strings.Contains(d.log.String(), "acting is turned off") {
+		t.Errorf("POST /v1/tasks with acting off: %d; the log should say acting is turned off", st)
+	}
 
 	time.Sleep(300 * time.Millisecond)
 	if _, err := os.Stat(marker); err == nil {
