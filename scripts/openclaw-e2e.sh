@@ -136,6 +136,11 @@ if [ "$have_oc" != "$want_oc" ] || [ "$have_node" != "v$want_node" ]; then
 fi
 NODE=$RIG/node_modules/.bin/node
 OPENCLAW_JS=$RIG/node_modules/openclaw/openclaw.mjs
+# docs/clients.md names the versions this check runs: it may not claim
+# others.
+doc_line="Tested end to end with OpenClaw $want_oc on Node $want_node"
+grep -qF "$doc_line" "$(dirname "$0")/../docs/clients.md" ||
+  fail "docs/clients.md does not say \"$doc_line\": update its OpenClaw section to the versions pinned in $RIG/package-lock.json"
 [ -x "$NODE" ] && [ -f "$OPENCLAW_JS" ] || fail "the install left no $NODE or $OPENCLAW_JS"
 
 mkdir -p "$TMP/bin"
