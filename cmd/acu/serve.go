@@ -320,6 +320,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Cancellers: cancellers,
 		Fleet:      d.runs,
 		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
+		LaunchArgv: c.LaunchArgv,
 		Track:      d.track,
 	})
 	// Runs left live by stopped processes, and runs other daemons of a

@@ -61,6 +61,10 @@ type Run struct {
 	// is orphaned, and for runs from before ownership).
 	Host  string    `json:"host,omitempty"`
 	Owner *RunOwner `json:"owner,omitempty"`
+	// Creator is the principal whose request started the run: a token's
+	// id (acu token list), "token-file" or "session". Its token may cancel
+	// or change the run; anyone else needs the act scope.
+	Creator string `json:"creator,omitempty"`
 }
 
 // RunOwner is a process instance that owns runs: `acu serve`, a standalone

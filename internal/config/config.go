@@ -90,7 +90,8 @@ type Config struct {
 	RecordMaxFPS      int
 	RecordMax         int
 	RecordMaxDuration time.Duration
-	RecordDisk        int64 // bytes; 0: no budget
+	RecordDisk        int64  // bytes; 0: no budget
+	LaunchArgv        string // ACU_LAUNCH_ARGV: LaunchArgvAdmin or LaunchArgvAct
 	FFmpeg            string
 
 	// Notifiers.

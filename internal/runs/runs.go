@@ -92,6 +92,9 @@ type Run struct {
 	Owner string `json:"owner,omitempty"`
 	// Host is the host whose daemon runs it (see StartOptions.Host).
 	Host string `json:"host,omitempty"`
+	// Creator is the principal whose request started the run (see
+	// WithCreator); empty when none did.
+	Creator string `json:"creator,omitempty"`
 }
 
 // Live reports whether the run has not ended.
@@ -282,6 +285,23 @@ type StartOptions struct {
 	// (through its Recover, woken at once on PostgreSQL) and is not live in
 	// this process. Empty: this registry's host.
 	Host string
+	// Creator is who started the run; empty: CreatorOf(ctx).
+	Creator string
+}
+
+type creatorKey struct{}
+
+// WithCreator marks ctx as a request of principal id (a token's id): runs
+// started under it record id as their creator, whose token may then cancel
+// or change them without a wider scope.
+func WithCreator(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, creatorKey{}, id)
+}
+
+// CreatorOf is the principal WithCreator put in ctx, or "".
+func CreatorOf(ctx context.Context) string {
+	id, _ := ctx.Value(creatorKey{}).(string)
+	return id
 }
 
 // Compiled on first use, not at start-up: every acu process would pay for
@@ -328,7 +348,10 @@ func (r *Registry) Start(ctx context.Context, o StartOptions) (Run, error) {
 		now := r.now()
 		self := r.self()
 		run := Run{ID: id, Kind: o.Kind, SessionKey: o.SessionKey, TaskID: o.TaskID, Status: StatusRunning,
-			StartedAt: now, Spec: spec, UpdatedAt: now, Owner: self.ID, Host: self.Host}
+			StartedAt: now, Spec: spec, UpdatedAt: now, Owner: self.ID, Host: self.Host, Creator: o.Creator}
+		if run.Creator == "" {
+			run.Creator = CreatorOf(ctx)
+		}
 		remote := o.Host != "" && o.Host != self.Host
 		if remote {
 			run.Owner, run.Host = "", o.Host

@@ -128,6 +128,11 @@ func (s *Server) handleLaunch(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
+	if need := s.launchArgvScope(); len(req.Argv) > 0 && api.ScopeRank(PrincipalOf(r.Context()).Scope) < api.ScopeRank(need) {
+		return newErr(http.StatusForbidden, api.CodeScope, "argv",
+			"launching an argv needs a token with scope %s (ACU_LAUNCH_ARGV=act lowers it to act); this token has scope %s: launch a desktop entry (desktop_entry) instead, or use an admin token",
+			need, PrincipalOf(r.Context()).Scope)
+	}
 	res, err := d.Launch(r.Context(), req)
 	return answer(w, res, err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard"
+	"github.com/acu-dev/acu/internal/runs"
 )
 
 // statusWriter records the status code for the access log. It keeps
@@ -83,6 +84,9 @@ func (s *Server) authenticate(scope string, next http.Handler) http.Handler {
 			return
 		}
 		ctx := context.WithValue(r.Context(), principalKey{}, who)
+		// Runs this request starts record who started them: that token may
+		// cancel or change them without the act scope.
+		ctx = runs.WithCreator(ctx, who.ID)
 		// Every effect this request causes is audited with who asked.
 		client := strings.TrimSpace(r.Header.Get(api.HeaderClient))
 		if len(client) > 64 {

@@ -9,11 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/config"
-	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/smartwait"
 )
@@ -30,101 +27,12 @@ type Runs interface {
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
 }
 
-// routes lists every route. Everything but /health, the API page and its
-// login needs the token (or a page's session header); everything passes the
-// Host and Origin checks.
+// routes builds the handler from the route table (table.go): every route
+// passes the Host and Origin checks and the body limit, and all but the open
+// ones need a token (or a page's session header) of their scope.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	open := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.wrap(h)) }
-	// auth routes need a token of scope read, act routes act (input on the
-	// desktop), admin routes admin (see api.Scopes).
-	auth := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(api.ScopeRead, s.wrap(h))) }
-	act := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(api.ScopeAct, s.wrap(h))) }
-	admin := func(pattern string, h handlerFunc) { mux.Handle(pattern, s.authenticate(api.ScopeAdmin, s.wrap(h))) }
-
-	open("GET /health", s.handleHealth)
-	open("GET /{$}", s.handlePage)
-	mux.Handle("GET /app.js", pageFiles())
-	mux.Handle("GET /app.css", pageFiles())
-	mux.HandleFunc(guard.ScriptPattern, guard.Script)
-	mux.Handle(guard.ExchangePattern, s.sessions.Exchange(loginHint))
-	admin("POST /v1/auth/link", s.handleLoginLink)
-	mux.Handle("GET /metrics", s.authenticate(api.ScopeRead, promhttp.HandlerFor(s.opts.Metrics, promhttp.HandlerOpts{})))
-
-	auth("GET /v1/runs", s.handleListRuns)
-	auth("GET /v1/hosts", s.handleHosts)
-	auth("GET /v1/runs/{id}", s.handleGetRun)
-	auth("POST /v1/runs/{id}/cancel", s.handleCancelRun)
-	act("POST /v1/runs/{id}/resume", s.handleResumeRun)
-	auth("POST /v1/runs/{id}/wait", s.handleWaitRun)
-	auth("GET /v1/runs/{id}/wait", s.handleWaitRun)
-	auth("GET /v1/events", s.handleEvents)
-	auth("GET /v1/runs/{id}/frames", s.handleRunFrames)
-	auth("GET /v1/runs/{id}/frames.gif", s.handleRunFramesGIF)
-	auth("GET /v1/runs/{id}/frames.webp", s.handleRunFramesWebP)
-	auth("GET /v1/frames/{hash}", s.handleFrame)
-
-	auth("POST /v1/waits", s.handleCreateWait)
-	auth("GET /v1/waits", s.handleListWaits)
-	auth("GET /v1/waits/{id}", s.handleGetWait)
-	auth("PATCH /v1/waits/{id}", s.handleUpdateWait)
-	auth("DELETE /v1/waits/{id}", s.handleCancelWait)
-	auth("POST /v1/settle", s.handleSettle)
-	auth("GET /v1/screenshot", s.handleScreenshot)
-
-	act("POST /v1/tasks", s.handleCreateTask(s.opts.Tasks))
-
-	auth("POST /v1/tasklogs", s.handleCreateTaskLog)
-	auth("GET /v1/tasklogs", s.handleListTaskLogs)
-	auth("GET /v1/tasklogs/{id}", s.handleGetTaskLog)
-	auth("POST /v1/tasklogs/{id}", s.handleAppendTaskLog)
-	auth("GET /v1/tasks", s.handleListTasks)
-	auth("GET /v1/tasks/{id}", s.handleGetTask)
-
-	// Acting routes: input on the desktop needs the act scope; reading the
-	// element map is a read route.
-	act("POST /v1/actions", s.handleActions)
-	auth("GET /v1/elements", s.handleElements)
-	// Computer-use models' action items (Anthropic, OpenAI, UI-TARS).
-	act("POST /v1/computer/{vendor}", s.handleComputer)
-	auth("GET /v1/computer/{vendor}", s.handleComputerTool)
-
-	auth("GET /v1/windows", s.handleWindows)
-	auth("GET /v1/pointer", s.handlePointer)
-	// Managing the desktop acts on it: windows, the clipboard (reading it
-	// too: people copy passwords), launches.
-	act("GET /v1/clipboard", s.handleGetClipboard)
-	act("POST /v1/windows/{id}/{op}", s.handleWindowOp)
-	act("PUT /v1/clipboard", s.handleSetClipboard)
-	act("POST /v1/apps/launch", s.handleLaunch)
-	// The live view and the run timeline: pages under /ui/, the frame
-	// stream (read), take-over and input (act).
-	open("GET /ui/{$}", uiPage("live.html"))
-	open("GET /ui/runs", uiPage("runs.html"))
-	mux.Handle("GET /ui/live.js", uiFiles())
-	mux.Handle("GET /ui/runs.js", uiFiles())
-	mux.Handle("GET /ui/ui.css", uiFiles())
-	auth("GET /v1/live/frames", s.handleLiveFrames)
-	auth("GET /v1/live/takeover", s.handleTakeoverState)
-	act("POST /v1/live/takeover", s.handleTakeover)
-	act("DELETE /v1/live/takeover", s.handleHandBack)
-	act("POST /v1/live/input", s.handleLiveInput)
-
-	// Recordings: starting and stopping one runs ffmpeg and fills the disk
-	// (act, within ACU_RECORD_MAX and its budgets); listing and the files
-	// (served with Range support) are reads.
-	act("POST /v1/recordings", s.handleStartRecording)
-	auth("GET /v1/recordings", s.handleListRecordings)
-	auth("GET /v1/recordings/{id}", s.handleRecording)
-	act("POST /v1/recordings/{id}/stop", s.handleStopRecording)
-
-	for pattern, h := range s.opts.Extra {
-		mux.Handle(pattern, s.authenticate(api.ScopeRead, h))
-	}
-	open("/", func(w http.ResponseWriter, r *http.Request) error {
-		return errNotFound("no route for %s %s: see the API overview in README.md", r.Method, r.URL.Path)
-	})
-
+	s.mount(mux)
 	var h http.Handler = mux
 	h = s.limitBody(h)
 	h = Guard{AllowedHosts: s.opts.AllowedHosts, ListenHost: s.opts.ListenHost}.Wrap(h)
@@ -143,7 +51,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 
 func toAPIRun(r runs.Run) api.Run {
 	out := api.Run{ID: r.ID, Kind: r.Kind, Host: r.Host, SessionKey: r.SessionKey, TaskID: r.TaskID, Status: r.Status,
-		StartedAt: r.StartedAt, Error: r.Error, Spec: r.Spec, Result: r.Result}
+		StartedAt: r.StartedAt, Error: r.Error, Spec: r.Spec, Result: r.Result, Creator: r.Creator}
 	if !r.EndedAt.IsZero() {
 		t := r.EndedAt
 		out.EndedAt = &t
@@ -259,6 +167,9 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return runError(id, err)
 	}
+	if err := mayChangeRun(r.Context(), "cancelling", id, run.Creator); err != nil {
+		return err
+	}
 	if !run.Live() {
 		return errConflict("run %q has already ended (%s)", id, run.Status)
 	}
@@ -303,6 +214,9 @@ func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {
 		return runError(id, err)
+	}
+	if err := mayChangeRun(r.Context(), "resuming", id, run.Creator); err != nil {
+		return err
 	}
 	if !run.Live() {
 		return errConflict("run %q has already ended (%s): there is nothing to resume", id, run.Status)

@@ -1,6 +1,6 @@
-// Package server is acu's HTTP surface: routes.go lists every route, the
-// middleware guards them (Host, Origin, token or a page's session header,
-// body limit), errors.go is the one place errors become responses, and sse.go
+// Package server is acu's HTTP surface: table.go lists every route with its
+// scope and what it does to the desktop, the middleware guards them (Host,
+// Origin, token or a page's session header, body limit), errors.go is the one place errors become responses, and sse.go
 // streams events. Features (runs, waits, screenshots) plug in through small
 // interfaces declared here, so the server imports no engine internals
 // beyond their types.
@@ -55,9 +55,13 @@ type Options struct {
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
 	Cancellers map[string]func(ctx context.Context, id, reason string) error
-	// Extra mounts more routes (the MCP endpoint, pages) behind the same
-	// middleware; paths are ServeMux patterns. Token-protected.
+	// Extra gives the handlers of the route table's rows served from
+	// outside the package (the MCP endpoint, "/mcp"); a key with no row in
+	// the table is a programming error (New panics).
 	Extra map[string]http.Handler
+	// LaunchArgv is the scope a launch by argv needs (ACU_LAUNCH_ARGV):
+	// api.ScopeAct, or admin for anything else. Desktop entries need act.
+	LaunchArgv string
 	// Track, when set, is called as each request starts; the function it
 	// returns is called when the request (a stream too) ends. The daemon
 	// counts clients with it for ACU_IDLE_EXIT.
@@ -70,6 +74,7 @@ type Server struct {
 	log      *slog.Logger
 	sessions *guard.Sessions
 	handler  http.Handler
+	table    []Route
 }
 
 // New builds the handler.
@@ -87,6 +92,7 @@ func New(opts Options) *Server {
 		opts.Metrics = prometheus.NewRegistry()
 	}
 	s := &Server{opts: opts, log: opts.Logger, sessions: guard.NewSessions(opts.Now)}
+	s.table = s.routeTable()
 	s.handler = s.routes()
 	return s
 }

@@ -214,6 +214,9 @@ func (s *Server) handleUpdateWait(w http.ResponseWriter, r *http.Request) error 
 		}
 		u.Timeout = &d
 	}
+	if err := s.mayChangeWait(r.Context(), "changing", id); err != nil {
+		return err
+	}
 	job, err := eng.Update(r.Context(), id, u)
 	if err != nil {
 		return waitError(id, err)
@@ -235,12 +238,28 @@ func (s *Server) handleCancelWait(w http.ResponseWriter, r *http.Request) error 
 	if reason == "" {
 		reason = "cancelled by a client"
 	}
+	if err := s.mayChangeWait(r.Context(), "cancelling", id); err != nil {
+		return err
+	}
 	job, err := eng.Cancel(r.Context(), id, reason)
 	if err != nil {
 		return waitError(id, err)
 	}
 	writeJSON(w, http.StatusOK, ToAPIWait(job))
 	return nil
+}
+
+// mayChangeWait applies mayChangeRun to wait id (a run of the same id);
+// an unknown id is left to the engine's own answer.
+func (s *Server) mayChangeWait(ctx context.Context, what, id string) error {
+	if s.opts.Runs == nil {
+		return nil
+	}
+	run, err := s.opts.Runs.Get(ctx, id)
+	if err != nil {
+		return nil
+	}
+	return mayChangeRun(ctx, what, id, run.Creator)
 }
 
 func (s *Server) handleSettle(w http.ResponseWriter, r *http.Request) error {

@@ -31,6 +31,9 @@ type Run struct {
 	// Host is the host (ACU_HOST_ID) whose daemon runs it: its display is
 	// there. Empty for runs written before fleets.
 	Host string
+	// Creator is the principal (a token's id) whose request started the
+	// run; empty when none did.
+	Creator string
 }
 
 // Live reports whether the run has not ended.
@@ -64,7 +67,7 @@ type RunEnd struct {
 	EndedAt time.Time // the clock's now when zero
 }
 
-const runCols = `id, kind, session_key, task_id, status, started_at, ended_at, error, spec, result, updated_at, owner, host`
+const runCols = `id, kind, session_key, task_id, status, started_at, ended_at, error, spec, result, updated_at, owner, host, creator`
 
 type scanner interface{ Scan(...any) error }
 
@@ -72,7 +75,7 @@ func scanRun(s scanner) (Run, error) {
 	var r Run
 	var started, ended, updated sql.NullInt64
 	var spec, result sql.NullString
-	if err := s.Scan(&r.ID, &r.Kind, &r.SessionKey, &r.TaskID, &r.Status, &started, &ended, &r.Error, &spec, &result, &updated, &r.Owner, &r.Host); err != nil {
+	if err := s.Scan(&r.ID, &r.Kind, &r.SessionKey, &r.TaskID, &r.Status, &started, &ended, &r.Error, &spec, &result, &updated, &r.Owner, &r.Host, &r.Creator); err != nil {
 		return Run{}, err
 	}
 	r.StartedAt, r.EndedAt, r.UpdatedAt = fromMS(started), fromMS(ended), fromMS(updated)
@@ -127,9 +130,9 @@ func (db *DB) insertRun(ctx context.Context, tx *sql.Tx, r *Run) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (`+runCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING`,
-		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli(), r.Owner, r.Host)
+		r.ID, r.Kind, r.SessionKey, r.TaskID, r.Status, r.StartedAt.UnixMilli(), ms(r.EndedAt), r.Error, spec, result, r.UpdatedAt.UnixMilli(), r.Owner, r.Host, r.Creator)
 	if err != nil {
 		return Run{}, fmt.Errorf("create run %q: %w", r.ID, err)
 	}
