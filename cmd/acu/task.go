@@ -147,7 +147,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, reg
 		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
 		Input: dev, Screenshots: tc.Screenshots, FastScreenshots: tc.FastScreenshot, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
 		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: onEvent, Logger: log,
-		Launch: orchestrator.DesktopLauncher{Dirs: dirs, Display: dpy, Bus: ao.Address, Env: os.Environ(), Logger: log.With("component", "launch")},
+		Launch: orchestrator.DesktopLauncher{Dirs: dirs, Display: dpy, Bus: ao.Address, Env: os.Environ(), Allow: c.LaunchEnvAllow, Logger: log.With("component", "launch")},
 		Wait:   wait,
 	}
 	if tc.RecoverAfter == 0 {

@@ -79,7 +79,8 @@ type DesktopLauncher struct {
 	Dirs    []string
 	Display string
 	Bus     string   // the display's accessibility bus address, "" when unknown
-	Env     []string // the base environment (os.Environ())
+	Env     []string // the base environment (os.Environ()); secrets are scrubbed (launch.Env)
+	Allow   []string // secret-looking variables passed on all the same (ACU_LAUNCH_ENV_ALLOW)
 	Logger  *slog.Logger
 }
 
@@ -93,7 +94,7 @@ func (l DesktopLauncher) Launch(_ context.Context, name string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("launch %s: %w", name, err)
 	}
-	p, err := launch.Start(launch.Spec{Argv: argv, Env: launch.Env(l.Env, l.Display, l.Bus)}, l.Logger)
+	p, err := launch.Start(launch.Spec{Argv: argv, Env: launch.Env(l.Env, l.Display, l.Bus, l.Allow)}, l.Logger)
 	if err != nil {
 		return "", err
 	}
