@@ -15,7 +15,6 @@ import (
 
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
@@ -81,7 +80,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer d.close()
 	// Windows, pointer, clipboard and launches (docs/desktop.md).
 	d.desktop = desktop.New(desktop.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: launch.AppDirs(e.getenv),
-		Env: e.environ, Logger: log.With("component", "desktop")})
+		Env: e.environ, EnvAllow: c.LaunchEnvAllow, Logger: log.With("component", "desktop")})
 	removePid, err := writePidFile(c)
 	if err != nil {
 		l.Close()
@@ -237,19 +236,8 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	c := d.cfg
 	base := "http://" + l.Addr().String()
 	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp")}
-	// Each MCP session calls the API with its caller's own token, so a
-	// token's scope holds for the tools as for the routes; a page session
-	// (admin) uses the daemon's.
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if tok == "" || tok == r.Header.Get("Authorization") {
-			tok = d.token.Reveal()
-		}
-		return mcpserver.New(api.NewClient(base, tok), mcpOpts)
-	}, &mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp"),
-		// An event store makes the SDK open each stream with a priming
-		// event (an id to resume from) and replay after a reconnect.
-		EventStore: mcp.NewMemoryEventStore(nil)})
+	mcpEP := newMCPEndpoint(base, d.token, mcpOpts, log.With("component", "mcp"))
+	defer mcpEP.Wait()
 	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
 	var dt server.Desktop
 	if d.desktop != nil {
@@ -281,8 +269,11 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
 		LookupToken: lookupToken(d.db),
-		TaskLogs:    d.db,
-		Metrics:     d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
+		// `acu token revoke` runs in another process: the open requests'
+		// tokens are looked up every 500 ms while any is open.
+		Revocation: server.Revocation{Revoked: d.db.RevokedTokens, OnRevoke: mcpEP.Revoke},
+		TaskLogs:   d.db,
+		Metrics:    d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
 		Tasks:      tasks,
 		Actions:    acts,
@@ -292,7 +283,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Recordings: recorder,
 		Cancellers: cancellers,
 		Fleet:      d.runs,
-		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
+		Extra:      map[string]http.Handler{"/mcp": mcpEP.Handler()},
 	})
 	// Runs left live by stopped processes, and runs other daemons of a
 	// fleet created for this host, before any new work.

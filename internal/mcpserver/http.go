@@ -1,10 +1,14 @@
 package mcpserver
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // SSERetry is the reconnection delay acu announces on the MCP endpoint's
@@ -54,3 +58,39 @@ func (w *retryWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter)
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *retryWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// BindSessions binds every MCP session to the identity that opened it,
+// with the SDK's own check: the streamable handler records the TokenInfo's
+// UserID when it creates a session and answers 403 to any later request
+// for that session whose UserID differs, before anything runs. identity
+// names the request's caller (acu's token id, "token-file", "session");
+// the caller has already been authenticated by the daemon's middleware,
+// so the token itself is not checked again here.
+//
+// The SDK takes a TokenInfo only from a bearer token's middleware; a
+// page's session (X-Acu-Session, no Authorization header) gets a stand-in
+// header for that middleware alone, removed before next sees the request.
+func BindSessions(next http.Handler, identity func(*http.Request) string) http.Handler {
+	restore := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Context().Value(standInKey{}) != nil {
+			r.Header.Del("Authorization")
+		}
+		next.ServeHTTP(w, r)
+	})
+	verify := auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		id := identity(r)
+		if id == "" {
+			return nil, fmt.Errorf("%w: the request has no identity", auth.ErrInvalidToken)
+		}
+		return &auth.TokenInfo{UserID: id}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(restore)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			r = r.Clone(context.WithValue(r.Context(), standInKey{}, true))
+			r.Header.Set("Authorization", "Bearer page-session")
+		}
+		verify.ServeHTTP(w, r)
+	})
+}
+
+type standInKey struct{}

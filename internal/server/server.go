@@ -55,6 +55,9 @@ type Options struct {
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
 	Cancellers map[string]func(ctx context.Context, id, reason string) error
+	// Revocation ends the open requests of a token revoked while they
+	// run; its zero value checks nothing.
+	Revocation Revocation
 	// Extra mounts more routes (the MCP endpoint, pages) behind the same
 	// middleware; paths are ServeMux patterns. Token-protected.
 	Extra map[string]http.Handler
@@ -66,6 +69,7 @@ type Server struct {
 	log      *slog.Logger
 	sessions *guard.Sessions
 	handler  http.Handler
+	lives    tokenLives // open requests by extra token, for revocation
 }
 
 // New builds the handler.
@@ -101,6 +105,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { defer close(watched); s.watchRevocations(wctx) }()
+	defer func() { stopWatch(); <-watched }()
 	select {
 	case err := <-errc:
 		return err
