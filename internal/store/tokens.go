@@ -196,11 +196,15 @@ func (db *DB) RevokedTokens(ctx context.Context, ids []string) ([]string, error)
 // tokenLock serializes token creation across processes on PostgreSQL (a
 // transaction-scoped advisory lock), so two creates of one name cannot
 // both find it free; SQLite's write transactions are serial already.
-func (db *DB) tokenLock(ctx context.Context, tx *sql.Tx) error { return db.xactLock(ctx, tx, tokenLockKey) }
+func (db *DB) tokenLock(ctx context.Context, tx *sql.Tx) error {
+	return db.xactLock(ctx, tx, tokenLockKey)
+}
 
 // ownerLock serializes owner registrations the same way (RegisterOwner's
 // host id check).
-func (db *DB) ownerLock(ctx context.Context, tx *sql.Tx) error { return db.xactLock(ctx, tx, ownerLockKey) }
+func (db *DB) ownerLock(ctx context.Context, tx *sql.Tx) error {
+	return db.xactLock(ctx, tx, ownerLockKey)
+}
 
 func (db *DB) xactLock(ctx context.Context, tx *sql.Tx, key int) error {
 	if !db.pg {
