@@ -80,8 +80,8 @@ func TestMCPSessionBoundToToken(t *testing.T) {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"launch_app","arguments":{"argv":["sh","-c","touch %s"]}}}`, mark)
 	}
 	code, body := mcpPost(t, base, read, s.ID(), call(hijacked))
-	if code != http.StatusForbidden && code != http.StatusNotFound {
-		t.Errorf("read token on the admin's session: POST /mcp = %d %q, want 403 or 404", code, body)
+	if code != http.StatusForbidden || !strings.Contains(body, "opened with another token") {
+		t.Errorf("read token on the admin's session: POST /mcp = %d %q, want 403 saying the session is another token's", code, body)
 	}
 	req, _ := http.NewRequestWithContext(t.Context(), "DELETE", base+"/mcp", nil)
 	req.Header.Set("Authorization", "Bearer "+read)

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,8 +90,61 @@ func BindSessions(next http.Handler, identity func(*http.Request) string) http.H
 			r = r.Clone(context.WithValue(r.Context(), standInKey{}, true))
 			r.Header.Set("Authorization", "Bearer page-session")
 		}
-		verify.ServeHTTP(w, r)
+		mw := &mismatchWriter{ResponseWriter: w}
+		verify.ServeHTTP(mw, r)
+		if mw.held { // a 403 without a body
+			w.WriteHeader(http.StatusForbidden)
+		}
 	})
 }
 
 type standInKey struct{}
+
+// sdkMismatch is the SDK's answer to a request for another user's session.
+const sdkMismatch = "session user mismatch"
+
+// MismatchMessage replaces sdkMismatch: what happened and what to do.
+const MismatchMessage = "this MCP session was opened with another token, and a session answers only the token that opened it: " +
+	"open a session of your own (initialize without an Mcp-Session-Id header)"
+
+// mismatchWriter holds back a 403 until its body shows whether it is the
+// SDK's session-user check, whose terse text it replaces with
+// MismatchMessage; any other answer passes unchanged.
+type mismatchWriter struct {
+	http.ResponseWriter
+	held bool
+}
+
+func (w *mismatchWriter) WriteHeader(code int) {
+	if code == http.StatusForbidden && !w.held {
+		w.held = true
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *mismatchWriter) Write(b []byte) (int, error) {
+	if !w.held {
+		return w.ResponseWriter.Write(b)
+	}
+	w.held = false
+	if strings.TrimSpace(string(b)) == sdkMismatch {
+		w.ResponseWriter.WriteHeader(http.StatusForbidden)
+		_, err := io.WriteString(w.ResponseWriter, MismatchMessage+"\n")
+		return len(b), err
+	}
+	w.ResponseWriter.WriteHeader(http.StatusForbidden)
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush reaches the real writer (SSE streams flush through here).
+func (w *mismatchWriter) Flush() {
+	if w.held {
+		w.held = false
+		w.ResponseWriter.WriteHeader(http.StatusForbidden)
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *mismatchWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

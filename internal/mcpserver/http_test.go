@@ -76,8 +76,8 @@ func TestBindSessions(t *testing.T) {
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("bob on alice's session = %d %s, want 403", resp.StatusCode, b)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), MismatchMessage) {
+		t.Errorf("bob on alice's session = %d %q, want 403 saying %q", resp.StatusCode, b, MismatchMessage)
 	}
 	if runs.Load() != 1 {
 		t.Errorf("bob's call on alice's session ran (runs %d)", runs.Load())
