@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/pgtest"
 )
 
 // createToken runs `acu token create` and returns the secret.
@@ -355,8 +356,17 @@ func TestTokenNames(t *testing.T) {
 // ids: the second refuses to start, naming both machines; with its own
 // host id it starts.
 func TestHostIDClash(t *testing.T) {
+	hostIDClash(t, filepath.Join(t.TempDir(), "fleet.db"))
+}
+
+// TestHostIDClashOnPostgres: the same for two daemons of a fleet on one
+// PostgreSQL database.
+func TestHostIDClashOnPostgres(t *testing.T) {
+	hostIDClash(t, pgtest.DSN(t))
+}
+
+func hostIDClash(t *testing.T, shared string) {
 	dpy := startDisplay(t)
-	shared := filepath.Join(t.TempDir(), "fleet.db")
 	envA, dirA, portA := newEnv(t, dpy)
 	envA = append(envA, "ACU_DB="+shared, "ACU_HOST_ID=clone", "ACU_MACHINE_ID=machine-aaaa")
 	startDaemon(t, envA, dirA, portA)
