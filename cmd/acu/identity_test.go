@@ -272,7 +272,11 @@ func TestLaunchedProgramsGetNoSecrets(t *testing.T) {
 	if _, err := actor.Launch(t.Context(), api.LaunchRequest{DesktopEntry: "envdump"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"argv.env", "entry.env"} {
+	// acu launch --env, with the daemon's token.
+	if _, e, code := acu(t, env, "launch", "--env", "EXTRA_SETTING=from-the-request", "--", "sh", "-c", "env > "+filepath.Join(out, "cli.env")); code != 0 {
+		t.Fatalf("acu launch --env: %d %s", code, e)
+	}
+	for _, f := range []string{"argv.env", "entry.env", "cli.env"} {
 		p := filepath.Join(out, f)
 		waitFile(t, p)
 		var b []byte
@@ -293,7 +297,7 @@ func TestLaunchedProgramsGetNoSecrets(t *testing.T) {
 				t.Errorf("%s: the launched program lacks %s", f, want)
 			}
 		}
-		if f == "argv.env" && !slices.Contains(lines, "EXTRA_SETTING=from-the-request") {
+		if f != "entry.env" && !slices.Contains(lines, "EXTRA_SETTING=from-the-request") {
 			t.Errorf("%s: the request's env did not reach the program", f)
 		}
 	}
