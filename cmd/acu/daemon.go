@@ -181,6 +181,11 @@ func openWorkParts(ctx context.Context, c *config.Config, log *slog.Logger, reg 
 	if c.Display != "" {
 		self.Displays = []string{c.Display}
 	}
+	if self.Machine, err = runs.MachineID(c.MachineID, c.DataDir); err != nil {
+		hub.Close()
+		db.Close()
+		return nil, err
+	}
 	if p.release, err = p.runs.Own(ctx, self, c.OwnerLease); err != nil {
 		hub.Close()
 		db.Close()

@@ -127,10 +127,22 @@ func runLaunch(ctx context.Context, e *env, args []string) error {
 	dpy := fs.String("display", "", "X display (default: the daemon's)")
 	wait := fs.Bool("wait", false, "wait for the application's window and print it")
 	timeout := fs.Float64("timeout", 0, "with --wait: seconds to wait for the window (default 10)")
+	var setEnv map[string]string
+	fs.Func("env", "NAME=VALUE: set a variable for the program (repeatable); the daemon's secrets are never passed on", func(v string) error {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("--env wants NAME=VALUE, got %q", v)
+		}
+		if setEnv == nil {
+			setEnv = map[string]string{}
+		}
+		setEnv[k] = val
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	req := api.LaunchRequest{Display: *dpy, WaitWindow: *wait, Timeout: *timeout}
+	req := api.LaunchRequest{Display: *dpy, WaitWindow: *wait, Timeout: *timeout, Env: setEnv}
 	dash := len(args) > 0 && len(fs.Args()) < len(args) && args[len(args)-len(fs.Args())-1] == "--"
 	switch {
 	case dash && fs.NArg() > 0:

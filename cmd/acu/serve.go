@@ -15,7 +15,6 @@ import (
 
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
@@ -263,19 +262,10 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	c := d.cfg
 	base := "http://" + l.Addr().String()
 	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp"), Conformance: c.MCP().Conformance}
-	// Each MCP session calls the API with its caller's own token, so a
-	// token's scope holds for the tools as for the routes; a page session
-	// (admin) uses the daemon's.
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if tok == "" || tok == r.Header.Get("Authorization") {
-			tok = d.token.Reveal()
-		}
-		return mcpserver.New(api.NewClient(base, tok), mcpOpts)
-	}, &mcp.StreamableHTTPOptions{Logger: log.With("component", "mcp"),
-		// An event store makes the SDK open each stream with a priming
-		// event (an id to resume from) and replay after a reconnect.
-		EventStore: mcp.NewMemoryEventStore(nil)})
+	// Each MCP session calls the API with its caller's own token and is
+	// bound to it (another token with its id is refused).
+	mcpEP := newMCPEndpoint(base, d.token, mcpOpts, log.With("component", "mcp"))
+	defer mcpEP.Wait()
 	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
 	var dt server.Desktop
 	if d.desktop != nil {
@@ -308,8 +298,11 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
 		LookupToken: lookupToken(d.db),
-		TaskLogs:    d.db,
-		Metrics:     d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
+		// `acu token revoke` runs in another process: the open requests'
+		// tokens are looked up every 500 ms while any is open.
+		Revocation: server.Revocation{Revoked: d.db.RevokedTokens, OnRevoke: mcpEP.Revoke},
+		TaskLogs:   d.db,
+		Metrics:    d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
 		Tasks:      tasks,
 		Actions:    acts,
@@ -319,7 +312,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Recordings: recorder,
 		Cancellers: cancellers,
 		Fleet:      d.runs,
-		Extra:      map[string]http.Handler{"/mcp": mcpserver.WithSSERetry(mcpHandler)},
+		Extra:      map[string]http.Handler{"/mcp": mcpEP.Handler()},
 		LaunchArgv: c.LaunchArgv,
 		Track:      d.track,
 	})
@@ -391,7 +384,7 @@ func (d *daemon) pruneEvents(ctx context.Context, log *slog.Logger) {
 // device's click hold, the launcher's desktop entries and environment.
 func gateOptions(c *config.Config, e *env, log *slog.Logger) gate.Options {
 	ac := c.Act()
-	o := gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: gate.AppDirs(e.getenv), Env: e.environ, Exclude: c.ExcludeWindows,
+	o := gate.Options{DefaultDisplay: c.Display, AllowRemote: c.AllowRemoteX, AppDirs: gate.AppDirs(e.getenv), Env: e.environ, EnvAllow: c.LaunchEnvAllow, Exclude: c.ExcludeWindows,
 		Policy: gate.Policy{Disabled: !ac.Enabled, Displays: ac.Displays, Deny: ac.Deny, PauseOnUser: ac.PauseOnUser, Quiet: ac.UserQuiet},
 		Input:  gate.InputOptions{ClickDelay: ac.ClickHold}, Logger: log.With("component", "gate")}
 	if ac.ClickHold == 0 {

@@ -64,13 +64,18 @@ func runToken(ctx context.Context, e *env, args []string) error {
 		if !slices.Contains(api.Scopes, *scope) {
 			return &exitError{code: 2, msg: fmt.Sprintf("acu token create: --scope must be one of %s", strings.Join(api.Scopes, ", "))}
 		}
+		if strings.HasPrefix(*name, "tok_") {
+			return &exitError{code: 2, msg: fmt.Sprintf("acu token create: --name %q looks like a token id (tok_...): choose a name without that prefix", *name)}
+		}
 		b := make([]byte, 32)
 		_, _ = rand.Read(b)
 		secret := "acu_" + base64.RawURLEncoding.EncodeToString(b)
 		id := make([]byte, 6)
 		_, _ = rand.Read(id)
 		t := store.Token{ID: "tok_" + hex.EncodeToString(id), Name: *name, Hash: tokenHash(secret), Scopes: []string{*scope}}
-		if err := db.CreateToken(ctx, t); err != nil {
+		if err := db.CreateToken(ctx, t); errors.Is(err, store.ErrTokenName) {
+			return &exitError{code: 1, msg: fmt.Sprintf("acu token create: a valid token is already named %q: choose another --name, or revoke that token first (`acu token list`)", *name)}
+		} else if err != nil {
 			return err
 		}
 		fmt.Fprintln(e.stdout, secret)
@@ -97,6 +102,9 @@ func runToken(ctx context.Context, e *env, args []string) error {
 			return &exitError{code: 2, msg: "acu token revoke ID|NAME"}
 		}
 		t, err := db.RevokeToken(ctx, args[1])
+		if amb, ok := errors.AsType[*store.AmbiguousTokenError](err); ok {
+			return &exitError{code: 1, msg: fmt.Sprintf("acu token revoke: %d valid tokens are named %q, so none was revoked: revoke each by its id: %s", len(amb.IDs), amb.Name, strings.Join(amb.IDs, ", "))}
+		}
 		if errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("no valid token with id or name %q: see `acu token list`", args[1])
 		}

@@ -103,6 +103,10 @@ type LaunchRequest struct {
 	Argv         []string `json:"argv,omitempty"`
 	WaitWindow   bool     `json:"wait_window,omitempty"`
 	Timeout      float64  `json:"timeout,omitempty"`
+	// Env sets variables for the program on top of the daemon's scrubbed
+	// environment (the daemon's secrets and ACU_* settings are never
+	// passed on; see docs/desktop.md).
+	Env map[string]string `json:"env,omitempty"`
 }
 
 // LaunchResult answers a launch.

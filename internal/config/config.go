@@ -46,11 +46,15 @@ type Config struct {
 	FrameQuality   int
 	FrameResize    string
 	ExcludeWindows []string
+	// LaunchEnvAllow: secret-looking variables launched programs get
+	// anyway (ACU_LAUNCH_ENV_ALLOW).
+	LaunchEnvAllow []string
 	AllowRemoteX   bool
 	MemoryLimit    int64 // bytes; 0: none
 
 	// Run ownership.
 	HostID     string        // ACU_HOST_ID: this machine's name in owner ids (default the host name)
+	MachineID  string        // ACU_MACHINE_ID: this machine's id (default /etc/machine-id); see runs.MachineID
 	OwnerLease time.Duration // ACU_OWNER_LEASE
 
 	// Judges and model keys.

@@ -34,6 +34,8 @@ var settings = []Setting{
 	// Run ownership.
 	str("ACU_HOST_ID", "host-id", "", "a name without spaces", "this machine's name in run owners (default the host name); each machine sharing a database needs its own",
 		func(c *Config) *string { return &c.HostID }),
+	str("ACU_MACHINE_ID", "", "", "an id without spaces", "this machine's id, told apart from other machines' when two share an ACU_HOST_ID (default /etc/machine-id, else one generated into ACU_DATA_DIR/machine-id)",
+		func(c *Config) *string { return &c.MachineID }),
 	duration("ACU_OWNER_LEASE", "", "15s", time.Second, time.Hour, "how long a process's hold on its live runs lasts without a heartbeat (renewed every third of it); another process takes over or ends the runs of one whose lease ran out",
 		func(c *Config) *time.Duration { return &c.OwnerLease }),
 
@@ -47,6 +49,8 @@ var settings = []Setting{
 		func(c *Config) *[]string { return &c.ExcludeWindows })),
 	safety(boolean("ACU_ALLOW_REMOTE_X", "", "false", "allow display names of the form HOST:N, which open a TCP connection to a remote X server (off: only :N, :N.S and unix:N)",
 		func(c *Config) *bool { return &c.AllowRemoteX })),
+	safety(list("ACU_LAUNCH_ENV_ALLOW", "", "", "variables that look secret (API keys, tokens, passwords, database URLs, ACU_*) but which launched programs should get all the same (comma-separated names); others never reach a launched program",
+		func(c *Config) *[]string { return &c.LaunchEnvAllow })),
 
 	byteSize("ACU_MEMORY_LIMIT", "", "120MiB", "soft memory limit of acu's Go heap (the runtime's GOMEMLIMIT, which wins when set): the collector works harder as the heap nears it; 0 turns it off. Raise it for many or large displays: about 4 MB of live frames per 1280x720 display",
 		func(c *Config) *int64 { return &c.MemoryLimit }),

@@ -21,7 +21,9 @@ import (
 	"image"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,7 +72,8 @@ func invalid(field, format string, args ...any) error {
 type Options struct {
 	DefaultDisplay string   // for requests naming none
 	AppDirs        []string // where desktop entries live (launch.AppDirs)
-	Env            []string // the base environment of launched programs
+	Env            []string // the base environment of launched programs; secrets are scrubbed (launch.Env)
+	EnvAllow       []string // secret-looking variables passed on all the same (ACU_LAUNCH_ENV_ALLOW)
 	AllowRemote    bool     // HOST:N display names (ACU_ALLOW_REMOTE_X)
 	// Policy says where acu may act; its zero value allows everything.
 	Policy Policy
@@ -510,6 +513,12 @@ func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequ
 	} else if req.Argv[0] == "" {
 		return api.LaunchResult{}, invalid("argv", "argv[0] must name a program")
 	}
+	if err := launch.CheckEnv(req.Env); err != nil {
+		return api.LaunchResult{}, invalid("env", "%s", err.Error())
+	}
+	if _, ok := req.Env["DISPLAY"]; ok {
+		return api.LaunchResult{}, invalid("env", "env: DISPLAY is set from the display field: send display instead")
+	}
 	c, dpy, err := s.conn(ctx, req.Display)
 	if err != nil {
 		return api.LaunchResult{}, err
@@ -530,7 +539,11 @@ func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequ
 			before[w.ID] = true
 		}
 	}
-	p, err := launch.Start(launch.Spec{Argv: out.Argv, Env: launch.Env(s.opts.Env, dpy, bus)}, s.log)
+	env := launch.Env(s.opts.Env, dpy, bus, s.opts.EnvAllow)
+	for _, k := range slices.Sorted(maps.Keys(req.Env)) {
+		env = append(env, k+"="+req.Env[k]) // later entries win
+	}
+	p, err := launch.Start(launch.Spec{Argv: out.Argv, Env: env}, s.log)
 	if err != nil {
 		return api.LaunchResult{}, invalid("argv", "%s", err.Error())
 	}

@@ -311,11 +311,14 @@ func Start(spec Spec, log *slog.Logger) (*Process, error) {
 	return p, nil
 }
 
-// Env is the environment for a program on display: base without the
-// variables that tie a program to another desktop or turn accessibility
-// off, plus DISPLAY, GNOME_ACCESSIBILITY=1 and, when acu knows the
-// display's accessibility bus, AT_SPI_BUS_ADDRESS.
-func Env(base []string, display, atspiBus string) []string {
+// Env is the environment for a program on display: base without secrets
+// (Scrub: API keys, tokens, passwords, database URLs, acu's own ACU_*
+// settings; names in allow pass all the same) and without the variables
+// that tie a program to another desktop or turn accessibility off, plus
+// DISPLAY, GNOME_ACCESSIBILITY=1 and, when acu knows the display's
+// accessibility bus, AT_SPI_BUS_ADDRESS.
+func Env(base []string, display, atspiBus string, allow []string) []string {
+	base = Scrub(base, allow)
 	env := make([]string, 0, len(base)+3)
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")

@@ -96,7 +96,7 @@ func TestFind(t *testing.T) {
 
 func TestStartDetached(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "env")
-	env := launch.Env([]string{"PATH=" + os.Getenv("PATH"), "DISPLAY=:5", "NO_AT_BRIDGE=1"}, ":42", "unix:path=/x")
+	env := launch.Env([]string{"PATH=" + os.Getenv("PATH"), "DISPLAY=:5", "NO_AT_BRIDGE=1"}, ":42", "unix:path=/x", nil)
 	p, err := launch.Start(launch.Spec{Argv: []string{"sh", "-c", `echo "$DISPLAY $AT_SPI_BUS_ADDRESS $NO_AT_BRIDGE $(ps -o pgid= -p $$)" > ` + out}, Env: env}, nil)
 	if err != nil {
 		t.Fatal(err)

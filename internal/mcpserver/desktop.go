@@ -67,6 +67,8 @@ type LaunchArgs struct {
 	WaitWindow bool     `json:"wait_window,omitempty" jsonschema:"wait for its window to appear and return it"`
 	Timeout    float64  `json:"timeout,omitempty" jsonschema:"seconds to wait for the window (default 10)"`
 	Display    string   `json:"display,omitempty" jsonschema:"X display (default: the daemon's)"`
+	// Env is passed as is: the daemon's own secrets never reach the program.
+	Env map[string]string `json:"env,omitempty" jsonschema:"environment variables to set for the program (the daemon's API keys, tokens and ACU_* settings are never passed on)"`
 }
 
 // ClipGetArgs are clipboard_get's arguments.
@@ -171,7 +173,7 @@ func (d *desktopTools) op(ctx context.Context, _ *mcp.CallToolRequest, in Window
 }
 
 func (d *desktopTools) launch(ctx context.Context, _ *mcp.CallToolRequest, in LaunchArgs) (*mcp.CallToolResult, api.LaunchResult, error) {
-	r, err := d.b.Launch(ctx, api.LaunchRequest{Display: in.Display, DesktopEntry: in.App, Argv: in.Argv, WaitWindow: in.WaitWindow, Timeout: in.Timeout})
+	r, err := d.b.Launch(ctx, api.LaunchRequest{Display: in.Display, DesktopEntry: in.App, Argv: in.Argv, WaitWindow: in.WaitWindow, Timeout: in.Timeout, Env: in.Env})
 	if err != nil {
 		return nil, api.LaunchResult{}, actError(err)
 	}

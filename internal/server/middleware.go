@@ -83,6 +83,9 @@ func (s *Server) authenticate(scope string, next http.Handler) http.Handler {
 				r.Method, r.URL.Path, scope, has, s.opts.TokenHint, scope))
 			return
 		}
+		// A revoked token's open requests end (holdToken).
+		r, release := s.holdToken(r, who)
+		defer release()
 		ctx := context.WithValue(r.Context(), principalKey{}, who)
 		// Runs this request starts record who started them: that token may
 		// cancel or change them without the act scope.
@@ -107,6 +110,8 @@ type Principal struct {
 	ID    string // "token-file", "session", or the token's id
 	Name  string // an extra token's name
 	Scope string // api.ScopeRead, ScopeAct or ScopeAdmin
+
+	revocable bool // an extra token: its open requests end when it is revoked
 }
 
 func (p Principal) String() string {
@@ -125,7 +130,9 @@ func (s *Server) authorized(r *http.Request) (Principal, bool) {
 			return Principal{ID: "token-file", Scope: api.ScopeAdmin}, true
 		}
 		if s.opts.LookupToken != nil && got != "" {
-			return s.opts.LookupToken(r.Context(), got)
+			p, ok := s.opts.LookupToken(r.Context(), got)
+			p.revocable = ok
+			return p, ok
 		}
 		return Principal{}, false
 	}

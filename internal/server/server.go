@@ -55,6 +55,9 @@ type Options struct {
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
 	Cancellers map[string]func(ctx context.Context, id, reason string) error
+	// Revocation ends the open requests of a token revoked while they
+	// run; its zero value checks nothing.
+	Revocation Revocation
 	// Extra gives the handlers of the route table's rows served from
 	// outside the package (the MCP endpoint, "/mcp"); a key with no row in
 	// the table is a programming error (New panics).
@@ -75,6 +78,7 @@ type Server struct {
 	sessions *guard.Sessions
 	handler  http.Handler
 	table    []Route
+	lives    tokenLives // open requests by extra token, for revocation
 }
 
 // New builds the handler.
@@ -116,6 +120,10 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, grace time.Duration)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(l) }()
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { defer close(watched); s.watchRevocations(wctx) }()
+	defer func() { stopWatch(); <-watched }()
 	select {
 	case err := <-errc:
 		return err

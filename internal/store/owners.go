@@ -30,6 +30,22 @@ type Owner struct {
 	StoppedAt   time.Time // set when the process stopped cleanly
 	// Displays are the X displays it serves (a daemon's DISPLAY).
 	Displays []string
+	// Machine identifies the machine it runs on (runs.MachineID); empty
+	// for owners recorded before it was kept.
+	Machine string
+}
+
+// HostClashError: a process registering as an owner found a live owner of
+// the same host name on another machine. Mine is the one refused.
+type HostClashError struct {
+	Mine, Theirs Owner
+}
+
+func (e *HostClashError) Error() string {
+	return fmt.Sprintf("host id %q is already held by acu %s (pid %d, owner %s) on machine %s, and this machine is %s: "+
+		"two machines with one host id take over each other's runs; give each machine its own ACU_HOST_ID "+
+		"(the default is the host name, which cloned machines share), or stop the other process",
+		e.Mine.Host, e.Theirs.Program, e.Theirs.PID, e.Theirs.ID, e.Theirs.Machine, e.Mine.Machine)
 }
 
 // Expired reports whether the owner's lease no longer covers its runs at
@@ -38,13 +54,13 @@ func (o Owner) Expired(now time.Time) bool {
 	return !o.StoppedAt.IsZero() || !now.Before(o.LeaseUntil)
 }
 
-const ownerCols = `id, host, pid, pid_start, program, started_at, heartbeat_at, lease_until, stopped_at, displays`
+const ownerCols = `id, host, pid, pid_start, program, started_at, heartbeat_at, lease_until, stopped_at, displays, machine`
 
 func scanOwner(s scanner) (Owner, error) {
 	var o Owner
 	var started, beat, until, stopped sql.NullInt64
 	var displays string
-	if err := s.Scan(&o.ID, &o.Host, &o.PID, &o.PIDStart, &o.Program, &started, &beat, &until, &stopped, &displays); err != nil {
+	if err := s.Scan(&o.ID, &o.Host, &o.PID, &o.PIDStart, &o.Program, &started, &beat, &until, &stopped, &displays, &o.Machine); err != nil {
 		return Owner{}, err
 	}
 	if displays != "" {
@@ -55,7 +71,9 @@ func scanOwner(s scanner) (Owner, error) {
 }
 
 // RegisterOwner records o (a new process instance) with a lease until
-// o.LeaseUntil. Registering an id again replaces the row.
+// o.LeaseUntil. Registering an id again replaces the row. When o names its
+// machine, a live owner (lease holding at now) of the same host on another
+// machine refuses it: *HostClashError.
 func (db *DB) RegisterOwner(ctx context.Context, o Owner) error {
 	if o.ID == "" || o.Host == "" {
 		return errors.New("register owner: id and host are required")
@@ -65,11 +83,27 @@ func (db *DB) RegisterOwner(ctx context.Context, o Owner) error {
 		o.StartedAt = now
 	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO owners (`+ownerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+		if o.Machine != "" {
+			// One registration at a time across a fleet, so two machines
+			// starting at once with one host id cannot both pass.
+			if err := db.ownerLock(ctx, tx); err != nil {
+				return err
+			}
+			other, err := scanOwner(tx.QueryRowContext(ctx, `SELECT `+ownerCols+` FROM owners
+				WHERE host = ? AND id <> ? AND machine <> '' AND machine <> ? AND stopped_at IS NULL AND lease_until > ?
+				ORDER BY started_at, id LIMIT 1`, o.Host, o.ID, o.Machine, now.UnixMilli()))
+			if err == nil {
+				return &HostClashError{Mine: o, Theirs: other}
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO owners (`+ownerCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at, lease_until = excluded.lease_until, stopped_at = NULL,
-			displays = excluded.displays`,
+			displays = excluded.displays, machine = excluded.machine`,
 			o.ID, o.Host, o.PID, o.PIDStart, o.Program, o.StartedAt.UnixMilli(), now.UnixMilli(), o.LeaseUntil.UnixMilli(),
-			strings.Join(o.Displays, ","))
+			strings.Join(o.Displays, ","), o.Machine)
 		return err
 	})
 	if err != nil {

@@ -39,11 +39,14 @@ import (
 //     which cross-process delivery relies on. It serialises event writers
 //     across the fleet; bench/fleet measures what that costs.
 
-// eventLockKey and migrateLockKey are the advisory lock keys ("acu" in
+// eventLockKey, migrateLockKey, tokenLockKey and ownerLockKey are the
+// advisory lock keys ("acu" in
 // ASCII, then a number).
 const (
 	eventLockKey   = 0x61637501
 	migrateLockKey = 0x61637502
+	tokenLockKey   = 0x61637503
+	ownerLockKey   = 0x61637504
 )
 
 // IsPostgres reports whether dsn names a PostgreSQL database

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -20,7 +21,22 @@ type Token struct {
 	RevokedAt time.Time // zero while it is valid
 }
 
-// CreateToken records a token.
+// ErrTokenName: a valid token already has the name a new token asked for.
+var ErrTokenName = errors.New("a valid token already has this name")
+
+// AmbiguousTokenError: a revoke named several valid tokens (tokens created
+// before names had to be unique may share one); IDs lists them.
+type AmbiguousTokenError struct {
+	Name string
+	IDs  []string
+}
+
+func (e *AmbiguousTokenError) Error() string {
+	return fmt.Sprintf("%d valid tokens are named %q (%s): revoke one by its id", len(e.IDs), e.Name, strings.Join(e.IDs, ", "))
+}
+
+// CreateToken records a token. A name (when not empty) must not be held
+// by another valid token: ErrTokenName. Revoked tokens' names are free.
 func (db *DB) CreateToken(ctx context.Context, t Token) error {
 	if t.ID == "" || t.Hash == "" || len(t.Scopes) == 0 {
 		return errors.New("create token: id, hash and scopes are required")
@@ -29,6 +45,19 @@ func (db *DB) CreateToken(ctx context.Context, t Token) error {
 		t.CreatedAt = db.now()
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
+		if t.Name != "" {
+			if err := db.tokenLock(ctx, tx); err != nil {
+				return fmt.Errorf("create token %q: %w", t.ID, err)
+			}
+			var holder string
+			err := tx.QueryRowContext(ctx, `SELECT id FROM tokens WHERE name = ? AND revoked_at IS NULL ORDER BY created_at, id LIMIT 1`, t.Name).Scan(&holder)
+			if err == nil {
+				return fmt.Errorf("create token %q named %q: %w (%s)", t.ID, t.Name, ErrTokenName, holder)
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("create token %q: %w", t.ID, err)
+			}
+		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO tokens (id, name, hash, scopes, created_at) VALUES (?, ?, ?, ?, ?)`,
 			t.ID, t.Name, t.Hash, strings.Join(t.Scopes, ","), t.CreatedAt.UnixMilli())
 		if err != nil {
@@ -72,15 +101,47 @@ func (db *DB) Tokens(ctx context.Context) ([]Token, error) {
 }
 
 // RevokeToken ends a token by id or name; ErrNotFound when no valid token
-// has it.
+// has it. An id wins over a name; a name that several valid tokens share
+// revokes nothing: *AmbiguousTokenError lists their ids.
 func (db *DB) RevokeToken(ctx context.Context, idOrName string) (Token, error) {
 	var t Token
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT id, name, hash, scopes, created_at, revoked_at FROM tokens
-			WHERE (id = ? OR name = ?) AND revoked_at IS NULL`, idOrName, idOrName)
-		var err error
-		if t, err = scanToken(row); err != nil {
+		rows, err := tx.QueryContext(ctx, `SELECT id, name, hash, scopes, created_at, revoked_at FROM tokens
+			WHERE (id = ? OR name = ?) AND revoked_at IS NULL ORDER BY created_at, id`, idOrName, idOrName)
+		if err != nil {
 			return err
+		}
+		var byID *Token
+		var byName []Token
+		for rows.Next() {
+			m, err := scanToken(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if m.ID == idOrName {
+				byID = &m
+			} else {
+				byName = append(byName, m)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		switch {
+		case byID != nil:
+			t = *byID
+		case len(byName) == 1:
+			t = byName[0]
+		case len(byName) == 0:
+			return sql.ErrNoRows
+		default:
+			amb := &AmbiguousTokenError{Name: idOrName}
+			for _, m := range byName {
+				amb.IDs = append(amb.IDs, m.ID)
+			}
+			return amb
 		}
 		t.RevokedAt = db.now()
 		_, err = tx.ExecContext(ctx, `UPDATE tokens SET revoked_at = ? WHERE id = ?`, t.RevokedAt.UnixMilli(), t.ID)
@@ -93,6 +154,64 @@ func (db *DB) RevokeToken(ctx context.Context, idOrName string) (Token, error) {
 		return Token{}, fmt.Errorf("revoke token %q: %w", idOrName, err)
 	}
 	return t, nil
+}
+
+// RevokedTokens returns which of the token ids are revoked (or no longer
+// exist): the daemon asks about the tokens of its open requests, to end
+// them when another process revokes one.
+func (db *DB) RevokedTokens(ctx context.Context, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	q := `SELECT id FROM tokens WHERE revoked_at IS NULL AND id IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("check tokens for revocation: %w", err)
+	}
+	defer rows.Close()
+	valid := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("check tokens for revocation: %w", err)
+		}
+		valid[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("check tokens for revocation: %w", err)
+	}
+	var out []string
+	for _, id := range ids {
+		if !valid[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// tokenLock serializes token creation across processes on PostgreSQL (a
+// transaction-scoped advisory lock), so two creates of one name cannot
+// both find it free; SQLite's write transactions are serial already.
+func (db *DB) tokenLock(ctx context.Context, tx *sql.Tx) error {
+	return db.xactLock(ctx, tx, tokenLockKey)
+}
+
+// ownerLock serializes owner registrations the same way (RegisterOwner's
+// host id check).
+func (db *DB) ownerLock(ctx context.Context, tx *sql.Tx) error {
+	return db.xactLock(ctx, tx, ownerLockKey)
+}
+
+func (db *DB) xactLock(ctx context.Context, tx *sql.Tx, key int) error {
+	if !db.pg {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(`+strconv.Itoa(key)+`)`)
+	return err
 }
 
 func scanToken(s scanner) (Token, error) {
