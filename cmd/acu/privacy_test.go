@@ -6,10 +6,14 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"image"
+	_ "image/gif"  // judged frames' animation
 	_ "image/jpeg" // screenshots and live frames
 	_ "image/png"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +22,9 @@ import (
 
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/mcpserver"
 	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/testx"
 )
 
@@ -33,6 +39,9 @@ const (
 // text, or as an image read by OCR, must not show the window.
 type readPath struct {
 	name string
+	// covers are the read routes ("METHOD PATTERN") and MCP tools
+	// ("tool:NAME") whose answers this path fetches.
+	covers []string
 	// shows: the path shows an ordinary window's text (the control that
 	// the path returned the desktop at all).
 	shows bool
@@ -40,31 +49,90 @@ type readPath struct {
 	text func(t *testing.T, f *privacyFixture) string
 }
 
-// readPaths lists every read path of the API and the MCP tools; a new
-// read route or tool must be added here (TestReadPathsCovered checks the
-// route table against it).
+// readPaths lists every read path of the API and the MCP tools;
+// TestReadPathsCovered fails when the route or tool table has a read this
+// list does not cover, so a new read path cannot forget the filter.
 var readPaths = []readPath{
-	{"GET /v1/elements", true, func(t *testing.T, f *privacyFixture) string { return f.get(t, "/v1/elements") }},
-	{"GET /v1/windows", true, func(t *testing.T, f *privacyFixture) string { return f.get(t, "/v1/windows") }},
-	{"GET /v1/pointer", false, func(t *testing.T, f *privacyFixture) string { return f.get(t, "/v1/pointer") }},
-	{"GET /v1/screenshot", true, func(t *testing.T, f *privacyFixture) string {
+	{"elements", []string{"GET /v1/elements"}, true, func(t *testing.T, f *privacyFixture) string { return f.get(t, "/v1/elements") }},
+	{"windows", []string{"GET /v1/windows"}, true, func(t *testing.T, f *privacyFixture) string { return f.get(t, "/v1/windows") }},
+	{"pointer", []string{"GET /v1/pointer"}, false, func(t *testing.T, f *privacyFixture) string { return f.get(t, "/v1/pointer") }},
+	// The clipboard holds what someone copied, not a window's content:
+	// reading it needs act (people copy passwords).
+	{"clipboard", []string{"GET /v1/clipboard"}, true, func(t *testing.T, f *privacyFixture) string {
+		f.send(t, "PUT", "/v1/clipboard", map[string]any{"text": "PUBLIC NOTES 77"})
+		return f.get(t, "/v1/clipboard")
+	}},
+	{"settle", []string{"POST /v1/settle"}, false, func(t *testing.T, f *privacyFixture) string {
+		return f.post(t, "/v1/settle", map[string]any{"quiet": 0.2, "timeout": 5})
+	}},
+	{"screenshot", []string{"GET /v1/screenshot"}, true, func(t *testing.T, f *privacyFixture) string {
 		return f.ocr(t, f.getBytes(t, "/v1/screenshot?format=png"))
 	}},
-	{"GET /v1/live/frames", true, func(t *testing.T, f *privacyFixture) string { return f.ocr(t, f.liveFrame(t)) }},
-	{"MCP desktop_state", true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "desktop_state", nil) }},
-	{"MCP list_windows", true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "list_windows", nil) }},
-	{"MCP screenshot", true, func(t *testing.T, f *privacyFixture) string {
+	{"live frames", []string{"GET /v1/live/frames"}, true, func(t *testing.T, f *privacyFixture) string { return f.ocr(t, f.liveFrame(t)) }},
+	{"MCP desktop_state", []string{"tool:desktop_state"}, true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "desktop_state", nil) }},
+	{"MCP list_windows", []string{"tool:list_windows"}, true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "list_windows", nil) }},
+	{"MCP screenshot", []string{"tool:screenshot"}, true, func(t *testing.T, f *privacyFixture) string {
 		return f.tool(t, "screenshot", map[string]any{"format": "png"})
 	}},
-	{"MCP desktop_look", true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "desktop_look", nil) }},
-	{"judge evidence (smart wait)", false, func(t *testing.T, f *privacyFixture) string {
-		res, err := f.d.client.WaitRun(t.Context(), f.wait(t), 30*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := json.Marshal(res)
-		return string(b)
+	{"MCP desktop_look", []string{"tool:desktop_look"}, true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "desktop_look", nil) }},
+	{"MCP pointer", []string{"tool:pointer"}, false, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "pointer", nil) }},
+	{"MCP clipboard_get", []string{"tool:clipboard_get"}, true, func(t *testing.T, f *privacyFixture) string { return f.tool(t, "clipboard_get", nil) }},
+	{"MCP settle", []string{"tool:settle"}, false, func(t *testing.T, f *privacyFixture) string {
+		return f.tool(t, "settle", map[string]any{"quiet": 0.2, "timeout": 5})
 	}},
+	// A wait for the secret: the judge never sees it (the wait times out
+	// with no evidence of it), and the frames the wait kept for the run
+	// timeline, read by OCR, show the control but not the secret.
+	{"judge evidence and judged frames", []string{"POST /v1/waits", "tool:smart_wait", "GET /v1/runs/{id}/frames",
+		"GET /v1/frames/{hash}", "GET /v1/runs/{id}/frames.gif", "GET /v1/runs/{id}/frames.webp"}, true,
+		func(t *testing.T, f *privacyFixture) string {
+			id := f.wait(t)
+			res, err := f.d.client.WaitRun(t.Context(), id, 30*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(res)
+			var frames struct {
+				Frames []struct{ URL string } `json:"frames"`
+			}
+			if err := json.Unmarshal(f.getBytes(t, "/v1/runs/"+id+"/frames"), &frames); err != nil || len(frames.Frames) == 0 {
+				t.Fatalf("the wait kept no judged frame: %v", err)
+			}
+			out := string(b)
+			for _, fr := range frames.Frames {
+				out += f.ocr(t, f.getBytes(t, fr.URL))
+			}
+			// The animation is made of the same stored frames (the WebP
+			// one too, which Go cannot decode: it is not read here).
+			out += f.ocr(t, f.getBytes(t, "/v1/runs/"+id+"/frames.gif"))
+			return out
+		}},
+	// A recording of the screen, its file read back and a frame read by
+	// OCR.
+	{"recording", []string{"POST /v1/recordings", "GET /v1/recordings/{id}"}, true, func(t *testing.T, f *privacyFixture) string {
+		return f.ocr(t, f.recordedFrame(t))
+	}},
+}
+
+// TestReadPathsCovered: every route and MCP tool the tables class as a
+// read of the desktop is fetched by a path of readPaths.
+func TestReadPathsCovered(t *testing.T) {
+	covered := map[string]bool{}
+	for _, p := range readPaths {
+		for _, c := range p.covers {
+			covered[c] = true
+		}
+	}
+	for _, r := range server.Routes() {
+		if r.Desktop == server.DesktopRead && !covered[r.Key()] {
+			t.Errorf("read route %s is in no path of readPaths: add one to TestExcludedWindowOnEveryReadPath", r.Key())
+		}
+	}
+	for _, tl := range mcpserver.Tools() {
+		if tl.Desktop == server.DesktopRead && !covered["tool:"+tl.Name] {
+			t.Errorf("read tool %s is in no path of readPaths: add one to TestExcludedWindowOnEveryReadPath", tl.Name)
+		}
+	}
 }
 
 type privacyFixture struct {
@@ -90,6 +158,67 @@ func (f *privacyFixture) getBytes(t *testing.T, path string) []byte {
 }
 
 func (f *privacyFixture) get(t *testing.T, path string) string { return string(f.getBytes(t, path)) }
+
+// post sends a JSON body and returns the answer.
+func (f *privacyFixture) post(t *testing.T, path string, body any) string {
+	t.Helper()
+	return f.send(t, "POST", path, body)
+}
+
+func (f *privacyFixture) send(t *testing.T, method, path string, body any) string {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequestWithContext(t.Context(), method, f.d.client.BaseURL()+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+tokenOf(t, f.d.dataDir))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+	}
+	return string(out)
+}
+
+// recordedFrame records the screen for a moment and returns the last
+// frame of the file the daemon serves, as PNG (ffmpeg decodes it).
+func (f *privacyFixture) recordedFrame(t *testing.T) []byte {
+	t.Helper()
+	var rec struct{ ID string }
+	if err := json.Unmarshal([]byte(f.post(t, "/v1/recordings", map[string]any{})), &rec); err != nil || rec.ID == "" {
+		t.Fatalf("start a recording: %v", err)
+	}
+	time.Sleep(2 * time.Second)
+	f.post(t, "/v1/recordings/"+rec.ID+"/stop", map[string]any{})
+	var video []byte
+	eventually(t, 30*time.Second, "the recording's file", func() bool {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", f.d.client.BaseURL()+"/v1/recordings/"+rec.ID, nil)
+		req.Header.Set("Authorization", "Bearer "+tokenOf(t, f.d.dataDir))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		video, _ = io.ReadAll(resp.Body)
+		return resp.StatusCode == 200 && len(video) > 1000
+	})
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "rec"), filepath.Join(dir, "frame.png")
+	if err := os.WriteFile(in, video, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("ffmpeg", "-v", "error", "-sseof", "-0.5", "-i", in, "-frames:v", "1", "-y", out).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v %s", err, b)
+	}
+	png, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return png
+}
 
 // liveFrame reads the first frame of the live view's stream.
 func (f *privacyFixture) liveFrame(t *testing.T) []byte {
@@ -216,7 +345,8 @@ func TestExcludedWindowOnEveryReadPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	env, dataDir, port := newEnv(t, dpy)
-	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session.SessionBus, "ACU_EXCLUDE_WINDOWS=acu secret", "ACU_ACT_OCR=true")
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session.SessionBus, "ACU_EXCLUDE_WINDOWS=acu secret", "ACU_ACT_OCR=true",
+		"ACU_KEEP_JUDGED_FRAMES=true")
 	d := startDaemon(t, env, dataDir, port)
 	client := mcp.NewClient(&mcp.Implementation{Name: "privacy-test", Version: "1"}, nil)
 	s, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: d.client.BaseURL() + "/mcp",
