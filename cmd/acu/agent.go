@@ -16,6 +16,7 @@ import (
 	"github.com/acu-dev/acu/internal/agent"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runlog"
@@ -41,7 +42,7 @@ type agentService struct {
 // captures, reg records each session as a run (nil: none), ledger accounts
 // model cost (nil: its own), token protects the endpoints. `acu serve` calls
 // it when ACU_AGENT_ENABLED=true and runs its run method in its errgroup.
-func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, frames agent.FrameStore, ledger *llm.Ledger, token secret.String, log *slog.Logger) (*agentService, error) {
+func newAgentService(c *config.Config, hub *capture.Hub, g *gate.Gate, reg *runs.Registry, frames agent.FrameStore, ledger *llm.Ledger, token secret.String, log *slog.Logger) (*agentService, error) {
 	ac := c.Agent()
 	log = log.With("component", "agent")
 	if !c.AllowRemote && !loopbackHost(ac.Host) {
@@ -78,7 +79,7 @@ func newAgentService(c *config.Config, hub *capture.Hub, reg *runs.Registry, fra
 		return nil, err
 	}
 	a, err := agent.New(agent.Options{
-		Display: c.AgentDisplay(), Hub: hub, Model: client, Temperature: ac.Temperature, TopP: ac.TopP, MaxTokens: ac.MaxTokens,
+		Display: c.AgentDisplay(), Hub: hub, Gate: g, Model: client, Temperature: ac.Temperature, TopP: ac.TopP, MaxTokens: ac.MaxTokens,
 		SystemPrompt: ac.SystemPrompt, Crop: ac.CaptureCrop, CaptureWidth: ac.CaptureWidth, CaptureHeight: ac.CaptureHeight,
 		CaptureScalePercent: ac.CaptureScalePercent, CaptureDelay: ac.CaptureDelay, Physical: ac.PhysicalExecution,
 		ActionDelay: ac.ActionDelay, ClickHold: clickHold(ac.ClickHold), DragSteps: ac.DragSteps, DragStepDelay: ac.DragStepDelay, UI: ac.UI, Annotator: ac.Annotator,
@@ -165,7 +166,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer parts.Close()
-	s, err := newAgentService(c, parts.hub, parts.runs, keptFrames(c, parts.db), nil, token, log)
+	g := gate.New(gateOptions(c, e, log)) // the daemon's policy: ACU_ACT_*
+	defer g.Close()
+	s, err := newAgentService(c, parts.hub, g, parts.runs, keptFrames(c, parts.db), nil, token, log)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	var as *agentService
 	if c.Agent().Enabled {
-		as, err = newAgentService(c, d.hub, d.runs, keptFrames(c, d.db), d.ledger, d.token, log)
+		as, err = newAgentService(c, d.hub, d.desktop, d.runs, keptFrames(c, d.db), d.ledger, d.token, log)
 		switch {
 		case err == nil:
 			log.Info("agent serving", "addr", as.URL())
