@@ -31,6 +31,8 @@ var effectCalls = map[string]bool{
 	"KillClient": true, "KillClientChecked": true, "WarpPointer": true, "WarpPointerChecked": true,
 	"FakeInput": true, "FakeInputChecked": true, "SetSelectionOwner": true, "SetSelectionOwnerChecked": true,
 	"SendEvent": true, "SendEventChecked": true, "DestroyWindow": true, "UnmapWindow": true,
+	// Accessibility effects (atspi.Client).
+	"DoAction": true, "SetText": true, "GrabFocus": true,
 }
 
 // effectCallers may make them, each for a stated reason.
@@ -42,6 +44,8 @@ var effectCallers = map[string]string{
 	"internal/capture":   "SendEvent to its own marker window, to flush damage events",
 	"internal/testx":     "test windows and their own events",
 	"bench/pipeline":     "destroys its own benchmark window",
+	"internal/atspi":     "defines the accessibility effects",
+	"internal/elements":  "runs its accessibility effects inside Options.Effect, which the wiring sets to the gate's Hands.Element",
 }
 
 // TestOnlyTheGateActs: no package above the gate imports the input

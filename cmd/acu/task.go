@@ -122,7 +122,11 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *
 	} else {
 		s.closers = append(s.closers, func() { tree.Close() })
 	}
-	eo := elements.Options{Display: dpy, Capture: hub, Input: dev, Exclude: c.ExcludeWindows, Logger: log.With("component", "elements")}
+	eo := elements.Options{Display: dpy, Capture: hub, Input: dev, Exclude: c.ExcludeWindows, Logger: log.With("component", "elements"),
+		// The task's accessibility effects pass the gate too.
+		Effect: func(ctx context.Context, el *elements.Element, kind string, fn func(context.Context) error) error {
+			return hands.Element(ctx, el.ID, el.App, el.Window, kind, fn)
+		}}
 	if tree != nil {
 		eo.Tree = tree
 	}

@@ -436,21 +436,20 @@ func (s *Service) run(ctx context.Context, d *desktop, h *gate.Hands, m *element
 		if err := land(gate.Landing{At: p, Window: w}, pol.CheckWindow(w, a.Kind)); err != nil {
 			return err
 		}
-		e, _ := m.Get(st.at.el)
+		// The extractor's accessibility effects pass the gate
+		// (elementEffect); its pointer fallbacks are the gate's hands.
 		stp := elements.Step{Kind: kind, Target: st.at.el, Text: text, Pointer: a.Pointer}
-		return h.Element(ctx, e.ID, e.App, e.Window, a.Kind, func(ctx context.Context) error {
-			if a.Verify {
-				res, err := d.ex.Execute(ctx, m, stp)
-				r.Via, r.Attempts = res.Via, res.Attempts
-				if res.After != nil {
-					d.last = res.After
-				}
-				return err
+		if a.Verify {
+			res, err := d.ex.Execute(ctx, m, stp)
+			r.Via, r.Attempts = res.Via, res.Attempts
+			if res.After != nil {
+				d.last = res.After
 			}
-			via, err := d.ex.Do(ctx, m, stp)
-			r.Via = via
 			return err
-		})
+		}
+		via, err := d.ex.Do(ctx, m, stp)
+		r.Via = via
+		return err
 	}
 	onElement := st.at != nil && st.at.el != ""
 	r.Via = "xtest"

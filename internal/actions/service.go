@@ -234,6 +234,7 @@ func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 	eo := elements.Options{Display: dpy, Capture: s.opts.Hub, Exclude: s.opts.Exclude, Logger: s.log.With("component", "elements")}
 	if d.hands != nil {
 		eo.Input = d.hands.Device()
+		eo.Effect = elementEffect(d.hands)
 	}
 	if d.tree != nil {
 		eo.Tree = d.tree
@@ -261,4 +262,13 @@ func (d *desktop) extract(ctx context.Context) (*elements.Map, error) {
 	}
 	d.last = m
 	return m, nil
+}
+
+// elementEffect runs the element extractor's accessibility effects through
+// the gate (its deny-list by application and window, the user-first pause,
+// the audit).
+func elementEffect(h *gate.Hands) func(context.Context, *elements.Element, string, func(context.Context) error) error {
+	return func(ctx context.Context, el *elements.Element, kind string, fn func(context.Context) error) error {
+		return h.Element(ctx, el.ID, el.App, el.Window, kind, fn)
+	}
 }

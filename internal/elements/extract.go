@@ -38,8 +38,13 @@ type Options struct {
 	Tree *atspi.Client
 	// OCR reads the text the tree lacks; nil gives tree-only maps.
 	OCR *ocr.Engine
-	// Input executes pointer and keyboard fallbacks of steps (see Execute).
+	// Input executes pointer and keyboard fallbacks of steps (see Execute):
+	// the gate's hands.
 	Input Device
+	// Effect runs each accessibility effect of a step (an action, text set
+	// into an element, the focus) under the gate's policy and audit
+	// (gate.Hands.Element); nil runs them directly (tests).
+	Effect func(ctx context.Context, el *Element, kind string, fn func(context.Context) error) error
 	// Max caps the elements of a map; default 200.
 	Max int
 	// SettleInterval and SettleMax: before extracting, frames are captured

@@ -126,8 +126,8 @@ func (x *Extractor) Execute(ctx context.Context, m *Map, s Step) (Result, error)
 		}
 		via, actErr := x.act(ctx, cur, el, s)
 		res.Via = via
-		if actErr != nil && ctx.Err() != nil {
-			return res, actErr
+		if actErr != nil && (ctx.Err() != nil || refused(actErr)) {
+			return res, actErr // a refusal is final: no second attempt
 		}
 		after, err := x.Extract(ctx)
 		if err != nil {
@@ -167,7 +167,10 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 	case StepClick:
 		if !s.Pointer && tree != nil && el.Source&FromTree != 0 && len(el.Actions) > 0 {
 			i := pickAction(el.Actions)
-			err := tree.DoAction(ctx, el.Ref, i)
+			err := x.effect(ctx, el, "click", func(ctx context.Context) error { return tree.DoAction(ctx, el.Ref, i) })
+			if refused(err) {
+				return ViaAction + ":" + el.Actions[i], err
+			}
 			if err == nil {
 				return ViaAction + ":" + el.Actions[i], nil
 			}
@@ -176,7 +179,10 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el)
 	case StepType:
 		if !s.Pointer && tree != nil && el.HasEditableText() && el.Editable {
-			err := tree.SetText(ctx, el.Ref, s.Text)
+			err := x.effect(ctx, el, "type", func(ctx context.Context) error { return tree.SetText(ctx, el.Ref, s.Text) })
+			if refused(err) {
+				return ViaEditableText, err
+			}
 			if err == nil {
 				return ViaEditableText, nil
 			}
@@ -195,7 +201,11 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 		if el != nil {
 			focused := false
 			if !s.Pointer && tree != nil && el.Source&FromTree != 0 {
-				focused = tree.GrabFocus(ctx, el.Ref) == nil
+				err := x.effect(ctx, el, "focus", func(ctx context.Context) error { return tree.GrabFocus(ctx, el.Ref) })
+				if refused(err) {
+					return ViaPointer, err
+				}
+				focused = err == nil
 			}
 			if !focused {
 				if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el); err != nil {
@@ -352,4 +362,20 @@ func (x *Extractor) Do(ctx context.Context, m *Map, s Step) (string, error) {
 		el = e
 	}
 	return x.act(ctx, m, el, s)
+}
+
+// effect runs an accessibility effect on el (an action, text set into it,
+// the focus) through Options.Effect, the gate, when there is one.
+func (x *Extractor) effect(ctx context.Context, el *Element, kind string, fn func(context.Context) error) error {
+	if x.opts.Effect == nil {
+		return fn(ctx)
+	}
+	return x.opts.Effect(ctx, el, kind, fn)
+}
+
+// refused reports whether err is the gate's refusal, which no fallback may
+// work around (a pointer click instead of a refused action).
+func refused(err error) bool {
+	_, ok := gate.IsRefused(err)
+	return ok
 }
