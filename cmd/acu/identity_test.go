@@ -252,7 +252,8 @@ func TestLaunchedProgramsGetNoSecrets(t *testing.T) {
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
 	}
-	env = append(env, "DEPLOY_TOKEN=wanted", "ACU_LAUNCH_ENV_ALLOW=DEPLOY_TOKEN")
+	// ACU_LAUNCH_ARGV=act: the act token launches an argv too.
+	env = append(env, "DEPLOY_TOKEN=wanted", "ACU_LAUNCH_ENV_ALLOW=DEPLOY_TOKEN", "ACU_LAUNCH_ARGV=act")
 	apps := filepath.Join(dataDir, ".local/share/applications")
 	if err := os.MkdirAll(apps, 0o700); err != nil {
 		t.Fatal(err)
