@@ -253,3 +253,35 @@ func latin1(b []byte) string {
 	}
 	return string(rs)
 }
+
+// TopLevelAt describes the top-level client window on top at p (root
+// coordinates), asking the server which child of the root holds p (one
+// round trip, then the client's properties) instead of listing every
+// window. ok is false when no client window is found there: the root, or
+// a window that carries no client properties (an override-redirect menu
+// or tooltip); callers that must know then list the windows.
+func (c *Conn) TopLevelAt(ctx context.Context, p image.Point) (w Window, ok bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return Window{}, false, err
+	}
+	r, err := xproto.TranslateCoordinates(c.X, c.Screen.Root, c.Screen.Root, int16(p.X), int16(p.Y)).Reply()
+	if err != nil {
+		return Window{}, false, fmt.Errorf("find the window at %d,%d on %s: %w", p.X, p.Y, c.Name, err)
+	}
+	if r.Child == 0 {
+		return Window{}, false, nil
+	}
+	wmState, err := c.Atom("WM_STATE")
+	if err != nil {
+		return Window{}, false, err
+	}
+	client := c.findClient(r.Child, wmState, 3)
+	if client == 0 {
+		return Window{}, false, nil
+	}
+	ws, err := c.describe([]xproto.Window{client})
+	if err != nil || ws[0].ID == 0 || !ws[0].Mapped {
+		return Window{}, false, err
+	}
+	return ws[0], true, nil
+}

@@ -252,8 +252,10 @@ func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing,
 		return first, err
 	}
 	err := fn()
-	if mErr := h.c.user.mark(context.WithoutCancel(ctx), h.dev.ButtonsDown()); mErr != nil {
-		h.g.log.Debug("mark acu's input", "display", h.dpy, "err", mErr)
+	if pol.PauseOnUser { // the watch needs to know acu's own input
+		if mErr := h.c.user.mark(context.WithoutCancel(ctx), h.dev.ButtonsDown()); mErr != nil {
+			h.g.log.Debug("mark acu's input", "display", h.dpy, "err", mErr)
+		}
 	}
 	h.g.audit(ctx, AuditEvent{Display: h.dpy, Effect: kind, Window: windowTitle(first.Window), At: first.At,
 		Ms: h.g.opts.Now().Sub(start), Err: err})
@@ -385,6 +387,9 @@ func (h *Hands) Do(ctx context.Context, a Action) (Landing, error) {
 		}
 		return h.at(ctx, px(a.X, a.Y))
 	}
+	if len(h.g.opts.Policy.Deny) == 0 {
+		land = nil // nothing to check where it lands, and Do's callers do not ask
+	}
 	return h.effect(ctx, kind, land, func() error { return h.dev.Do(ctx, a) })
 }
 
@@ -402,7 +407,16 @@ func (h *Hands) Element(ctx context.Context, id, app, window, kind string, fn fu
 }
 
 // WindowAt returns the topmost mapped top-level window containing p, or nil.
+// It asks the server for the window at p; only when that is no client
+// window (the root, an override-redirect menu over an application) does it
+// list the windows and take the topmost client containing p, so a menu
+// over a denied window is still the denied window's.
 func WindowAt(ctx context.Context, c *display.Conn, p image.Point) (*display.Window, error) {
+	if w, ok, err := c.TopLevelAt(ctx, p); err != nil {
+		return nil, err
+	} else if ok {
+		return &w, nil
+	}
 	ws, err := c.Windows(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list windows on %s: %w", c.Name, err)
