@@ -38,7 +38,8 @@ type step struct {
 	repeat int
 }
 
-var buttons = map[string]int{"": gate.ButtonLeft, "left": gate.ButtonLeft, "middle": gate.ButtonMiddle, "right": gate.ButtonRight}
+var buttons = map[string]int{"": gate.ButtonLeft, "left": gate.ButtonLeft, "middle": gate.ButtonMiddle, "right": gate.ButtonRight,
+	"back": gate.ButtonBack, "forward": gate.ButtonForward}
 
 // checkAction validates a's syntax; field is "actions[i]".
 func checkAction(a api.Action, field string, def frameSpec) error {
@@ -81,7 +82,7 @@ func checkAction(a api.Action, field string, def frameSpec) error {
 		}
 	}
 	if _, ok := buttons[a.Button]; !ok {
-		return invalid(field+".button", "%s.button %q: use left, right or middle", field, a.Button)
+		return invalid(field+".button", "%s.button %q: use left, right, middle, back or forward", field, a.Button)
 	}
 	if a.At != nil {
 		if err := checkPoint(a.At, field+".at", def); err != nil {

@@ -441,7 +441,7 @@ type Action struct {
 	Kind   string  `json:"kind"`
 	At     *Point  `json:"at,omitempty"`
 	Path   []Point `json:"path,omitempty"`
-	Button string  `json:"button,omitempty"` // left (default), right, middle
+	Button string  `json:"button,omitempty"` // left (default), right, middle, back (X button 8), forward (9)
 	Count  int     `json:"count,omitempty"`  // click: 1 (default) to 3
 	DX     int     `json:"dx,omitempty"`
 	DY     int     `json:"dy,omitempty"`

@@ -194,3 +194,45 @@ func hex(id uint32) string {
 	}
 	return string(b)
 }
+
+// TestSideButtons: back and forward are X buttons 8 and 9, which the
+// window under the pointer receives as such (not a key chord).
+func TestSideButtons(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 640, Height: 480})
+	w := testx.NewWindow(t, dpy, testx.Spec{Title: "browser", X: 0, Y: 0, W: 640, H: 480})
+	g := gate.New(gate.Options{DefaultDisplay: dpy})
+	defer g.Close()
+	h, err := g.Hands(t.Context(), dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := image.Pt(100, 100)
+	for _, b := range []int{gate.ButtonBack, gate.ButtonForward} {
+		if _, err := h.ClickAt(t.Context(), &p, b, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	evs, err := w.WaitFor(ctx, func(evs []testx.Event) bool {
+		n := 0
+		for _, e := range evs {
+			if e.Kind == testx.ButtonPress {
+				n++
+			}
+		}
+		return n >= 2
+	})
+	if err != nil {
+		t.Fatalf("presses: %v (%+v)", err, evs)
+	}
+	var got []int
+	for _, e := range evs {
+		if e.Kind == testx.ButtonPress {
+			got = append(got, e.Button)
+		}
+	}
+	if len(got) != 2 || got[0] != 8 || got[1] != 9 {
+		t.Errorf("buttons pressed %v, want [8 9]", got)
+	}
+}

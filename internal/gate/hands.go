@@ -40,6 +40,8 @@ const (
 	ButtonLeft      = input.ButtonLeft
 	ButtonMiddle    = input.ButtonMiddle
 	ButtonRight     = input.ButtonRight
+	ButtonBack      = input.ButtonBack
+	ButtonForward   = input.ButtonForward
 	MaxClickCount   = input.MaxClickCount
 	MaxHold         = input.MaxHold
 	MaxRepeat       = input.MaxRepeat

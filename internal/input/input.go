@@ -85,6 +85,11 @@ const (
 	buttonWheelDown  = 5
 	buttonWheelLeft  = 6
 	buttonWheelRight = 7
+	// ButtonBack and ButtonForward are the side buttons (X buttons 8 and
+	// 9): browsers go back and forward in history on them, toolkits report
+	// them as presses of buttons 8 and 9.
+	ButtonBack    = 8
+	ButtonForward = 9
 )
 
 // X core event types that XTEST fakes.

@@ -44,8 +44,8 @@ func (d *Device) movePx(ctx context.Context, p *image.Point) error {
 }
 
 func checkButton(button int) error {
-	if button < ButtonLeft || button > ButtonRight {
-		return fmt.Errorf("button %d: use 1 (left), 2 (middle) or 3 (right)", button)
+	if (button < ButtonLeft || button > ButtonRight) && button != ButtonBack && button != ButtonForward {
+		return fmt.Errorf("button %d: use 1 (left), 2 (middle), 3 (right), 8 (back) or 9 (forward)", button)
 	}
 	return nil
 }

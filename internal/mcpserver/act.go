@@ -46,7 +46,7 @@ type actTools struct{ b ActBackend }
 
 const positionHelp = `Positions: "element" (an id from desktop_state, e.g. btn_ok: the surest), or x,y in 0..1000 of the screen (or of "window"), or pixels of a screenshot acu returned: x,y with "shot" (its id).`
 
-const actDesc = `Act on the desktop: a list of actions run in order on one display, stopping at the first failure, with a result per action. Kinds: move, click (button left|right|middle, count 1-3), mouse_down, mouse_up, drag (path of points, hold_ms), scroll (dx, dy wheel clicks at a point), type (text), key (keys like "ctrl+l", "alt+Tab", "Return"; hold_ms, repeat), wait (ms).
+const actDesc = `Act on the desktop: a list of actions run in order on one display, stopping at the first failure, with a result per action. Kinds: move, click (button left|right|middle|back|forward, count 1-3), mouse_down, mouse_up, drag (path of points, hold_ms), scroll (dx, dy wheel clicks at a point), type (text), key (keys like "ctrl+l", "alt+Tab", "Return"; hold_ms, repeat), wait (ms).
 Points are {"element":"btn_ok"}, {"x":500,"y":500} (0..1000 of the screen, or of "window"), or {"x":412,"y":233,"shot":"<id>"} (pixels of a screenshot acu returned).
 After the actions: settle waits until the screen stops changing (no blind sleeps), screenshot returns a picture, diff returns what changed in the element map. Refused when the user is using the mouse or keyboard (user_active: retry later), in denied windows, or on displays acting is off for.`
 

@@ -255,13 +255,10 @@ func (t Tool) action(a Action, field string) ([]api.Action, int, error) {
 	case "wheel":
 		return []api.Action{{Kind: api.ActClick, At: p, Button: "middle", Mods: mods}}, 0, nil
 	case "back", "forward":
-		// X has buttons 8 and 9 for these; acu's input offers left,
-		// middle and right, so they are the browsers' keys.
-		keys := "alt+Left"
-		if a.Button == "forward" {
-			keys = "alt+Right"
-		}
-		return []api.Action{{Kind: api.ActMove, At: p}, {Kind: api.ActKey, Keys: keys}}, 0, nil
+		// The mouse's side buttons, X buttons 8 and 9, as the Responses
+		// API means them: an app listening for them sees them (a browser
+		// goes back or forward), not a key chord.
+		return []api.Action{{Kind: api.ActClick, At: p, Button: a.Button, Mods: mods}}, 0, nil
 	}
 	return nil, 0, dialect.Invalid(field+".button", "%s.button %q: use left, right, wheel, back or forward", field, a.Button)
 }
