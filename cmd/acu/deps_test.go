@@ -12,51 +12,51 @@ import (
 // within one layer, or from a test to a higher layer, is allowed only when
 // sameLayer or testOnly names it with its reason.
 const (
-	leaves    = iota // values and pure code: no import of acu, no I/O
-	protocols        // model clients, vendor dialects, config, auth defences: on leaves only, no desktop
-	clients          // the MCP server: tools over the API client, nothing of the daemon
-	system           // one resource each: the X connection, Xvfb, the store, Tesseract, run directories, the launcher
-	devices          // on the X connection: input, capture, AT-SPI, clipboard
-	helpers          // test helpers that start real parts (imported by tests only)
-	engines          // runs, judge, notify, element map
-	features         // waits, actions, agents, relay, live, record, task benchmark
-	surfaces         // the HTTP server
-	binary           // cmd/acu and the benchmarks
+	layerLeaves    = iota // values and pure code: no import of acu, no I/O
+	layerProtocols        // model clients, vendor dialects, config, auth defences: on leaves only, no desktop
+	layerClients          // the MCP server: tools over the API client, nothing of the daemon
+	layerSystem           // one resource each: the X connection, Xvfb, the store, Tesseract, run directories, the launcher
+	layerDevices          // on the X connection: input, capture, AT-SPI, clipboard
+	layerHelpers          // test helpers that start real parts (imported by tests only)
+	layerEngines          // runs, judge, notify, element map
+	layerFeatures         // waits, actions, agents, relay, live, record, task benchmark
+	layerSurfaces         // the HTTP server
+	layerBinary           // cmd/acu and the benchmarks
 )
 
 // layers places every package of the module. A package missing here fails
 // the test, so a new one is placed deliberately; a name here that is no
 // package fails it too.
 var layers = map[string]int{
-	"internal/api": leaves, "internal/frame": leaves, "internal/annotate": leaves, "internal/secret": leaves,
-	"internal/leakcheck": leaves,
+	"internal/api": layerLeaves, "internal/frame": layerLeaves, "internal/annotate": layerLeaves, "internal/secret": layerLeaves,
+	"internal/leakcheck": layerLeaves,
 
-	"internal/llm": protocols, "internal/config": protocols, "internal/guard": protocols,
-	"internal/dialect": protocols, "internal/dialect/anthropic": protocols, "internal/dialect/openai": protocols,
-	"internal/dialect/uitars": protocols,
+	"internal/llm": layerProtocols, "internal/config": layerProtocols, "internal/guard": layerProtocols,
+	"internal/dialect": layerProtocols, "internal/dialect/anthropic": layerProtocols, "internal/dialect/openai": layerProtocols,
+	"internal/dialect/uitars": layerProtocols,
 
-	"internal/mcpserver": clients,
+	"internal/mcpserver": layerClients,
 
-	"internal/display": system, "internal/xvfb": system, "internal/store": system, "internal/ocr": system,
-	"internal/runlog": system, "internal/launch": system,
+	"internal/display": layerSystem, "internal/xvfb": layerSystem, "internal/store": layerSystem, "internal/ocr": layerSystem,
+	"internal/runlog": layerSystem, "internal/launch": layerSystem,
 
-	"internal/input": devices, "internal/capture": devices, "internal/atspi": devices, "internal/clipboard": devices,
+	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
 
-	"internal/testx": helpers, "internal/testfs": helpers, "internal/pgtest": helpers, "internal/llm/llmtest": helpers,
-	"internal/ocr/ocrtest": helpers, "internal/atspi/atspitest": helpers, "internal/guard/guardtest": helpers,
+	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
+	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
 
-	"internal/runs": engines, "internal/judge": engines, "internal/notify": engines, "internal/elements": engines,
+	"internal/runs": layerEngines, "internal/judge": layerEngines, "internal/notify": layerEngines, "internal/elements": layerEngines,
 
-	"internal/smartwait": features, "internal/actions": features, "internal/computer": features,
-	"internal/desktop": features, "internal/relay": features, "internal/sense": features, "internal/agent": features,
-	"internal/orchestrator": features, "internal/live": features, "internal/record": features,
-	"internal/taskbench": features,
+	"internal/smartwait": layerFeatures, "internal/actions": layerFeatures, "internal/computer": layerFeatures,
+	"internal/desktop": layerFeatures, "internal/relay": layerFeatures, "internal/sense": layerFeatures, "internal/agent": layerFeatures,
+	"internal/orchestrator": layerFeatures, "internal/live": layerFeatures, "internal/record": layerFeatures,
+	"internal/taskbench": layerFeatures,
 
-	"internal/server": surfaces,
+	"internal/server": layerSurfaces,
 
-	"cmd/acu": binary, "bench/internal/rig": binary, "bench/actions": binary, "bench/computer": binary,
-	"bench/fleet": binary, "bench/live": binary, "bench/pipeline": binary, "bench/relay": binary,
-	"bench/smartwait": binary,
+	"cmd/acu": layerBinary, "bench/internal/rig": layerBinary, "bench/actions": layerBinary, "bench/computer": layerBinary,
+	"bench/fleet": layerBinary, "bench/live": layerBinary, "bench/pipeline": layerBinary, "bench/relay": layerBinary,
+	"bench/smartwait": layerBinary,
 }
 
 // testHelpers are imported by tests only: any package's tests may import
@@ -67,8 +67,8 @@ var testHelpers = []string{
 	"bench/internal/rig", // the benchmarks' shared set-up
 }
 
-// edges are allowed imports that the ranks alone would refuse.
-type edges struct {
+// depEdges are allowed imports that the ranks alone would refuse.
+type depEdges struct {
 	from string
 	to   []string
 	why  string
@@ -76,7 +76,7 @@ type edges struct {
 
 // sameLayer lists the imports, by code or tests, between packages of one
 // layer.
-var sameLayer = []edges{
+var sameLayer = []depEdges{
 	{"internal/dialect/anthropic", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/openai", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/uitars", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
@@ -86,7 +86,7 @@ var sameLayer = []edges{
 
 // testOnly lists the imports that only tests may make, to a package of
 // the same or a higher layer.
-var testOnly = []edges{
+var testOnly = []depEdges{
 	{"internal/display", []string{"internal/xvfb"}, "display's tests start their own Xvfb"},
 	{"internal/dialect", []string{"internal/actions"}, "the fidelity test holds each dialect's screenshot geometry to the one actions uses"},
 	{"internal/mcpserver", []string{"internal/actions", "internal/capture", "internal/computer", "internal/elements",
@@ -108,7 +108,7 @@ func TestImportLayers(t *testing.T) {
 	}
 	pkgs := map[string]bool{}
 	used := map[string]bool{}
-	allowed := func(list []edges, from, to string) bool {
+	allowed := func(list []depEdges, from, to string) bool {
 		for _, e := range list {
 			if e.from == from && slices.Contains(e.to, to) {
 				used[from+" -> "+to] = true
@@ -157,7 +157,7 @@ func TestImportLayers(t *testing.T) {
 			t.Errorf("layers names %s, which is no package: remove it", pkg)
 		}
 	}
-	for _, list := range [][]edges{sameLayer, testOnly} {
+	for _, list := range [][]depEdges{sameLayer, testOnly} {
 		for _, e := range list {
 			for _, to := range e.to {
 				if !used[e.from+" -> "+to] {
