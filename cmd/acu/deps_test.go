@@ -161,7 +161,7 @@ func TestImportLayers(t *testing.T) {
 		for _, e := range list {
 			for _, to := range e.to {
 				if !used[e.from+" -> "+to] {
-					t.Errorf("the allowed edge %s -> %s is not used: remove it", e.from, to)
+					t.Errorf("the allowed edge %s -> %s (%s) is not used: remove it", e.from, to, e.why)
 				}
 			}
 		}
