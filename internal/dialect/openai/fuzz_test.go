@@ -97,7 +97,9 @@ func inside(t *testing.T, data []byte, img dialect.Size, p *api.Point) {
 	if p == nil || p.X == nil {
 		return
 	}
-	if p.Y == nil || *p.X < 0 || *p.X >= img.W || *p.Y < 0 || *p.Y >= img.H || p.Image != img.String() {
-		t.Errorf("Plan(%q) points at %+v, want a point inside %v", data, p, img)
+	if p.Y == nil {
+		t.Errorf("Plan(%q) gives x = %d without y", data, *p.X)
+	} else if *p.X < 0 || *p.X >= img.W || *p.Y < 0 || *p.Y >= img.H || p.Image != img.String() {
+		t.Errorf("Plan(%q) points at %d,%d of a %s image, want a point inside %v", data, *p.X, *p.Y, p.Image, img)
 	}
 }
