@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is needed, then runs every check and test: gofmt, go vet,
-# go mod tidy, go test -race (which also runs the fuzz targets' seed
+# go mod tidy, a build and frame's and capture's tests without cgo, the
+# AVX-512 hash against the Go one, 10 s of fuzzing per parser of outside
+# input, go test -race (which also runs the fuzz targets' seed
 # corpora and the OCR judge benchmark set), then the store's, runs' and
 # notify's tests again on PostgreSQL. Tests start and stop their own Xvfb
 # servers, PostgreSQL servers, daemons and helpers.
@@ -20,6 +22,16 @@ GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 "$(go env GOPATH)/bin/staticcheck" ./...
 echo "== go vet"
 go vet ./...
+echo "== without cgo: go build, and the pure-Go JPEG, resize and hash of frame and capture"
+CGO_ENABLED=0 go build ./...
+CGO_ENABLED=0 go test -count=1 ./internal/frame/ ./internal/capture/
+echo "== the AVX-512 hash against the Go one, every case (skips on a CPU without AVX-512)"
+go test -count=1 -v -run '^TestHashAVX512MatchesGo$' ./internal/frame/ | grep -E '^(--- |ok|FAIL)|SKIP|skip'
+echo "== fuzz the parsers of model output and of the event stream, 10 s each"
+# Longer on demand: go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10m ./internal/dialect/openai/
+go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./internal/dialect/anthropic/
+go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./internal/dialect/openai/
+go test -run '^$' -fuzz '^FuzzReadSSE$' -fuzztime 10s ./internal/api/
 echo "== go test -race"
 # The pinned MCP clients (clients/, installed above) must run, not skip.
 export ACU_REQUIRE_CLIENTS=1

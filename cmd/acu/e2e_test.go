@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/pgtest"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
@@ -45,10 +46,10 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build acu:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	pgtest.Stop()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	leakcheck.MainThen(m, func() {
+		pgtest.Stop()
+		os.RemoveAll(dir)
+	}, "acu-dev/acu/", "\nmain.", "created by main.", "github.com/jezek/xgb") // package main: cmd/acu
 }
 
 // handedOut are the ports freePort returned in this process: the kernel may

@@ -186,9 +186,12 @@ func FuzzHashCopy(f *testing.F) {
 }
 
 // TestHashAVX512MatchesGo: the C path (several bands at once, AVX-512)
-// gives the Go code's band hashes for every width (row tails of every
-// length), short last bands, padded strides and ranges of bands, and
-// copies the rows it hashes.
+// gives the Go code's band hashes, and Hash's one C call the Go code's
+// hash, in every case the C code tells apart: every width from 1 to 70
+// pixels (row tails of every length), with every number of full bands in
+// a group (1 to 4, and a group after a full one), a short last band of 1
+// and of 15 rows or none, padded strides, and every range of bands; it
+// also copies the rows it hashes. It skips on CPUs without AVX-512.
 func TestHashAVX512MatchesGo(t *testing.T) {
 	if !hasHashAVX512 {
 		t.Skip("this CPU has no AVX-512 (F, VL, DQ): the Go code is the only path")
@@ -196,7 +199,13 @@ func TestHashAVX512MatchesGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	var shapes [][2]int
 	for w := 1; w <= 70; w++ {
-		shapes = append(shapes, [2]int{w, 1 + rng.IntN(70)})
+		for full := range 6 {
+			for _, short := range []int{0, 1, HashBand - 1} {
+				if h := full*HashBand + short; h > 0 {
+					shapes = append(shapes, [2]int{w, h})
+				}
+			}
+		}
 	}
 	shapes = append(shapes, [2]int{1280, 720}, [2]int{1366, 768}, [2]int{1920, 1080}, [2]int{333, 17}, [2]int{64, 16})
 	for _, s := range shapes {
@@ -208,9 +217,18 @@ func TestHashAVX512MatchesGo(t *testing.T) {
 				src[i] = byte(rng.Uint32())
 			}
 			nb := Bands(h)
-			b0 := rng.IntN(nb)
-			b1 := b0 + 1 + rng.IntN(nb-b0)
-			for _, r := range [][2]int{{0, nb}, {b0, b1}} {
+			ranges := [][2]int{{0, nb}}
+			if nb <= 7 {
+				for b0 := range nb {
+					for b1 := b0 + 1; b1 <= nb; b1++ {
+						ranges = append(ranges, [2]int{b0, b1})
+					}
+				}
+			} else {
+				b0 := rng.IntN(nb)
+				ranges = append(ranges, [2]int{b0, b0 + 1 + rng.IntN(nb-b0)})
+			}
+			for _, r := range ranges {
 				want := make([]uint64, nb)
 				for b := r[0]; b < r[1]; b++ {
 					y := b * HashBand
@@ -237,8 +255,15 @@ func TestHashAVX512MatchesGo(t *testing.T) {
 					}
 				}
 			}
-			if got, want := Hash(src, w, h, stride), refHash(src, w, h, stride); got != want {
-				t.Fatalf("%dx%d stride %d: Hash %x, reference %x", w, h, stride, got, want)
+			fast, ok := hashFast(src, w, h, stride)
+			if !ok {
+				t.Fatal("hashFast refused to run")
+			}
+			UseFastHash(false)
+			slow := Hash(src, w, h, stride)
+			UseFastHash(true)
+			if want := refHash(src, w, h, stride); fast != slow || slow != want {
+				t.Fatalf("%dx%d stride %d: Hash in C %x, in Go %x, reference %x", w, h, stride, fast, slow, want)
 			}
 		}
 	}

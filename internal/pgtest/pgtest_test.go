@@ -2,16 +2,15 @@ package pgtest
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/acu-dev/acu/internal/leakcheck"
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	Stop()
-	os.Exit(code)
+	leakcheck.MainThen(m, Stop, "acu-dev/acu/")
 }
 
 // A fresh database per test, on a real server, reachable and empty.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/taskbench"
 )
@@ -36,9 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build acu:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	leakcheck.MainThen(m, func() { os.RemoveAll(dir) }, "acu-dev/acu/", "github.com/jezek/xgb")
 }
 
 // mapLine is a line of the element map: [id] type "text" ...
