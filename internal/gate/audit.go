@@ -17,7 +17,7 @@ type AuditEvent struct {
 	Effect  string // click, type, key, window:close, launch, clipboard, …
 	Window  string // the window it landed in, when known
 	At      *image.Point
-	Ms      time.Duration
+	Took    time.Duration
 	Refused string // the refusal's code (window_denied, user_active, act_disabled, …)
 	Err     error
 }

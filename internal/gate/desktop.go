@@ -303,7 +303,7 @@ func (s *Gate) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_
 	case err != nil:
 		return api.WindowOpResult{}, err
 	}
-	s.audit(ctx, AuditEvent{Display: dpy, Effect: "window:" + op, Window: id, Ms: s.opts.Now().Sub(start)})
+	s.audit(ctx, AuditEvent{Display: dpy, Effect: "window:" + op, Window: id, Took: s.opts.Now().Sub(start)})
 	out := api.WindowOpResult{Op: op, Method: res.Method, WM: res.WM}
 	if st, err := c.c.WindowState(ctx, wid); err == nil && !s.excl.Excludes(st.Title, st.Class, st.Instance) {
 		w := toAPI(st)

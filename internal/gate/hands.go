@@ -260,7 +260,7 @@ func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing,
 		}
 	}
 	h.g.audit(ctx, AuditEvent{Display: h.dpy, Effect: kind, Window: windowTitle(first.Window), At: first.At,
-		Ms: h.g.opts.Now().Sub(start), Err: err})
+		Took: h.g.opts.Now().Sub(start), Err: err})
 	return first, err
 }
 
