@@ -26,9 +26,13 @@ or of --window, or X,Y@WxH: pixels of a screenshot of that size):
   scroll [POS] DY [DX]     type TEXT [--at POS]     key COMBO [--hold-ms N] [--repeat N]
   wait MS
 The older forms "click X Y", "drag X1 Y1 X2 Y2" and "scroll X Y DY" still work.
-With a daemon running, actions go through it (POST /v1/actions: element ids,
-settle, screenshot, audit, the user-first pause); without one, or with
---local, --crop or --dry-run, this process sends them itself.`
+Flags go before or after the action ("acu act click btn_ok --settle"); after
+"--" everything is the action's ("acu act type -- --at" types "--at").
+With a daemon running, actions go through it (POST /v1/actions: settle,
+audit on the daemon's session run); without one, or with --local or --crop,
+this process runs the same request through the same action service and
+gate (the ACU_ACT_* policy, element ids, screenshots); --settle needs the
+daemon. --dry-run prints the request and sends nothing.`
 
 func runAct(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "act", actUsage)
@@ -47,17 +51,15 @@ func runAct(ctx context.Context, e *env, args []string) error {
 	local := fs.Bool("local", false, "do not use a running daemon")
 	cropF := fs.String("crop", "", "local only: working area x1,y1,x2,y2 in 0..1000; actions are clamped into it")
 	dry := fs.Bool("dry-run", false, "local only: map and validate without sending input")
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	if *cropF != "" || *dry {
+	if *cropF != "" {
 		*local = true
 	}
-	if *cropF == "" {
-		*cropF = "0,0,1000,1000"
-	}
 	var client *api.Client
-	if !*local {
+	if !*local && !*dry {
 		if cl, _, err := newClient(e); err == nil {
 			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			_, herr := cl.Health(hctx)
@@ -85,22 +87,16 @@ func runAct(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("act --json %s: %w", *jsonF, err)
 		}
 	} else {
-		if fs.NArg() == 0 {
+		if len(rest) == 0 {
 			fs.Usage()
 			return &exitError{code: 2, msg: "acu act: name an action"}
 		}
-		if client == nil {
-			return runActLocal(ctx, e, *dpyF, *cropF, *dry, fs.Args())
-		}
-		a, err := cliAction(fs.Args(), *button, *count, *at, *holdMs, *repeat)
+		a, err := cliAction(rest, *button, *count, *at, *holdMs, *repeat)
 		if err != nil {
 			fs.Usage()
 			return &exitError{code: 2, msg: "acu act: " + err.Error()}
 		}
 		req.Actions = []api.Action{a}
-	}
-	if client == nil {
-		return errors.New("acu act --json needs a running daemon (start one with `acu serve`)")
 	}
 	if *dpyF != "" {
 		req.Display = *dpyF
@@ -119,8 +115,18 @@ func runAct(ctx context.Context, e *env, args []string) error {
 		req.Screenshot = &api.ShotOptions{Format: format}
 	}
 	req.Diff = req.Diff || *diff
-	client.SetClientName("cli")
-	resp, err := client.Act(ctx, req)
+	if *dry {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(req)
+	}
+	var resp api.ActResponse
+	if client != nil {
+		client.SetClientName("cli")
+		resp, err = client.Act(ctx, req)
+	} else {
+		resp, err = actInProcess(ctx, e, req, *cropF)
+	}
 	if err != nil {
 		return err
 	}
@@ -348,3 +354,4 @@ func runElements(ctx context.Context, e *env, args []string) error {
 func init() {
 	featureCommands = append(featureCommands, command{"elements", "print the element map (accessibility tree + OCR) with ids to act on", runElements})
 }
+

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -223,10 +225,15 @@ func runClip(ctx context.Context, e *env, args []string) error {
 }
 
 // parseInterleaved parses flags wherever they stand among the positional
-// arguments it returns; everything after "--" is positional.
+// arguments it returns (Go's flag package stops at the first of them);
+// everything after "--" is positional, and so is a negative number
+// ("acu act scroll -3").
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
+		for len(args) > 0 && negNumber().MatchString(args[0]) {
+			pos, args = append(pos, args[0]), args[1:]
+		}
 		if err := fs.Parse(args); err != nil {
 			return nil, err
 		}
@@ -240,3 +247,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos, args = append(pos, rest[0]), rest[1:]
 	}
 }
+
+// negNumber matches a negative number or position, which is an argument,
+// not a flag: -3, -10,20, -5,-5@960x540.
+var negNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-\d+(,-?\d+)?(@\d+x\d+)?$`) })

@@ -560,6 +560,52 @@ func TestActCLI(t *testing.T) {
 	if got := w.Typed(); got != "hi there!" {
 		t.Errorf("typed %q, want %q", got, "hi there!")
 	}
+
+	// One grammar with or without a daemon: flags after the action,
+	// X,Y and X,Y@WxH positions, drags between positions, a negative
+	// scroll, and "--" for text that looks like a flag.
+	w.ResetEvents()
+	run("click", "250,500", "--button", "right")
+	run("--local", "click", "100,200@1024x600")
+	run("drag", "100,100", "400,400")
+	run("scroll", "500,500", "-3")
+	run("type", "--", "--at")
+	evs, err = w.WaitFor(ctx, func(evs []testx.Event) bool {
+		presses := 0
+		for _, e := range evs {
+			if e.Kind == testx.ButtonPress {
+				presses++
+			}
+		}
+		return presses >= 6 && strings.HasSuffix(w.Typed(), "--at")
+	})
+	if err != nil {
+		t.Fatalf("events: %v (got %+v)", err, evs)
+	}
+	clicks = nil
+	for _, e := range evs {
+		if e.Kind == testx.ButtonPress {
+			clicks = append(clicks, [3]int{e.RootX, e.RootY, e.Button})
+		}
+	}
+	want = [][3]int{{256, 300, 3}, {100, 200, 1}, {102, 60, 1}}
+	for i, c := range want {
+		if i >= len(clicks) || clicks[i] != c {
+			t.Errorf("click %d = %v, want %v (all: %v)", i, clicks, c, clicks)
+		}
+	}
+	var up int
+	for _, c := range clicks[3:] {
+		if c[2] == 4 { // wheel up: a negative scroll
+			up++
+		}
+	}
+	if up != 3 {
+		t.Errorf("scroll -3: %d wheel-up clicks, want 3 (all: %v)", up, clicks)
+	}
+	if out, _, code := acu(t, env, "act", "click", "btn_ok", "--settle"); code == 2 || strings.Contains(out, "Usage") {
+		t.Errorf("acu act click btn_ok --settle: exit %d (usage), want the action tried", code)
+	}
 }
 
 // TestEventRetention: a daemon started with a tiny ACU_EVENT_RETENTION

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/acu-dev/acu/internal/actions"
+	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/gate"
@@ -83,40 +86,78 @@ func runScreenshot(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// runActLocal is `acu act` without a daemon: the pointer and keyboard
-// through this process's own XTest connection, in 0..1000 coordinates of
-// the --crop working area (element ids, settle and audit need the daemon).
-func runActLocal(ctx context.Context, e *env, dpyFlag, cropFlag string, dry bool, args []string) error {
-	a, err := parseAction(args)
+// actInProcess is `acu act` without a daemon: the same request through
+// the same action service and gate as the daemon's (the ACU_ACT_* policy,
+// element ids, screenshots), in this process; settling needs the daemon.
+// With a crop other than the whole screen, X,Y positions are 0..1000 of
+// that working area and clamped into it.
+func actInProcess(ctx context.Context, e *env, req api.ActRequest, cropFlag string) (api.ActResponse, error) {
+	c, _, _, err := config.Load(e.getenv, e.environ, flag.NewFlagSet("acu act", flag.ContinueOnError), nil)
 	if err != nil {
-		return err
+		return api.ActResponse{}, err
 	}
+	dpy, err := displayFlag(e, req.Display)
+	if err != nil {
+		return api.ActResponse{}, err
+	}
+	req.Display = dpy
+	if req.Settle != nil {
+		return api.ActResponse{}, errors.New("acu act --settle needs a running daemon (start one with `acu serve`)")
+	}
+	log := slog.New(slog.DiscardHandler)
+	hub, err := capture.NewHub(capture.Options{Exclude: c.ExcludeWindows, AllowRemote: c.AllowRemoteX, Logger: log})
+	if err != nil {
+		return api.ActResponse{}, err
+	}
+	defer hub.Close()
+	if cropFlag != "" {
+		if err := cropPositions(ctx, hub, dpy, cropFlag, &req); err != nil {
+			return api.ActResponse{}, err
+		}
+	}
+	g := gate.New(gateOptions(c, e, log))
+	defer g.Close()
+	svc, err := actions.New(actions.Options{Hub: hub, Gate: g, DefaultDisplay: dpy, Exclude: c.ExcludeWindows,
+		SessionBus: e.getenv("DBUS_SESSION_BUS_ADDRESS"), Logger: log})
+	if err != nil {
+		return api.ActResponse{}, err
+	}
+	defer svc.Close()
+	resp, err := svc.Act(gate.WithCaller(ctx, gate.Caller{Engine: "act", Client: "cli"}), actions.Caller{Client: "cli"}, req)
+	var ae *actions.Error
+	if errors.As(err, &ae) {
+		return resp, fmt.Errorf("acu act: %s", ae.Message)
+	}
+	return resp, err
+}
+
+// cropPositions turns the request's X,Y positions (0..1000 of the crop,
+// clamped into it) into screen pixels.
+func cropPositions(ctx context.Context, hub *capture.Hub, dpy, cropFlag string, req *api.ActRequest) error {
 	crop, err := parseCrop(cropFlag)
 	if err != nil {
 		return err
 	}
-	dpy, err := displayFlag(e, dpyFlag)
+	sw, sh, err := hub.ScreenSize(ctx, dpy)
 	if err != nil {
 		return err
 	}
-	// The same gate and policy (ACU_ACT_*) as the daemon's.
-	c, _, _, err := config.Load(e.getenv, e.environ, flag.NewFlagSet("acu act", flag.ContinueOnError), nil)
-	if err != nil {
-		return err
+	area := gate.AreaFromCrop(sw, sh, crop)
+	screen := fmt.Sprintf("%dx%d", sw, sh)
+	conv := func(p *api.Point) {
+		if p == nil || p.X == nil || p.Y == nil || p.Element != "" || p.Image != "" || p.Shot != "" || p.Window != "" {
+			return
+		}
+		x, y := area.ToPixel(*p.X, *p.Y)
+		p.X, p.Y, p.Image = &x, &y, screen
 	}
-	g := gate.New(gateOptions(c, e, slog.New(slog.DiscardHandler)))
-	defer g.Close()
-	conn, err := g.Conn(ctx, dpy)
-	if err != nil {
-		return err
+	for i := range req.Actions {
+		conv(req.Actions[i].At)
+		for j := range req.Actions[i].Path {
+			conv(&req.Actions[i].Path[j])
+		}
 	}
-	sw, sh := conn.Screen.Width, conn.Screen.Height
-	h, err := g.HandsFor(ctx, dpy, gate.DeviceOptions{Area: gate.AreaFromCrop(int(sw), int(sh), crop), DryRun: dry})
-	if err != nil {
-		return err
-	}
-	_, err = h.Do(gate.WithCaller(ctx, gate.Caller{Engine: "act"}), a)
-	return err
+	return nil
 }
 
 func parseCrop(s string) ([4]int, error) {
@@ -136,54 +177,6 @@ func parseCrop(s string) ([4]int, error) {
 		return c, fmt.Errorf("--crop %q: x2 must exceed x1 and y2 must exceed y1", s)
 	}
 	return c, nil
-}
-
-func parseAction(args []string) (gate.Action, error) {
-	if len(args) == 0 {
-		return gate.Action{}, fmt.Errorf("act: name an action: %s", strings.Join(gate.Kinds, ", "))
-	}
-	a := gate.Action{Kind: args[0]}
-	nums := func(n int) ([]int, error) {
-		if len(args)-1 != n {
-			return nil, fmt.Errorf("act %s: want %d numbers (0..1000), got %d arguments", a.Kind, n, len(args)-1)
-		}
-		out := make([]int, n)
-		for i := range out {
-			v, err := strconv.Atoi(args[i+1])
-			if err != nil {
-				return nil, fmt.Errorf("act %s: %q is not a whole number", a.Kind, args[i+1])
-			}
-			out[i] = v
-		}
-		return out, nil
-	}
-	switch strings.ToLower(a.Kind) {
-	case gate.KindMove, gate.KindClick, gate.KindDoubleClick, gate.KindRightClick, gate.KindMiddleClick:
-		v, err := nums(2)
-		if err != nil {
-			return a, err
-		}
-		a.X, a.Y = v[0], v[1]
-	case gate.KindDrag:
-		v, err := nums(4)
-		if err != nil {
-			return a, err
-		}
-		a.X, a.Y, a.X2, a.Y2 = v[0], v[1], v[2], v[3]
-	case gate.KindScroll:
-		v, err := nums(3)
-		if err != nil {
-			return a, err
-		}
-		a.X, a.Y, a.DY = v[0], v[1], v[2]
-	case gate.KindType:
-		a.Text = strings.Join(args[1:], " ")
-	case gate.KindKey:
-		a.Keys = strings.Join(args[1:], " ")
-	default:
-		return a, fmt.Errorf("act: unknown action %q: use one of %s", a.Kind, strings.Join(gate.Kinds, ", "))
-	}
-	return a, a.Validate()
 }
 
 func runDisplay(ctx context.Context, e *env, args []string) error {
