@@ -354,4 +354,3 @@ func runElements(ctx context.Context, e *env, args []string) error {
 func init() {
 	featureCommands = append(featureCommands, command{"elements", "print the element map (accessibility tree + OCR) with ids to act on", runElements})
 }
-
