@@ -23,6 +23,7 @@ import (
 )
 
 type fixture struct {
+	dir string // where the recordings go
 	dpy string
 	hub *capture.Hub
 	reg *runs.Registry
@@ -48,7 +49,8 @@ func newFixtureWith(t *testing.T, adjust func(*Options)) *fixture {
 	}
 	t.Cleanup(func() { db.Close() })
 	reg := runs.New(db, runs.Options{})
-	o := Options{Capture: hub, Runs: reg, Dir: t.TempDir(), DefaultDisplay: dpy}
+	dir := t.TempDir()
+	o := Options{Capture: hub, Runs: reg, Dir: dir, DefaultDisplay: dpy}
 	if adjust != nil {
 		adjust(&o)
 	}
@@ -60,7 +62,7 @@ func newFixtureWith(t *testing.T, adjust func(*Options)) *fixture {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = rec.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &fixture{dpy: dpy, hub: hub, reg: reg, rec: rec}
+	return &fixture{dir: dir, dpy: dpy, hub: hub, reg: reg, rec: rec}
 }
 
 // probe is what ffprobe says of a video file.

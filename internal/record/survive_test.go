@@ -2,9 +2,11 @@ package record
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -72,6 +74,7 @@ func TestRecordSurvivesKilledFFmpeg(t *testing.T) {
 	win := testx.NewWindow(t, f.dpy, testx.Spec{X: 100, Y: 100, W: 300, H: 200, Fill: color.RGBA{R: 200, A: 255}})
 	for _, tt := range []struct{ format, codec string }{{MP4, "h264"}, {WebM, "vp8"}} {
 		t.Run(tt.format, func(t *testing.T) {
+			started := time.Now()
 			rec, err := f.rec.Start(t.Context(), StartOptions{Format: tt.format})
 			if err != nil {
 				t.Fatal(err)
@@ -82,6 +85,12 @@ func TestRecordSurvivesKilledFFmpeg(t *testing.T) {
 			win.Fill(color.RGBA{B: 200, A: 255})
 			lastChange := time.Now()
 			time.Sleep(3500 * time.Millisecond)
+			// On a loaded machine ffmpeg writes behind the screen: kill it
+			// once the file on disk holds the still second after the last
+			// change (what the heartbeat guarantees), not at a fixed time.
+			if err := f.writtenPast(t, rec.ID, lastChange.Sub(started)+600*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
 			killed := time.Now()
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
@@ -244,4 +253,41 @@ func TestRunTightensOldFiles(t *testing.T) {
 	}
 	fi, _ := os.Stat(old)
 	t.Errorf("%s: mode %v after the recorder started, want 0600", old, fi.Mode().Perm())
+}
+
+// writtenPast waits (up to a minute) until the recording's file, read as
+// it is being written, holds need of video (its last packet's time less
+// its first's): the still second after the last change, counted from
+// before the recording started, so never less than needed.
+func (f *fixture) writtenPast(t *testing.T, id string, need time.Duration) error {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	var last, first float64
+	for time.Now().Before(deadline) {
+		files, _ := filepath.Glob(filepath.Join(f.dir, "*"))
+		for _, file := range files {
+			if !strings.Contains(filepath.Base(file), strings.TrimPrefix(id, "recording_")) {
+				continue
+			}
+			// A WebM being written has no duration yet; its packets do.
+			out, _ := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time",
+				"-of", "csv=p=0", file).Output()
+			first, last = -1, 0
+			for _, l := range strings.Fields(string(out)) {
+				v, err := strconv.ParseFloat(strings.TrimSuffix(l, ","), 64)
+				if err != nil {
+					continue
+				}
+				if first < 0 || v < first {
+					first = v
+				}
+				last = max(last, v)
+			}
+			if first >= 0 && last-first >= need.Seconds() {
+				return nil
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return fmt.Errorf("recording %s: the file holds %.3f s of video, not %.3f s, a minute on", id, last-first, need.Seconds())
 }
