@@ -1,0 +1,80 @@
+package judge_test
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/acu-dev/acu/internal/judge"
+	"github.com/acu-dev/acu/internal/ocr"
+)
+
+// ocrSetDir is the labelled set drawn by real applications
+// (bench/judgeset/gen.sh).
+const ocrSetDir = "testdata/ocrset"
+
+// Floors of the OCR judge on the set: counts, not timings. They are what
+// the judge achieves (docs/judges.md); a change that reads less, or says
+// YES where it should not, fails here.
+const (
+	ocrSetMinHits     = 428 // YES cases judged YES, at least (of 546)
+	ocrSetMaxFalseYes = 27  // NO cases judged YES, at most (of 576)
+)
+
+// runSplit runs the set in two halves at once (the machine has two cores),
+// each half's screens whole, with a judge of its own, and joins the
+// reports.
+func runSplit(ctx context.Context, t testing.TB, set []judge.Case, parts int) judge.Report {
+	t.Helper()
+	halves := make([][]judge.Case, parts)
+	screen := map[string]int{}
+	for _, c := range set {
+		i, ok := screen[c.Image]
+		if !ok {
+			i = len(screen) % parts
+			screen[c.Image] = i
+		}
+		halves[i] = append(halves[i], c)
+	}
+	reports := make([]judge.Report, parts)
+	var wg sync.WaitGroup
+	for i := range halves {
+		j := ocrJudge(t, ocr.Options{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reports[i] = judge.RunBench(ctx, j, halves[i])
+		}()
+	}
+	wg.Wait()
+	return judge.JoinReports(reports...)
+}
+
+// TestOCRSet runs the OCR judge over the set of real applications and
+// holds it to the recall and false-YES floors above.
+func TestOCRSet(t *testing.T) {
+	set, err := judge.LoadSet(ocrSetDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set) < 300 {
+		t.Fatalf("the OCR set has %d cases, want at least 300", len(set))
+	}
+	r := runSplit(t.Context(), t, set, 2)
+	var buf bytes.Buffer
+	if err := r.Print(&buf); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", buf.String())
+	if r.Errors > 0 {
+		t.Errorf("OCR judge errors: %d", r.Errors)
+	}
+	hits := r.Positives - r.FalseNo
+	if hits < ocrSetMinHits {
+		t.Errorf("OCR judge recall = %d of %d YES cases, want at least %d", hits, r.Positives, ocrSetMinHits)
+	}
+	if r.FalseYes > ocrSetMaxFalseYes {
+		t.Errorf("OCR judge false YES = %d, want at most %d", r.FalseYes, ocrSetMaxFalseYes)
+	}
+}
