@@ -199,21 +199,18 @@ type textWord struct {
 	line int
 }
 
-// unreadFor returns a region of res that looks like a line of text wide
-// enough to hold phrase but where nothing was read with confidence: the
-// phrase may be there, unread (a heading too large or too faint).
+// unreadFor returns a region of res that looks like text, wide enough to
+// hold phrase at the smallest screen size (8 pixels a line, a character at
+// least 0.4 of that), where nothing was read with confidence: the phrase
+// may be there, unread (a heading too large, text too faint). A region of
+// several lines is judged by its width alone, so it counts too.
 func unreadFor(res ocr.Result, phrase string) (image.Rectangle, bool) {
 	n := 0
 	for _, w := range words(phrase) {
 		n += len(w)
 	}
 	for _, r := range res.Unread {
-		h := r.Dy()
-		if h < 8 {
-			continue
-		}
-		// A character is about half a line's height wide.
-		if float64(r.Dx()) >= 0.4*float64(h)*float64(n) {
+		if r.Dy() >= 8 && float64(r.Dx()) >= 0.4*8*float64(n) {
 			return r, true
 		}
 	}

@@ -161,11 +161,16 @@ func splitCols(g gray, r image.Rectangle) []image.Rectangle {
 	return parts
 }
 
-// splitValleys cuts a block taller than two lines at its faintest rows:
+// splitValleys cuts a block of small text at least two lines tall at its
+// faintest rows:
 // lines of text whose descenders and ascenders touch leave no empty row,
-// but the rows between them hold far less ink than the lines.
+// but the rows between them hold far less ink than the lines. A cut is a
+// row of at most a quarter of the peak's ink that is the faintest within
+// three rows; pieces under half the tallest one (a descender's tail) are
+// joined to their neighbour, so one line of large text stays whole.
 func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
-	if r.Dy() < 2*targetLine/2 {
+	if r.Dy() < 20 || r.Dy() >= 2*largeText {
+		// One line, or large text, whose ascenders alone make faint rows.
 		return nil
 	}
 	counts := make([]int, r.Dy())
@@ -181,19 +186,58 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 		counts[y-r.Min.Y] = n
 		peak = max(peak, n)
 	}
-	limit := peak / 20
-	var parts []image.Rectangle
-	start := r.Min.Y
-	minLine := 6
+	var cuts []int
 	for i, n := range counts {
-		y := r.Min.Y + i
-		if n <= limit && y-start >= minLine && r.Max.Y-y >= minLine {
-			parts = append(parts, image.Rect(r.Min.X, start, r.Max.X, y))
-			start = y + 1
+		if n > peak/4 || i < 6 || len(counts)-i < 6 {
+			continue
+		}
+		low := true
+		for k := max(0, i-3); k < min(len(counts), i+4); k++ {
+			if counts[k] < n || (counts[k] == n && k < i) {
+				low = false
+				break
+			}
+		}
+		if low && (len(cuts) == 0 || i-cuts[len(cuts)-1] >= 6) {
+			cuts = append(cuts, i)
 		}
 	}
-	if len(parts) == 0 {
+	for len(cuts) > 0 {
+		// Pieces between cuts; join the shortest to a neighbour while it
+		// is under half the tallest.
+		edges := append(append([]int{0}, cuts...), len(counts))
+		tallest, short := 0, -1
+		for i := 1; i < len(edges); i++ {
+			tallest = max(tallest, edges[i]-edges[i-1])
+		}
+		for i := 1; i < len(edges); i++ {
+			if h := edges[i] - edges[i-1]; h*2 < tallest && (short < 0 || h < edges[short]-edges[short-1]) {
+				short = i
+			}
+		}
+		if short < 0 {
+			break
+		}
+		// Drop the cut on the side of the shorter neighbour.
+		switch {
+		case short == 1:
+			cuts = cuts[1:]
+		case short == len(edges)-1:
+			cuts = cuts[:len(cuts)-1]
+		case edges[short-1]-edges[short-2] <= edges[short+1]-edges[short]:
+			cuts = append(cuts[:short-2], cuts[short-1:]...)
+		default:
+			cuts = append(cuts[:short-1], cuts[short:]...)
+		}
+	}
+	if len(cuts) == 0 {
 		return nil
+	}
+	var parts []image.Rectangle
+	start := r.Min.Y
+	for _, c := range cuts {
+		parts = append(parts, image.Rect(r.Min.X, start, r.Max.X, r.Min.Y+c))
+		start = r.Min.Y + c + 1
 	}
 	return append(parts, image.Rect(r.Min.X, start, r.Max.X, r.Max.Y))
 }
@@ -215,7 +259,7 @@ func blockScale(h int, fixed int) float64 {
 // largeText is the block height from which a block is flattened again
 // with flattenArea: its strokes are thick enough to hold flat runs of
 // bgRun.
-const largeText = 32
+const largeText = 24
 
 // largeBlocks joins two cuts of a page: small (the blocks of g, flattened
 // with flatten) and the blocks of area (the same page flattened with

@@ -104,7 +104,7 @@ const (
 const (
 	// bgRun is the flat run length (pixels, across or down) that marks
 	// background on a page: text strokes at screen sizes are shorter.
-	bgRun = 20
+	bgRun = 28
 	// areaRun: in regions of large text (flattenArea), a pixel is
 	// background only on flat runs this long both across and down.
 	areaRun = 48
