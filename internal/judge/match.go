@@ -85,7 +85,11 @@ const noMatch = 1 << 20
 // wordDist is the edit distance from want (a phrase word) to got (what OCR
 // read), with no letters added or dropped at either end of want and no
 // edit touching a digit; noMatch when over limit.
-func wordDist(got, want []rune, limit int) int {
+func wordDist(got, want []rune, limit int) int { return wordDistDigits(got, want, limit, false) }
+
+// wordDistDigits is wordDist; with looseDigits, digits are edited like
+// letters (for "gone": a misread number still on screen is not gone).
+func wordDistDigits(got, want []rune, limit int, looseDigits bool) int {
 	n, m := len(want), len(got)
 	if m-n > limit || n-m > limit {
 		return noMatch
@@ -100,7 +104,7 @@ func wordDist(got, want []rune, limit int) int {
 	for i := 1; i <= n; i++ {
 		wc := want[i-1]
 		del := 1 // want's letter missing from got
-		if unicode.IsDigit(wc) {
+		if unicode.IsDigit(wc) && !looseDigits {
 			del = noMatch
 		}
 		// Nothing of want dropped before got's first letter.
@@ -111,12 +115,12 @@ func wordDist(got, want []rune, limit int) int {
 			sub := 0
 			if wc != gc && fold(wc) != fold(gc) {
 				sub = 1
-				if unicode.IsDigit(wc) || unicode.IsDigit(gc) {
+				if (unicode.IsDigit(wc) || unicode.IsDigit(gc)) && !looseDigits {
 					sub = noMatch
 				}
 			}
 			ins := 1 // a letter of got not in want
-			if unicode.IsDigit(gc) || i == n {
+			if (unicode.IsDigit(gc) && !looseDigits) || i == n {
 				ins = noMatch // no digit added, nothing added after want's end
 			}
 			d := del
@@ -167,8 +171,10 @@ type match struct {
 	dist  int
 }
 
-// find looks for phrase in the text; extra is added to each word's
-// budget. The closest match wins.
+// find looks for phrase in the text; extra is added to the budget of each
+// word of five letters or more and, with digits then edited like letters,
+// of each number: for "gone", where a phrase still on screen but misread
+// must still count as there. The closest match wins.
 func (x phraseIndex) find(phrase string, extra int) (match, bool) {
 	pw := words(phrase)
 	if len(pw) == 0 {
@@ -225,17 +231,19 @@ func (x phraseIndex) alignAt(want [][]rune, start, extra int) (int, int) {
 			}
 		}
 		budget := wordBudget(len(want[i]))
+		loose := false
 		if len(want[i]) >= 5 {
 			budget += extra
 		}
-		try(wordDist(x.toks[j].runes, want[i], budget), i+1, j+1)
+		dist := func(got, w []rune, limit int) int { return wordDistDigits(got, w, limit, loose) }
+		try(dist(x.toks[j].runes, want[i], budget), i+1, j+1)
 		if j+1 < len(x.toks) && x.toks[j+1].line == line {
 			joined := append(append([]rune{}, x.toks[j].runes...), x.toks[j+1].runes...)
-			try(wordDist(joined, want[i], budget), i+1, j+2)
+			try(dist(joined, want[i], budget), i+1, j+2)
 		}
 		if i+1 < len(want) {
 			both := append(append([]rune{}, want[i]...), want[i+1]...)
-			try(wordDist(x.toks[j].runes, both, budget+wordBudget(len(want[i+1]))), i+2, j+1)
+			try(dist(x.toks[j].runes, both, budget+wordBudget(len(want[i+1]))), i+2, j+1)
 		}
 		memo[state{i, j}] = [2]int{best, end}
 		return best, end
@@ -251,4 +259,13 @@ func (x phraseIndex) wordsOf(from, to int) []int {
 		}
 	}
 	return ws
+}
+
+func hasDigit(w []rune) bool {
+	for _, r := range w {
+		if unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
 }

@@ -161,16 +161,15 @@ func splitCols(g gray, r image.Rectangle) []image.Rectangle {
 	return parts
 }
 
-// splitValleys cuts a block of small text at least two lines tall at its
-// faintest rows:
-// lines of text whose descenders and ascenders touch leave no empty row,
-// but the rows between them hold far less ink than the lines. A cut is a
-// row of at most a quarter of the peak's ink that is the faintest within
-// three rows; pieces under half the tallest one (a descender's tail) are
-// joined to their neighbour, so one line of large text stays whole.
+// splitValleys cuts a block of several lines at its faintest rows: lines
+// of text whose descenders and ascenders touch leave no empty row, but the
+// rows between them hold far less ink than the lines. A cut is a row of at
+// most an eighth of the peak's ink that is the faintest within three rows;
+// the cuts are taken only when they part the block into lines of like
+// height (none under half the tallest), so one line of large text, whose
+// ascenders or descenders alone make faint rows, stays whole.
 func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
-	if r.Dy() < 20 || r.Dy() >= 2*largeText {
-		// One line, or large text, whose ascenders alone make faint rows.
+	if r.Dy() < 20 {
 		return nil
 	}
 	counts := make([]int, r.Dy())
@@ -188,7 +187,7 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 	}
 	var cuts []int
 	for i, n := range counts {
-		if n > peak/4 || i < 6 || len(counts)-i < 6 {
+		if n > peak/8 || i < 8 || len(counts)-i < 8 {
 			continue
 		}
 		low := true
@@ -198,39 +197,20 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 				break
 			}
 		}
-		if low && (len(cuts) == 0 || i-cuts[len(cuts)-1] >= 6) {
+		if low && (len(cuts) == 0 || i-cuts[len(cuts)-1] >= 8) {
 			cuts = append(cuts, i)
 		}
 	}
-	for len(cuts) > 0 {
-		// Pieces between cuts; join the shortest to a neighbour while it
-		// is under half the tallest.
-		edges := append(append([]int{0}, cuts...), len(counts))
-		tallest, short := 0, -1
-		for i := 1; i < len(edges); i++ {
-			tallest = max(tallest, edges[i]-edges[i-1])
-		}
-		for i := 1; i < len(edges); i++ {
-			if h := edges[i] - edges[i-1]; h*2 < tallest && (short < 0 || h < edges[short]-edges[short-1]) {
-				short = i
-			}
-		}
-		if short < 0 {
-			break
-		}
-		// Drop the cut on the side of the shorter neighbour.
-		switch {
-		case short == 1:
-			cuts = cuts[1:]
-		case short == len(edges)-1:
-			cuts = cuts[:len(cuts)-1]
-		case edges[short-1]-edges[short-2] <= edges[short+1]-edges[short]:
-			cuts = append(cuts[:short-2], cuts[short-1:]...)
-		default:
-			cuts = append(cuts[:short-1], cuts[short:]...)
-		}
-	}
 	if len(cuts) == 0 {
+		return nil
+	}
+	edges := append(append([]int{0}, cuts...), len(counts))
+	lo, hi := len(counts), 0
+	for i := 1; i < len(edges); i++ {
+		h := edges[i] - edges[i-1]
+		lo, hi = min(lo, h), max(hi, h)
+	}
+	if lo*2 < hi {
 		return nil
 	}
 	var parts []image.Rectangle
