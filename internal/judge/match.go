@@ -172,10 +172,14 @@ type match struct {
 }
 
 // find looks for phrase in the text; extra is added to the budget of each
-// word of five letters or more and, with digits then edited like letters,
-// of each number: for "gone", where a phrase still on screen but misread
-// must still count as there. The closest match wins.
+// word of five letters or more. The closest match wins.
 func (x phraseIndex) find(phrase string, extra int) (match, bool) {
+	return x.findLoose(phrase, extra, false)
+}
+
+// findLoose is find; with loose, digits are edited like letters and
+// numbers get the extra budget too: a misread number.
+func (x phraseIndex) findLoose(phrase string, extra int, loose bool) (match, bool) {
 	pw := words(phrase)
 	if len(pw) == 0 {
 		return match{}, false
@@ -186,7 +190,7 @@ func (x phraseIndex) find(phrase string, extra int) (match, bool) {
 	}
 	best := match{dist: noMatch}
 	for start := range x.toks {
-		if d, end := x.alignAt(want, start, extra); d < best.dist {
+		if d, end := x.alignAt(want, start, extra, loose); d < best.dist {
 			best = match{dist: d, words: x.wordsOf(start, end)}
 		}
 	}
@@ -205,7 +209,7 @@ func (x phraseIndex) find(phrase string, extra int) (match, bool) {
 // one word to one token, one word to two tokens (OCR split it), two words
 // to one token (OCR joined them). It returns the least total distance and
 // the token after the match.
-func (x phraseIndex) alignAt(want [][]rune, start, extra int) (int, int) {
+func (x phraseIndex) alignAt(want [][]rune, start, extra int, loose bool) (int, int) {
 	line := x.toks[start].line
 	type state struct{ i, j int }
 	memo := map[state][2]int{}
@@ -231,8 +235,7 @@ func (x phraseIndex) alignAt(want [][]rune, start, extra int) (int, int) {
 			}
 		}
 		budget := wordBudget(len(want[i]))
-		loose := false
-		if len(want[i]) >= 5 {
+		if len(want[i]) >= 5 || (loose && hasDigit(want[i])) {
 			budget += extra
 		}
 		dist := func(got, w []rune, limit int) int { return wordDistDigits(got, w, limit, loose) }

@@ -114,7 +114,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 	case q.Text != "":
 		for i, line := range strings.Split(q.Text, "\n") {
 			for _, f := range strings.Fields(line) {
-				read = append(read, textWord{text: f, line: i})
+				read = append(read, textWord{text: f, line: i, conf: 100})
 			}
 		}
 	case q.Frame != nil:
@@ -126,7 +126,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			if w.Conf < j.o.MinConfidence {
 				continue
 			}
-			read = append(read, textWord{text: w.Text, box: w.Box, line: w.Line})
+			read = append(read, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
 		}
 	default:
 		return Verdict{}, errors.New("judge question has neither a frame nor text")
@@ -144,9 +144,17 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		m, ok := idx.find(p, extra)
 		if !ok {
 			missing = append(missing, strconv.Quote(p))
-			if r, ok := unreadFor(res, p); ok && tc.Gone {
+			if !tc.Gone {
+				continue
+			}
+			if r, ok := unreadFor(res, p); ok {
 				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
 				boxes = append(boxes, r)
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf {
+				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
+				for _, wi := range m.words {
+					boxes = append(boxes, read[wi].box)
+				}
 			}
 			continue
 		}
@@ -197,6 +205,19 @@ type textWord struct {
 	text string
 	box  image.Rectangle
 	line int
+	conf float64 // Tesseract's confidence, 100 for text
+}
+
+// sureConf is the word confidence under which a near match of a phrase
+// that must be gone may be the phrase misread ("api-681" for "api-01").
+const sureConf = 90
+
+func minConf(ws []textWord, idx []int) float64 {
+	c := 100.0
+	for _, i := range idx {
+		c = min(c, ws[i].conf)
+	}
+	return c
 }
 
 // unreadFor returns a region of res that looks like text, wide enough to

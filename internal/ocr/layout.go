@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Text regions and their scale.
@@ -412,7 +413,8 @@ func resample(g gray, src image.Rectangle, out gray, dst image.Rectangle) {
 // mapBack moves words read on the stacked page to the frame (through the
 // block each lies in, offset by origin), rebuilds lines in reading order
 // and lists the blocks of which less than a third was read with
-// confidence.
+// confidence (words of two letters or digits at least: a stray "=" read
+// off an icon does not make its block read).
 func mapBack(r Result, bs []block, origin image.Point) Result {
 	var words []Word
 	read := make([]int, len(bs)) // confidently read width per block, in src pixels
@@ -435,7 +437,7 @@ func mapBack(r Result, bs []block, origin image.Point) Result {
 				b.src.Min.Y+int(math.Round(float64(p.Y-b.dst.Min.Y)/b.scale)))
 		}
 		w.Box = image.Rectangle{Min: m(w.Box.Min), Max: m(w.Box.Max)}.Intersect(b.src.Inset(-2))
-		if w.Conf >= minConfRead {
+		if w.Conf >= minConfRead && alnum(w.Text) >= 2 {
 			read[bi] += w.Box.Dx()
 		}
 		w.Box = w.Box.Add(origin)
@@ -513,4 +515,15 @@ func relines(words []Word) Result {
 		out.Lines = append(out.Lines, ol)
 	}
 	return out
+}
+
+// alnum counts the letters and digits of s.
+func alnum(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
 }
