@@ -235,7 +235,10 @@ func (x phraseIndex) alignAt(want [][]rune, start, extra int, loose bool) (int, 
 			}
 		}
 		budget := wordBudget(len(want[i]))
-		if len(want[i]) >= 5 || (loose && hasDigit(want[i])) {
+		switch {
+		case loose && hasDigit(want[i]):
+			budget += 2 * extra // a number misread: a digit wrong and one more
+		case len(want[i]) >= 5:
 			budget += extra
 		}
 		dist := func(got, w []rune, limit int) int { return wordDistDigits(got, w, limit, loose) }
@@ -271,4 +274,34 @@ func hasDigit(w []rune) bool {
 		}
 	}
 	return false
+}
+
+// cutShort looks for the phrase cut short by the end of what was read:
+// its first words (at least half of them) ending a line, or its last words
+// starting one. Such a line may hold the whole phrase, partly unread (text
+// on a button, past a clipped edge), so a "gone" cannot be confirmed.
+func (x phraseIndex) cutShort(phrase string) (match, bool) {
+	pw := words(phrase)
+	if len(pw) < 2 {
+		return match{}, false
+	}
+	want := make([][]rune, len(pw))
+	for i, w := range pw {
+		want[i] = []rune(w)
+	}
+	for k := len(want) - 1; k*2 >= len(want); k-- {
+		for start := range x.toks {
+			// The first k words, ending a line.
+			if d, end := x.alignAt(want[:k], start, 0, false); d < noMatch && (end == len(x.toks) || x.toks[end].line != x.toks[start].line) {
+				return match{words: x.wordsOf(start, end)}, true
+			}
+			// The last k words, starting a line.
+			if start == 0 || x.toks[start-1].line != x.toks[start].line {
+				if d, end := x.alignAt(want[len(want)-k:], start, 0, false); d < noMatch {
+					return match{words: x.wordsOf(start, end)}, true
+				}
+			}
+		}
+	}
+	return match{}, false
 }

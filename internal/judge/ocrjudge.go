@@ -155,6 +155,13 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
 				}
+			} else if m, ok := idx.cutShort(p); ok {
+				var parts []string
+				for _, wi := range m.words {
+					parts = append(parts, read[wi].text)
+					boxes = append(boxes, read[wi].box)
+				}
+				unread = append(unread, fmt.Sprintf("%q may be %q cut short by what was read", p, strings.Join(parts, " ")))
 			}
 			continue
 		}
