@@ -52,6 +52,8 @@ func words(s string) []string {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(unicode.ToLower(r))
+		case r == '@':
+			b.WriteRune('o') // OCR's reading of a 0 or an o
 		case r == '|' || r == '!':
 			// Read for an l or I inside a word; punctuation at its ends.
 			if b.Len() > 0 {
@@ -277,8 +279,8 @@ func hasDigit(w []rune) bool {
 }
 
 // cutShort looks for the phrase cut short by the end of what was read:
-// its first words (at least half of them) ending a line, or its last words
-// starting one. Such a line may hold the whole phrase, partly unread (text
+// its first words (at least half of them) ending a line or followed by a
+// word read with low confidence, or its last words starting a line. Such a line may hold the whole phrase, partly unread (text
 // on a button, past a clipped edge), so a "gone" cannot be confirmed.
 func (x phraseIndex) cutShort(phrase string) (match, bool) {
 	pw := words(phrase)
@@ -292,7 +294,8 @@ func (x phraseIndex) cutShort(phrase string) (match, bool) {
 	for k := len(want) - 1; k*2 >= len(want); k-- {
 		for start := range x.toks {
 			// The first k words, ending a line.
-			if d, end := x.alignAt(want[:k], start, 0, false); d < noMatch && (end == len(x.toks) || x.toks[end].line != x.toks[start].line) {
+			if d, end := x.alignAt(want[:k], start, 0, false); d < noMatch && (end == len(x.toks) || x.toks[end].line != x.toks[start].line ||
+				x.words[x.toks[end].word].conf < sureConf) {
 				return match{words: x.wordsOf(start, end)}, true
 			}
 			// The last k words, starting a line.
