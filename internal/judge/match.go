@@ -84,13 +84,11 @@ func wordBudget(n int) int {
 
 const noMatch = 1 << 20
 
-// wordDist is the edit distance from want (a phrase word) to got (what OCR
+// wordDistDigits is the edit distance from want (a phrase word) to got (what OCR
 // read), with no letters added or dropped at either end of want and no
 // edit touching a digit; noMatch when over limit.
-func wordDist(got, want []rune, limit int) int { return wordDistDigits(got, want, limit, false) }
-
-// wordDistDigits is wordDist; with looseDigits, digits are edited like
-// letters (for "gone": a misread number still on screen is not gone).
+// With looseDigits, digits are edited like letters (for "gone": a misread
+// number still on screen is not gone).
 func wordDistDigits(got, want []rune, limit int, looseDigits bool) int {
 	n, m := len(want), len(got)
 	if m-n > limit || n-m > limit {

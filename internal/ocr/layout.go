@@ -28,6 +28,30 @@ const (
 	minConfRead = 50
 )
 
+// prepare turns the grayscale page g (overwritten) into the page given to
+// Tesseract: flattened, cut into blocks, large text redrawn solid, every
+// block resampled to its scale (fixed when not 0) and stacked. It returns
+// nil blocks when there is no ink at all.
+func prepare(g gray, fixed int, sc *scratch) (gray, []block) {
+	orig := gray{pix: grow(&sc.orig2, len(g.pix)), w: g.w, h: g.h}
+	copy(orig.pix, g.pix)
+	flatten(g, sc)
+	rects := segment(g)
+	if len(rects) == 0 {
+		return g, nil
+	}
+	// The same page flattened for large text, in the buffers flatten is
+	// done with.
+	area := gray{pix: grow(&sc.area, len(orig.pix)), w: orig.w, h: orig.h}
+	copy(area.pix, orig.pix)
+	flattenArea(area, sc)
+	rects, large := largeBlocks(rects, area)
+	render(g, orig, rects, large)
+	st, blocks := stack(g, rects, fixed, sc.crop)
+	sc.crop = st.pix
+	return st, blocks
+}
+
 // block is one text region: src in the page, dst in the stacked image.
 type block struct {
 	src   image.Rectangle

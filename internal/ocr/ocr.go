@@ -189,35 +189,21 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	defer scratchPool.Put(sc)
 	g := src(sc)
 	sc.gray = g.pix
-	var orig gray
-	if e.o.Invert == InvertRegions {
-		orig = gray{pix: grow(&sc.orig2, len(g.pix)), w: g.w, h: g.h}
-		copy(orig.pix, g.pix)
-	}
-	invert(g, e.o.Invert, sc)
 	w, h := g.w, g.h
 	scale := e.o.Scale
 	var blocks []block
 	if e.o.Invert == InvertRegions {
-		// Flattened: everything but text and detail is white. Cut it
-		// into blocks of text, each resampled to the line height
+		// Cut into blocks of text, each resampled to the line height
 		// Tesseract reads best, stacked on one page.
-		rects := segment(g)
-		if len(rects) == 0 {
+		if g, blocks = prepare(g, scale, sc); blocks == nil {
 			return Result{}, nil
 		}
-		area := gray{pix: grow(&sc.area, len(orig.pix)), w: orig.w, h: orig.h}
-		copy(area.pix, orig.pix)
-		var sub scratch
-		flattenArea(area, &sub)
-		var large []bool
-		rects, large = largeBlocks(rects, area)
-		render(g, orig, rects, large)
-		g, blocks = stack(g, rects, scale, sc.crop)
-		sc.crop = g.pix
 		scale = 1
-	} else if scale == 0 {
-		scale = 2
+	} else {
+		invert(g, e.o.Invert, sc)
+		if scale == 0 {
+			scale = 2
+		}
 	}
 	in := pgm(g, scale, e.o.Threshold, sc.pgm)
 	sc.pgm = in

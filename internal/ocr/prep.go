@@ -293,51 +293,6 @@ func absDiff(a, b uint8) int {
 	return int(b - a)
 }
 
-// inkBounds returns the smallest rectangle holding every pixel darker than
-// white, padded by pad and clipped to g; empty when there is none. After
-// flatten, that is the text (and other detail) on the screen: cropping to it
-// spares Tesseract the empty desktop.
-func inkBounds(g gray, pad int) image.Rectangle {
-	x0, y0, x1, y1 := g.w, g.h, -1, -1
-	for y := 0; y < g.h; y++ {
-		row := g.pix[y*g.w : (y+1)*g.w]
-		first := -1
-		for x, v := range row {
-			if v != 255 {
-				first = x
-				break
-			}
-		}
-		if first < 0 {
-			continue
-		}
-		last := first
-		for x := len(row) - 1; x > first; x-- {
-			if row[x] != 255 {
-				last = x
-				break
-			}
-		}
-		x0, x1 = min(x0, first), max(x1, last)
-		y0 = min(y0, y)
-		y1 = y
-	}
-	if x1 < 0 {
-		return image.Rectangle{}
-	}
-	return image.Rect(x0-pad, y0-pad, x1+1+pad, y1+1+pad).Intersect(image.Rect(0, 0, g.w, g.h))
-}
-
-// crop copies r of g into dst's storage.
-func crop(g gray, r image.Rectangle, dst []uint8) gray {
-	w, h := r.Dx(), r.Dy()
-	dst = grow(&dst, w*h)
-	for y := 0; y < h; y++ {
-		copy(dst[y*w:(y+1)*w], g.pix[(r.Min.Y+y)*g.w+r.Min.X:])
-	}
-	return gray{pix: dst, w: w, h: h}
-}
-
 // otsu returns the threshold that best separates g's histogram in two.
 func otsu(g gray) uint8 {
 	var hist [256]int
