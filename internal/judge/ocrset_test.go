@@ -5,6 +5,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/ocr"
@@ -39,8 +40,17 @@ func runSplit(ctx context.Context, t testing.TB, set []judge.Case, parts int) ju
 	}
 	reports := make([]judge.Report, parts)
 	var wg sync.WaitGroup
+	var engines []*ocr.Engine
 	for i := range halves {
-		j := ocrJudge(t, ocr.Options{})
+		e, err := ocr.New(ocr.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engines = append(engines, e)
+		j, err := judge.NewOCR(judge.OCROptions{Engine: e})
+		if err != nil {
+			t.Fatal(err)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -48,6 +58,15 @@ func runSplit(ctx context.Context, t testing.TB, set []judge.Case, parts int) ju
 		}()
 	}
 	wg.Wait()
+	var cpu time.Duration
+	var runs int64
+	for _, e := range engines {
+		cpu += e.CPUTime()
+		runs += e.Runs()
+	}
+	if runs > 0 {
+		t.Logf("Tesseract: %d runs, %s CPU per run", runs, (cpu / time.Duration(runs)).Round(time.Millisecond))
+	}
 	return judge.JoinReports(reports...)
 }
 
