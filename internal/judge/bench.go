@@ -59,6 +59,22 @@ func BuiltinSet() ([]Case, error) {
 	return loadSet(sub, "the built-in set")
 }
 
+// builtinOCRSet is the OCR judge's set of real applications
+// (bench/judgeset), built in like builtinSet: 1.5 MB.
+//
+//go:embed testdata/ocrset/labels.json testdata/ocrset/*.png
+var builtinOCRSet embed.FS
+
+// BuiltinOCRSet loads the OCR judge's labelled set of real applications
+// that ships inside acu.
+func BuiltinOCRSet() ([]Case, error) {
+	sub, err := fs.Sub(builtinOCRSet, "testdata/ocrset")
+	if err != nil {
+		return nil, fmt.Errorf("load the built-in OCR judge set: %w", err)
+	}
+	return loadSet(sub, "the built-in OCR set")
+}
+
 // LoadSet reads dir/labels.json and the screenshots it names.
 func LoadSet(dir string) ([]Case, error) {
 	return loadSet(os.DirFS(dir), dir)

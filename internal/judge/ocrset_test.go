@@ -3,6 +3,9 @@ package judge_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,5 +98,50 @@ func TestOCRSet(t *testing.T) {
 	}
 	if r.FalseYes > ocrSetMaxFalseYes {
 		t.Errorf("OCR judge false YES = %d, want at most %d", r.FalseYes, ocrSetMaxFalseYes)
+	}
+}
+
+// TestBuiltinOCRSetMatchesTheTree: the OCR set inside the binary (`acu
+// bench judge --set ocr`) is the one in testdata, frame for frame.
+func TestBuiltinOCRSetMatchesTheTree(t *testing.T) {
+	tree, err := judge.LoadSet(ocrSetDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := judge.BuiltinOCRSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built) != len(tree) {
+		t.Fatalf("built-in OCR set has %d cases, testdata %d", len(built), len(tree))
+	}
+	for i := range tree {
+		if built[i].Name != tree[i].Name || built[i].Frame.Hash != tree[i].Frame.Hash {
+			t.Errorf("case %d: built-in %s differs from testdata %s", i, built[i].Name, tree[i].Name)
+		}
+	}
+}
+
+// TestLoadSetCrop: a case's crop is the target window; a crop outside the
+// screenshot is refused with what to do.
+func TestLoadSetCrop(t *testing.T) {
+	set, err := judge.LoadSet(ocrSetDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range set {
+		if c.Crop != nil && (c.Frame.W != c.Crop[2]-c.Crop[0] || c.Frame.H != c.Crop[3]-c.Crop[1]) {
+			t.Fatalf("case %s: frame %dx%d, want the crop %v", c.Name, c.Frame.W, c.Frame.H, c.Crop)
+		}
+	}
+	dir := t.TempDir()
+	png, err := os.ReadFile(filepath.Join(ocrSetDir, set[0].Image))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "a.png"), png, 0o644)
+	os.WriteFile(filepath.Join(dir, "labels.json"), []byte(`[{"name":"x","image":"a.png","condition":"\"a\" is visible","crop":[0,0,99999,10]}]`), 0o644)
+	if _, err := judge.LoadSet(dir); err == nil || !strings.Contains(err.Error(), "crop") {
+		t.Errorf("LoadSet(crop outside) = %v, want an error about the crop", err)
 	}
 }
