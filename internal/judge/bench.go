@@ -17,6 +17,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unsafe"
 
 	"github.com/acu-dev/acu/internal/frame"
 )
@@ -148,6 +149,26 @@ func loadFrame(fsys fs.FS, name string) (*frame.Frame, error) {
 // FrameFromImage copies img into a new BGRX frame.
 func FrameFromImage(img image.Image, target string) *frame.Frame {
 	b := img.Bounds()
+	if p, ok := img.(*image.Paletted); ok {
+		// The OCR set's screens: through the palette, without drawing
+		// (draw.Draw takes seconds on 60 large screens under -race).
+		var lut [256]uint32 // BGRX as a word, on the little-endian machines acu runs on
+		for i, c := range p.Palette {
+			r, g, bl, _ := c.RGBA()
+			lut[i] = bl>>8 | (g>>8)<<8 | (r>>8)<<16
+		}
+		w, h := b.Dx(), b.Dy()
+		words := make([]uint32, w*h)
+		for y := 0; y < h; y++ {
+			src := p.Pix[y*p.Stride : y*p.Stride+w]
+			dst := words[y*w : (y+1)*w]
+			for x, v := range src {
+				dst[x] = lut[v]
+			}
+		}
+		pix := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*4)
+		return frame.New(pix, w, h, w*4, "", target, time.Time{})
+	}
 	rgba, ok := img.(*image.RGBA)
 	if !ok || rgba.Rect.Min != (image.Point{}) {
 		rgba = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
