@@ -194,6 +194,51 @@ func splitCols(g gray, r image.Rectangle) []image.Rectangle {
 // height (none under half the tallest), so one line of large text, whose
 // ascenders or descenders alone make faint rows, stays whole.
 func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
+	if parts := lineCuts(g, r); parts != nil {
+		return parts
+	}
+	// An icon beside a label of several lines fills the rows between
+	// them: part it off when the rest is lines.
+	if icon, rest, ok := leadingIcon(g, r); ok {
+		if parts := lineCuts(g, rest); parts != nil {
+			return append([]image.Rectangle{icon}, parts...)
+		}
+	}
+	return nil
+}
+
+// leadingIcon splits off r's first column of ink when it is narrow (at
+// most 64 pixels and r's height) and followed by 12 empty columns,
+// the icon and the gap within its width and 12 more.
+func leadingIcon(g gray, r image.Rectangle) (icon, rest image.Rectangle, ok bool) {
+	limit := min(64, r.Dy())
+	end, gap := -1, 0
+	for x := r.Min.X; x < r.Max.X && x-r.Min.X <= limit+12; x++ {
+		ink := false
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if isInk(g.pix[y*g.w+x]) {
+				ink = true
+				break
+			}
+		}
+		if ink {
+			if gap >= 12 && end >= 0 {
+				return image.Rect(r.Min.X, r.Min.Y, end, r.Max.Y), image.Rect(x, r.Min.Y, r.Max.X, r.Max.Y), true
+			}
+			end, gap = x+1, 0
+			if end-r.Min.X > limit {
+				return
+			}
+			continue
+		}
+		gap++
+	}
+	return
+}
+
+// lineCuts parts r into lines of like height at its faintest rows, or
+// returns nil.
+func lineCuts(g gray, r image.Rectangle) []image.Rectangle {
 	if r.Dy() < 20 {
 		return nil
 	}

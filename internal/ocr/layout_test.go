@@ -90,3 +90,34 @@ func TestSegmentScales(t *testing.T) {
 		t.Errorf("blockScale(120) = %v, want below 1", s)
 	}
 }
+
+// TestSegmentIconBesideLines: an icon beside a label of three lines fills
+// the rows between them; it is parted off and the label cut into lines
+// (a zenity dialog was read as one shrunk block).
+func TestSegmentIconBesideLines(t *testing.T) {
+	g := gray{pix: make([]uint8, 500*120), w: 500, h: 120}
+	for i := range g.pix {
+		g.pix[i] = 255
+	}
+	fill := func(r image.Rectangle) {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				g.pix[y*g.w+x] = 0
+			}
+		}
+	}
+	fill(image.Rect(10, 10, 70, 82)) // the icon, as tall as the label, 14 from it
+	for i := 0; i < 3; i++ {
+		fill(image.Rect(84, 10+i*26, 390, 30+i*26)) // lines of 20, 6 apart
+	}
+	rects := segment(g)
+	if len(rects) != 4 {
+		t.Fatalf("segment = %v, want the icon and 3 lines", rects)
+	}
+	for _, r := range rects[1:] {
+		if r.Dy() != 20 {
+			t.Errorf("segment = %v, want lines 20 pixels tall", rects)
+			break
+		}
+	}
+}
