@@ -32,7 +32,7 @@ var layers = map[string]int{
 	// The binary and the benchmarks.
 	"cmd/acu": 5, "bench/pipeline": 5, "bench/relay": 5, "bench/smartwait": 5, "bench/agent": 5, "bench/actions": 5, "bench/live": 5, "bench/computer": 5, "bench/fleet": 5,
 	"bench/internal/rig": 5, // the benchmarks' shared set-up
-	"scripts/liveview": 5, // scripts/container-test.sh: the live view in Chromium
+	"scripts/liveview":   5, // scripts/container-test.sh: the live view in Chromium
 }
 
 const module = "github.com/acu-dev/acu/"
