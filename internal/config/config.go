@@ -514,6 +514,20 @@ func (c *Config) Addr() string {
 	return fmt.Sprintf("%s:%d", h, c.DaemonPort)
 }
 
+// DialAddr is where a client on this machine reaches the daemon: Addr,
+// except that a daemon listening on every address (0.0.0.0 or ::, as in a
+// container) is dialled on loopback, so the Host a client sends, and the
+// links the daemon makes from it (acu open), name 127.0.0.1.
+func (c *Config) DialAddr() string {
+	switch strings.Trim(c.DaemonHost, "[]") {
+	case "0.0.0.0", "":
+		return fmt.Sprintf("127.0.0.1:%d", c.DaemonPort)
+	case "::":
+		return fmt.Sprintf("[::1]:%d", c.DaemonPort)
+	}
+	return c.Addr()
+}
+
 // Dump writes every setting as KEY=VALUE with secrets redacted.
 func (c *Config) Dump(w io.Writer, withHelp bool) {
 	for _, s := range settings {
