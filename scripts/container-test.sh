@@ -193,6 +193,9 @@ case "$url" in "http://127.0.0.1:$port/ui/#code="*) ;; *) fail "acu open printed
 tesseract "$tmp/live.png" - --psm 11 2>/dev/null | tee "$tmp/live.txt" | grep -q 'Shipped OK' || { cat "$tmp/live.txt"; fail "the live view's screenshot does not show the desktop's dialog"; }
 pass "the live view in Chromium shows 'Shipped OK' (Tesseract on the page's screenshot)"
 [ -n "${ACU_TEST_KEEP_SHOT:-}" ] && cp "$tmp/live.png" "$ACU_TEST_KEEP_SHOT"
+inside=$(podman exec "$one" acu open /ui/ 2>/dev/null | head -n1)
+case "$inside" in "http://127.0.0.1:18790/ui/#code="*) ;; *) fail "acu open inside the container printed $inside" ;; esac
+pass "acu open inside the container links to 127.0.0.1:18790 (the port published on the host's loopback)"
 podman rm -f -v "$one" >/dev/null 2>&1
 podman secret rm "$tag-token" >/dev/null
 unset ACU_DAEMON_PORT ACU_TOKEN
