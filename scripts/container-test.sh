@@ -111,7 +111,7 @@ pgsize=$(podman image inspect --format '{{.Size}}' "$pgimage")
 echo "built in ${build_s}s: $image $((size / 1000000)) MB, $pgimage $((pgsize / 1000000)) MB"
 
 step "no secret in the image's layers or configuration"
-podman image save --format docker-archive -o "$tmp/image.tar" "$image" >/dev/null
+podman image save --quiet --format docker-archive -o "$tmp/image.tar" "$image" >/dev/null
 mkdir "$tmp/image"
 tar -xf "$tmp/image.tar" -C "$tmp/image"
 : >"$tmp/files"
