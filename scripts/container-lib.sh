@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/container-build.sh and scripts/container-test.sh: pick
 # the container engine, adapt Podman to the project's machines when (and
 # only when) its defaults cannot start a container here, and build the
@@ -28,7 +29,8 @@ ctr_compat() {
 		echo "container: $CTR cannot start a container of $img: $err" >&2
 		return 1
 	fi
-	local conf="${TMPDIR:-/tmp}/acu-containers-$(id -u).conf"
+	local conf
+	conf="${TMPDIR:-/tmp}/acu-containers-$(id -u).conf"
 	cat > "$conf" <<'CONF'
 # Written by acu's scripts/container-lib.sh: Podman's defaults could not
 # start a container on this machine (setrlimit refused, hybrid cgroups).
