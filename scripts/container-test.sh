@@ -18,11 +18,13 @@
 #     the accessibility tree), smart-waits for what that opens, and opens the
 #     live view in Chromium from outside (scripts/liveview), whose
 #     screenshot Tesseract must read that text from;
-#  5. starts the fleet in compose.yaml (PostgreSQL and 3 desktops) with
+#  5. restarts that desktop (its runs kept in the data volume) and stops it
+#     (SIGTERM: exit 0);
+#  6. starts the fleet in compose.yaml (PostgreSQL and 3 desktops) with
 #     podman-compose (or `podman compose`), creates a wait on desktop-1 for
 #     desktop-2, which judges it on its own display, and reads the run from
 #     desktop-3;
-#  6. removes every container, pod, volume, network and secret it made
+#  7. removes every container, pod, volume, network and secret it made
 #     (also when it fails).
 #
 # It needs root (mmdebstrap, rootful Podman), podman, podman-compose (or
@@ -196,6 +198,15 @@ pass "the live view in Chromium shows 'Shipped OK' (Tesseract on the page's scre
 inside=$(podman exec "$one" acu open /ui/ 2>/dev/null | head -n1)
 case "$inside" in "http://127.0.0.1:18790/ui/#code="*) ;; *) fail "acu open inside the container printed $inside" ;; esac
 pass "acu open inside the container links to 127.0.0.1:18790 (the port published on the host's loopback)"
+runs_before=$(curl -fsS -H "Authorization: Bearer $token" "$base/v1/runs?kind=wait" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
+podman restart "$one" >/dev/null 2>&1 || fail "podman restart failed"
+health "$port" >/dev/null || { podman logs "$one" | tail -20; fail "the restarted desktop never answered /health"; }
+runs_after=$(curl -fsS -H "Authorization: Bearer $token" "$base/v1/runs?kind=wait" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
+[ "$runs_after" = "$runs_before" ] && [ "$runs_after" -ge 2 ] || fail "the data volume lost runs across a restart ($runs_before, then $runs_after)"
+podman stop -t 10 "$one" >/dev/null 2>&1
+code=$(podman inspect --format '{{.State.ExitCode}}' "$one")
+[ "$code" = 0 ] || fail "acu serve exited $code on podman stop (SIGTERM), not 0"
+pass "podman restart brings the desktop back with its runs (the data volume); podman stop ends it cleanly (exit 0)"
 podman rm -f -v "$one" >/dev/null 2>&1
 podman secret rm "$tag-token" >/dev/null
 unset ACU_DAEMON_PORT ACU_TOKEN
