@@ -50,7 +50,7 @@ func newClient(e *env) (*api.Client, *config.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return api.NewClient("http://"+c.Addr(), tok), c, nil
+	return api.NewClient("http://"+c.DialAddr(), tok), c, nil
 }
 
 func runConfig(ctx context.Context, e *env, args []string) error {

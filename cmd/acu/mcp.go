@@ -51,7 +51,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		g.broken = fmt.Errorf("%w; then restart the MCP server", err)
 	}
-	g.cl = api.NewClient("http://"+c.Addr(), tok.Reveal())
+	g.cl = api.NewClient("http://"+c.DialAddr(), tok.Reveal())
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil && g.broken == nil {
 		g.broken = fmt.Errorf("create ACU_DATA_DIR %s: %w; then restart the MCP server", c.DataDir, err)
 	}

@@ -34,7 +34,7 @@ func readClient(ctx context.Context, e *env) (cl *api.Client, close func(), err 
 		return nil, nil, err
 	}
 	if tok, err := readToken(c); err == nil {
-		cl := api.NewClient("http://"+c.Addr(), tok)
+		cl := api.NewClient("http://"+c.DialAddr(), tok)
 		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		_, herr := cl.Health(hctx)
 		cancel()

@@ -33,6 +33,7 @@ type Config struct {
 	DataDir     string
 	DB          string
 	Token       secret.String
+	TokenFile   string // ACU_TOKEN_FILE; Load reads it into Token
 	LogFormat   string
 	LogLevel    string
 	MaxBody     int64
@@ -448,11 +449,57 @@ func (c *Config) finish() error {
 				Accepted: "a comma-separated list of exec, webhook", Err: fmt.Errorf("unknown notifier %q", n)}
 		}
 	}
+	if c.TokenFile != "" {
+		if c.Token.Set() {
+			return &Error{Env: "ACU_TOKEN_FILE", Value: c.TokenFile, Source: "configuration",
+				Accepted: "either ACU_TOKEN or ACU_TOKEN_FILE", Err: errors.New("ACU_TOKEN is set too: set one of them")}
+		}
+		tok, err := readTokenFile(c.TokenFile)
+		if err != nil {
+			return &Error{Env: "ACU_TOKEN_FILE", Value: c.TokenFile, Source: "configuration",
+				Accepted: "a file holding the token, not readable by others (mode 0400 or 0440)", Err: err}
+		}
+		c.Token = tok
+	}
 	if c.MaxTimeout < c.DefaultTimeout {
 		return &Error{Env: "ACU_WAIT_MAX_TIMEOUT", Value: c.MaxTimeout.String(), Source: "configuration",
 			Accepted: "a duration at least ACU_WAIT_DEFAULT_TIMEOUT (" + c.DefaultTimeout.String() + ")", Err: errors.New("smaller than the default timeout")}
 	}
 	return nil
+}
+
+// readTokenFile reads a token kept in a file, such as a secret a container
+// engine mounts. A file others can read is refused: it is the key to the
+// desktop. Group-readable is allowed, as container engines and Kubernetes
+// mount secrets for a process's group (defaultMode 0440 with fsGroup).
+func readTokenFile(path string) (secret.String, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	if m := st.Mode().Perm(); m&0o007 != 0 {
+		return "", fmt.Errorf("%s is readable or writable by others (mode %04o): anyone on the machine could control the desktop; chmod 600 it, or mount the secret with mode 0400 (podman --secret NAME,uid=UID,mode=0400; Kubernetes defaultMode: 0440)", path, m)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", err
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("%s is empty", path)
+	}
+	if strings.ContainsAny(tok, " \t\r\n") {
+		return "", fmt.Errorf("%s holds more than one line or word: it must hold the token alone", path)
+	}
+	return secret.String(tok), nil
 }
 
 // IsLoopbackHost reports whether host (a name or address, without port) is loopback.
@@ -477,6 +524,20 @@ func (c *Config) Addr() string {
 		h = "[" + h + "]"
 	}
 	return fmt.Sprintf("%s:%d", h, c.DaemonPort)
+}
+
+// DialAddr is where a client on this machine reaches the daemon: Addr,
+// except that a daemon listening on every address (0.0.0.0 or ::, as in a
+// container) is dialled on loopback, so the Host a client sends, and the
+// links the daemon makes from it (acu open), name 127.0.0.1.
+func (c *Config) DialAddr() string {
+	switch strings.Trim(c.DaemonHost, "[]") {
+	case "0.0.0.0", "":
+		return fmt.Sprintf("127.0.0.1:%d", c.DaemonPort)
+	case "::":
+		return fmt.Sprintf("[::1]:%d", c.DaemonPort)
+	}
+	return c.Addr()
 }
 
 // Dump writes every setting as KEY=VALUE with secrets redacted.

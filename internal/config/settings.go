@@ -25,6 +25,8 @@ var settings = []Setting{
 		func(c *Config) *string { return &c.DataDir }),
 	str("ACU_DB", "db", "", "a file path, or a postgres:// URL", "the database: a SQLite file (default ACU_DATA_DIR/acu.db), or PostgreSQL for a fleet of daemons sharing one (see docs/fleet.md; its password is never printed)", func(c *Config) *string { return &c.DB }),
 	safety(secretStr("ACU_TOKEN", "", "bearer token for the API (overrides the generated ACU_DATA_DIR/token)", func(c *Config) *secret.String { return &c.Token })),
+	safety(str("ACU_TOKEN_FILE", "", "", "a file path, not readable by others (mode 0400 or 0440)", "a file holding the API's bearer token, such as a mounted secret (instead of ACU_TOKEN, which programs acu launches would inherit; overrides the generated ACU_DATA_DIR/token)",
+		func(c *Config) *string { return &c.TokenFile })),
 	enum("ACU_LOG_FORMAT", "log-format", "text", []string{"text", "json"}, "log format", func(c *Config) *string { return &c.LogFormat }),
 	enum("ACU_LOG_LEVEL", "log-level", "info", []string{"debug", "info", "warn", "error"}, "log level", func(c *Config) *string { return &c.LogLevel }),
 	duration("ACU_IDLE_EXIT", "", "30m", 0, 30*24*time.Hour, "a daemon `acu mcp` started (acu serve --detached) exits once it has had no live run (wait, task, agent session, action session, recording) and no client (a connected acu mcp, a request or stream in flight) for this long, so a short-lived MCP host leaves no daemon holding ports and displays; 0 never exits. A daemon you run or install as a service never exits for idleness",

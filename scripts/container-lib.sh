@@ -1,0 +1,122 @@
+# shellcheck shell=bash
+# Shared by scripts/container-build.sh and scripts/container-test.sh: pick
+# the container engine, adapt Podman to the project's machines when (and
+# only when) its defaults cannot start a container here, and build the
+# images. Source it; it defines functions and CTR_* variables.
+
+# ctr_pick_engine sets CTR to podman, or docker when podman is missing
+# (CONTAINER_ENGINE chooses).
+ctr_pick_engine() {
+	CTR=${CONTAINER_ENGINE:-}
+	if [ -z "$CTR" ]; then
+		if command -v podman >/dev/null 2>&1; then CTR=podman
+		elif command -v docker >/dev/null 2>&1; then CTR=docker
+		else echo "container: neither podman nor docker is installed (Debian: apt-get install podman)" >&2; return 1
+		fi
+	fi
+}
+
+# ctr_compat IMAGE starts `true` in IMAGE. When that fails under Podman and
+# Debian's runc is installed, it writes a containers.conf that uses runc
+# with cgroupfs, no default ulimits and no pids limit (what Podman needs on
+# Debian 12 hosts with hybrid cgroups as root, where crun's setrlimit is
+# refused), exports CONTAINERS_CONF for this script and its children, and
+# tries again.
+ctr_compat() {
+	local img="$1" err
+	if err=$("$CTR" run --rm "$img" true 2>&1); then return 0; fi
+	if [ "$CTR" != podman ] || [ -n "${CONTAINERS_CONF:-}" ] || [ ! -x /usr/sbin/runc ]; then
+		echo "container: $CTR cannot start a container of $img: $err" >&2
+		return 1
+	fi
+	local conf
+	conf="${TMPDIR:-/tmp}/acu-containers-$(id -u).conf"
+	cat > "$conf" <<'CONF'
+# Written by acu's scripts/container-lib.sh: Podman's defaults could not
+# start a container on this machine (setrlimit refused, hybrid cgroups).
+[containers]
+default_ulimits = []
+pids_limit = 0
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+[engine.runtimes]
+runc = ["/usr/sbin/runc"]
+CONF
+	export CONTAINERS_CONF="$conf"
+	echo "container: podman's defaults failed here ($(printf '%s' "$err" | tail -n1)); using runc with cgroupfs, no default ulimits ($conf)" >&2
+	if ! err=$("$CTR" run --rm "$img" true 2>&1); then
+		echo "container: podman cannot start a container of $img even with $conf: $err" >&2
+		return 1
+	fi
+}
+
+# ctr_local_bases makes the two images the Containerfile starts from out
+# of Debian's packages, without an image registry: CTR_BASE, an mmdebstrap
+# root of bookworm (minbase, with ca-certificates), and CTR_GO_IMAGE, that
+# root with gcc, libc6-dev, pkg-config and this machine's Go toolchain.
+# Each is made once and kept; REBUILD_BASE=1 makes them anew.
+ctr_local_bases() {
+	CTR_BASE=localhost/acu-debian:bookworm
+	CTR_GO_IMAGE=localhost/acu-go:bookworm
+	if [ "$CTR" != podman ]; then
+		echo "container: --local-base needs podman (it imports an mmdebstrap root)" >&2
+		return 1
+	fi
+	if [ "${REBUILD_BASE:-0}" = 1 ] || ! podman image exists "$CTR_BASE"; then
+		command -v mmdebstrap >/dev/null 2>&1 || { echo "container: --local-base needs mmdebstrap (apt-get install mmdebstrap)" >&2; return 1; }
+		local tmp mirror=()
+		tmp=$(mktemp -d)
+		# The host's own Debian sources, so the root comes from the mirror
+		# this machine already uses.
+		[ -f /etc/apt/sources.list.d/debian.sources ] && mirror=(/etc/apt/sources.list.d/debian.sources)
+		echo "container: making $CTR_BASE with mmdebstrap" >&2
+		mmdebstrap --quiet --variant=minbase --include=ca-certificates \
+			--aptopt='Acquire::Languages "none"' \
+			--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+			--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+			--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/log/apt "$1"/var/log/dpkg.log' \
+			bookworm "$tmp/root.tar" "${mirror[@]}"
+		podman import --quiet --change 'CMD ["/bin/bash"]' "$tmp/root.tar" "$CTR_BASE" >/dev/null
+		rm -rf "$tmp"
+		podman image rm -f "$CTR_GO_IMAGE" >/dev/null 2>&1 || true
+	fi
+	ctr_compat "$CTR_BASE"
+	if ! podman image exists "$CTR_GO_IMAGE"; then
+		local goroot
+		goroot=$(go env GOROOT 2>/dev/null || /usr/local/go/bin/go env GOROOT 2>/dev/null) || { echo "container: --local-base needs Go on this machine (its toolchain goes into $CTR_GO_IMAGE)" >&2; return 1; }
+		echo "container: making $CTR_GO_IMAGE (Go from $goroot)" >&2
+		local ctx
+		ctx=$(mktemp -d)
+		# The host's own extra certificate authorities go in too (a machine
+		# whose outbound TLS passes an inspecting proxy needs them to reach
+		# the Go module proxy); only this build image has them, never the
+		# desktop image.
+		mkdir -p "$ctx/ca"
+		cp /usr/local/share/ca-certificates/*.crt "$ctx/ca/" 2>/dev/null || true
+		podman build --quiet -t "$CTR_GO_IMAGE" -v "$goroot:/opt/hostgo:ro" -f - "$ctx" >/dev/null <<GOFILE
+FROM $CTR_BASE
+COPY ca/ /usr/local/share/ca-certificates/
+RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc libc6-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/* && update-ca-certificates >/dev/null && cp -a /opt/hostgo /usr/local/go
+ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local
+GOFILE
+		rm -rf "$ctx"
+	fi
+}
+
+# ctr_build_image TAG [ARGS...] builds the Containerfile at the repository's
+# root as TAG, stamped with the last commit's time (reproducible layer
+# times) and version.
+ctr_build_image() {
+	local tag="$1"; shift
+	local version epoch
+	version=$(git describe --always --dirty 2>/dev/null || echo 0.1.0-dev)
+	epoch=$(git log -1 --format=%ct 2>/dev/null || date +%s)
+	if [ "$CTR" = podman ]; then
+		# Docker's format keeps HEALTHCHECK (OCI's has no field for it).
+		podman build --format docker --timestamp "$epoch" --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
+	else
+		SOURCE_DATE_EPOCH=$epoch docker build --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
+	fi
+}
