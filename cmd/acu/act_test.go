@@ -108,3 +108,18 @@ func TestActCLIThroughDaemon(t *testing.T) {
 		t.Errorf("acu act click with a bad position: %d %s", code, errOut)
 	}
 }
+
+// TestWaitFlagsAfterTheCondition: `acu wait COND --timeout 2s` takes the
+// flag as a flag, not as words of the condition.
+func TestWaitFlagsAfterTheCondition(t *testing.T) {
+	dpy := startDisplay(t)
+	env, dataDir, port := newEnv(t, dpy)
+	startDaemon(t, env, dataDir, port)
+	out, errOut, code := acu(t, env, "wait", `"Never shown" is visible`, "--timeout", "2s", "--json")
+	if code != 2 {
+		t.Fatalf("acu wait: exit %d, want 2 (timeout)\n%s\n%s", code, out, errOut)
+	}
+	if strings.Contains(out, "--timeout") || !strings.Contains(out, `Never shown`) {
+		t.Errorf("the job's criteria took the flag in:\n%s", out)
+	}
+}

@@ -40,15 +40,11 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	strict := fs.Bool("strict-target", false, "fail at once when the target window is not open (default: wait for it to open)")
 	detach := fs.Bool("detach", false, "print the job id and return at once")
 	asJSON := fs.Bool("json", false, "print the final job as JSON")
-	// Accept the condition before or after the flags.
-	var cond []string
-	for len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cond, args = append(cond, args[0]), args[1:]
-	}
-	if err := fs.Parse(args); err != nil {
+	// Flags before, after or around the condition ("--" ends them).
+	cond, err := parseInterleaved(fs, args)
+	if err != nil {
 		return err
 	}
-	cond = append(cond, fs.Args()...)
 	criteria := strings.TrimSpace(strings.Join(cond, " "))
 	if criteria == "" {
 		fs.Usage()
