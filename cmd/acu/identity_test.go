@@ -247,7 +247,7 @@ func TestLaunchedProgramsGetNoSecrets(t *testing.T) {
 	secrets := map[string]string{
 		"OPENROUTER_API_KEY": "sk-or-v1-leak1", "ANTHROPIC_API_KEY": "sk-ant-leak2", "ACU_WEBHOOK_SECRET": "leak3",
 		"DATABASE_URL": "postgres://acu:leak4@db/acu", "PGPASSWORD": "leak5", "GITHUB_TOKEN": "ghp_leak6",
-		"AGENT_API_KEY": "leak7", "ACU_TOKEN_HINT": "leak8",
+		"AGENT_API_KEY": "leak7", "ACU_PROBE_LEAK_VALUE": "leak8",
 	}
 	for k, v := range secrets {
 		env = append(env, k+"="+v)
