@@ -165,7 +165,7 @@ type daemon struct {
 	// judge); ledger accounts the cost of every model client.
 	judgeClient *llm.Client
 	tasks       *orchestrator.Orchestrator // nil: tasks are off
-	desktop     *gate.Service              // nil: the desktop routes answer 503
+	desktop     *gate.Gate                 // nil: the desktop routes answer 503
 	ledger      *llm.Ledger
 	token       secret.String
 	metrics     *prometheus.Registry

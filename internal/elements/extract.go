@@ -67,8 +67,9 @@ type Options struct {
 // (a task's loop); the ids are guarded, so concurrent calls are safe but
 // interleave their iterations.
 type Extractor struct {
-	opts Options
-	log  *slog.Logger
+	opts    Options
+	log     *slog.Logger
+	exclude *privacy.Filter // Options.Exclude, made once
 
 	mu   sync.Mutex
 	ids  *registry
@@ -99,7 +100,7 @@ func New(o Options) (*Extractor, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Extractor{opts: o, log: log, ids: newRegistry()}, nil
+	return &Extractor{opts: o, log: log, ids: newRegistry(), exclude: privacy.New(o.Exclude)}, nil
 }
 
 // Settle waits until the screen stops changing: frames SettleInterval
@@ -199,9 +200,8 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 	m.Timings.TreeNodes = len(nodes)
 
 	els := make([]Element, 0, min(len(nodes), x.opts.Max)+len(res.Lines))
-	excl := privacy.New(x.opts.Exclude)
 	for i := range nodes {
-		if excl.Excludes(nodes[i].App, nodes[i].Window) {
+		if x.exclude.Excludes(nodes[i].App, nodes[i].Window) {
 			continue
 		}
 		if e, ok := fromNode(&nodes[i]); ok {

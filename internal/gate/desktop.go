@@ -99,9 +99,6 @@ type Gate struct {
 	conns map[string]*conn
 }
 
-// Service is the name the desktop routes knew the gate by.
-type Service = Gate
-
 type conn struct {
 	c    *display.Conn
 	clip *clipboard.Clipboard
@@ -465,7 +462,6 @@ func (s *Gate) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Clipb
 	if err := s.allowEffect(ctx, dpy, "clipboard"); err != nil {
 		return api.Clipboard{}, err
 	}
-	s.audit(ctx, AuditEvent{Display: dpy, Effect: "clipboard", Window: sel})
 	if err := cb.Set(ctx, sel, c); err != nil {
 		if errors.Is(err, clipboard.ErrTooLarge) {
 			return api.Clipboard{}, &Error{Kind: TooLarge, Field: "image_png", Message: err.Error(), Err: err}
@@ -475,6 +471,7 @@ func (s *Gate) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Clipb
 		}
 		return api.Clipboard{}, err
 	}
+	s.audit(ctx, AuditEvent{Display: dpy, Effect: "clipboard", Window: sel})
 	return api.Clipboard{Display: dpy, Selection: sel}, nil
 }
 

@@ -219,8 +219,7 @@ func (h *Hands) UserActive(ctx context.Context) error {
 	return h.c.user.check(ctx, pol.Quiet)
 }
 
-// effect runs one effect: the display may still be acted on (the policy
-// is read at each effect), the landing windows are checked against the
+// effect runs one effect: the landing windows are checked against the
 // deny-list, the user-first pause applies, then fn runs, acu's input is
 // marked and the effect audited.
 func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing, error), fn func() error) (Landing, error) {
@@ -228,10 +227,8 @@ func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing,
 	pol := h.g.opts.Policy
 	h.c.mu.Lock()
 	defer h.c.mu.Unlock()
-	if err := pol.AllowDisplay(h.dpy); err != nil {
-		h.g.refused(ctx, h.dpy, kind, nil, err)
-		return Landing{}, err
-	}
+	// The display was allowed when these hands were made (Gate.Hands);
+	// the policy does not change.
 	var lands []Landing
 	if land != nil {
 		var err error

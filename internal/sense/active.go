@@ -151,6 +151,6 @@ func appName(w display.Window) string {
 
 // ignored reports whether a window matches the ignore list (privacy's
 // rule: title, class or instance containing an entry, case-insensitive).
-func ignored(w display.Window, list []string) bool {
-	return privacy.New(list).Excludes(w.Title, w.Class, w.Instance)
+func ignored(w display.Window, ignore *privacy.Filter) bool {
+	return ignore.Excludes(w.Title, w.Class, w.Instance)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/privacy"
 	"github.com/acu-dev/acu/internal/secret"
 )
 
@@ -81,12 +82,13 @@ type Stats struct {
 
 // Client watches a display and posts sense events to the relay.
 type Client struct {
-	opts Options
-	log  *slog.Logger
-	url  string
-	http *http.Client
-	now  func() time.Time
-	q    *queue
+	opts   Options
+	ignore *privacy.Filter // opts.Ignore, privacy's rule, made once
+	log    *slog.Logger
+	url    string
+	http   *http.Client
+	now    func() time.Time
+	q      *queue
 
 	mu    sync.Mutex
 	stats Stats
@@ -136,14 +138,8 @@ func New(opts Options) (*Client, error) {
 	if opts.RetryMax <= 0 {
 		opts.RetryMax = 10 * time.Second
 	}
-	ign := make([]string, 0, len(opts.Ignore))
-	for _, e := range opts.Ignore {
-		if e = strings.ToLower(strings.TrimSpace(e)); e != "" {
-			ign = append(ign, e)
-		}
-	}
-	opts.Ignore = ign
-	c := &Client{opts: opts, log: opts.Logger, url: u.String() + "/sense", http: opts.HTTPClient, now: opts.Now, q: newQueue(opts.Queue)}
+	c := &Client{opts: opts, log: opts.Logger, url: u.String() + "/sense", http: opts.HTTPClient, now: opts.Now, q: newQueue(opts.Queue),
+		ignore: privacy.New(opts.Ignore)}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -250,7 +246,7 @@ func (c *Client) checkApp(ctx context.Context, conn *display.Conn, pending *bool
 	}
 	c.app, c.appKnown = App{Window: w, Name: appName(w)}, true
 	*pending = true
-	if ignored(w, c.opts.Ignore) {
+	if ignored(w, c.ignore) {
 		return // not even the switch is reported
 	}
 	c.log.Debug("focus changed", "app", c.app.Name)
@@ -274,7 +270,7 @@ func (c *Client) emit(e Event) {
 // look captures the screen and, when it changed enough since the last
 // event, reads the focused window and queues a text or visual event.
 func (c *Client) look(ctx context.Context) {
-	if c.appKnown && ignored(c.app.Window, c.opts.Ignore) {
+	if c.appKnown && ignored(c.app.Window, c.ignore) {
 		c.mu.Lock()
 		c.stats.IgnoredSkips++
 		c.mu.Unlock()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/frame"
+	"github.com/acu-dev/acu/internal/privacy"
 )
 
 // solid returns a w×h BGRX frame of one grey level with an optional dark
@@ -85,7 +86,7 @@ func TestAppNameAndIgnore(t *testing.T) {
 			t.Errorf("appName(%+v) = %q, want %q", tc.w, got, tc.want)
 		}
 	}
-	list := []string{"keepassxc", "secret"}
+	list := privacy.New([]string{"keepassxc", "secret"})
 	if !ignored(display.Window{Class: "KeePassXC"}, list) || !ignored(display.Window{Title: "My Secret Notes"}, list) || ignored(display.Window{Class: "XTerm", Title: "bash"}, list) {
 		t.Error("ignored() matched wrongly")
 	}

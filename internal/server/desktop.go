@@ -10,7 +10,7 @@ import (
 )
 
 // Desktop manages windows, the pointer, the clipboard and launches
-// (*gate.Service).
+// (*gate.Gate).
 type Desktop interface {
 	Windows(ctx context.Context, display string) (api.WindowList, error)
 	WindowOp(ctx context.Context, id, op string, req api.WindowOp) (api.WindowOpResult, error)

@@ -21,7 +21,7 @@ import (
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
-// desktopFixture serves the desktop routes of a real gate.Service on a
+// desktopFixture serves the desktop routes of a real gate.Gate on a
 // fresh Xvfb running openbox.
 func desktopFixture(t *testing.T, appDir string) (*api.Client, string) {
 	t.Helper()
