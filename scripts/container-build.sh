@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds acu's desktop image (Containerfile) with Podman, or Docker when
-# Podman is missing:
+# Podman is missing or CONTAINER_ENGINE=docker:
 #
 #   bash scripts/container-build.sh [--local-base] [--tag NAME]
 #
@@ -10,7 +10,7 @@
 # registry (the project's machines): an mmdebstrap root of bookworm imported
 # as localhost/acu-debian:bookworm, and localhost/acu-go:bookworm, that root
 # with gcc and this machine's Go toolchain (go env GOROOT). It needs root,
-# mmdebstrap and Podman.
+# mmdebstrap and Podman or Docker.
 #
 # Podman on the project's machines (Debian 12 hosts with hybrid cgroups,
 # as root) refuses the default rlimits and pids limit: when a container of
@@ -34,6 +34,7 @@ while [ $# -gt 0 ]; do
 done
 
 ctr_pick_engine
+trap ctr_docker_stop EXIT
 build_args=()
 if $local_base; then
 	ctr_local_bases

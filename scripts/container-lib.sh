@@ -5,7 +5,8 @@
 # images. Source it; it defines functions and CTR_* variables.
 
 # ctr_pick_engine sets CTR to podman, or docker when podman is missing
-# (CONTAINER_ENGINE chooses).
+# (CONTAINER_ENGINE=docker or podman chooses); for Docker it makes sure an
+# engine answers (ctr_docker_ready).
 ctr_pick_engine() {
 	CTR=${CONTAINER_ENGINE:-}
 	if [ -z "$CTR" ]; then
@@ -14,6 +15,68 @@ ctr_pick_engine() {
 		else echo "container: neither podman nor docker is installed (Debian: apt-get install podman)" >&2; return 1
 		fi
 	fi
+	case "$CTR" in
+	podman) ;;
+	docker) ctr_docker_ready ;;
+	*) echo "container: CONTAINER_ENGINE=$CTR: use podman or docker" >&2; return 1 ;;
+	esac
+}
+
+# ctr_docker_ready makes sure `docker` reaches an engine that can build
+# with BuildKit (the Containerfile's cache mounts need it). DOCKER picks the
+# client. A client without the buildx component falls back to Debian's
+# docker.io client (/usr/bin/docker, BuildKit built in). When no engine
+# answers and this is root with Debian's dockerd installed, it starts a
+# private one for this script (its own socket, data under
+# /var/lib/acu-dockerd, cgroupfs) and ctr_docker_stop ends it; a machine
+# whose Docker runs keeps it.
+ctr_docker_ready() {
+	CTR=${DOCKER:-docker}
+	if ! "$CTR" buildx version >/dev/null 2>&1; then
+		if [ -x /usr/bin/docker ] && [ "$(command -v "$CTR")" != /usr/bin/docker ]; then
+			echo "container: $CTR has no buildx; using Debian's client /usr/bin/docker (BuildKit built in)" >&2
+			CTR=/usr/bin/docker
+		fi
+		export DOCKER_BUILDKIT=1
+	fi
+	if "$CTR" info >/dev/null 2>&1; then return 0; fi
+	if [ "$(id -u)" != 0 ] || ! command -v dockerd >/dev/null 2>&1; then
+		echo "container: no Docker engine answers (start dockerd, or apt-get install docker.io as root)" >&2
+		return 1
+	fi
+	CTR_DOCKERD_DIR=/run/acu-dockerd
+	mkdir -p "$CTR_DOCKERD_DIR" /var/lib/acu-dockerd
+	echo "container: no Docker engine answers; starting a private dockerd ($CTR_DOCKERD_DIR/docker.sock)" >&2
+	dockerd --data-root /var/lib/acu-dockerd --exec-root "$CTR_DOCKERD_DIR/exec" \
+		-H "unix://$CTR_DOCKERD_DIR/docker.sock" --pidfile "$CTR_DOCKERD_DIR/dockerd.pid" \
+		--exec-opt native.cgroupdriver=cgroupfs >"$CTR_DOCKERD_DIR/dockerd.log" 2>&1 &
+	CTR_DOCKERD_PID=$!
+	export DOCKER_HOST=unix://$CTR_DOCKERD_DIR/docker.sock
+	local i
+	for i in $(seq 150); do
+		if "$CTR" info >/dev/null 2>&1; then return 0; fi
+		kill -0 "$CTR_DOCKERD_PID" 2>/dev/null || break
+		sleep 0.2
+	done
+	tail -5 "$CTR_DOCKERD_DIR/dockerd.log" >&2
+	echo "container: the private dockerd did not start (log: $CTR_DOCKERD_DIR/dockerd.log)" >&2
+	return 1
+}
+
+# ctr_docker_stop ends the dockerd ctr_docker_ready started, if any.
+ctr_docker_stop() {
+	[ -n "${CTR_DOCKERD_PID:-}" ] || return 0
+	kill "$CTR_DOCKERD_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 100); do kill -0 "$CTR_DOCKERD_PID" 2>/dev/null || break; sleep 0.1; done
+	# containerd, started by that dockerd, ends with it; make sure.
+	pkill -f "containerd --config $CTR_DOCKERD_DIR/exec" 2>/dev/null || true
+	CTR_DOCKERD_PID=
+}
+
+# ctr_image_exists IMAGE: whether the engine holds IMAGE.
+ctr_image_exists() {
+	if [ "$CTR" = podman ]; then podman image exists "$1"; else "$CTR" image inspect "$1" >/dev/null 2>&1; fi
 }
 
 # ctr_compat IMAGE starts `true` in IMAGE. When that fails under Podman and
@@ -59,11 +122,7 @@ CONF
 ctr_local_bases() {
 	CTR_BASE=localhost/acu-debian:bookworm
 	CTR_GO_IMAGE=localhost/acu-go:bookworm
-	if [ "$CTR" != podman ]; then
-		echo "container: --local-base needs podman (it imports an mmdebstrap root)" >&2
-		return 1
-	fi
-	if [ "${REBUILD_BASE:-0}" = 1 ] || ! podman image exists "$CTR_BASE"; then
+	if [ "${REBUILD_BASE:-0}" = 1 ] || ! ctr_image_exists "$CTR_BASE"; then
 		command -v mmdebstrap >/dev/null 2>&1 || { echo "container: --local-base needs mmdebstrap (apt-get install mmdebstrap)" >&2; return 1; }
 		local tmp mirror=()
 		tmp=$(mktemp -d)
@@ -77,12 +136,12 @@ ctr_local_bases() {
 			--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
 			--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/log/apt "$1"/var/log/dpkg.log' \
 			bookworm "$tmp/root.tar" "${mirror[@]}"
-		podman import --quiet --change 'CMD ["/bin/bash"]' "$tmp/root.tar" "$CTR_BASE" >/dev/null
+		"$CTR" import --change 'CMD ["/bin/bash"]' "$tmp/root.tar" "$CTR_BASE" >/dev/null
 		rm -rf "$tmp"
-		podman image rm -f "$CTR_GO_IMAGE" >/dev/null 2>&1 || true
+		"$CTR" image rm -f "$CTR_GO_IMAGE" >/dev/null 2>&1 || true
 	fi
-	ctr_compat "$CTR_BASE"
-	if ! podman image exists "$CTR_GO_IMAGE"; then
+	[ "$CTR" = podman ] && ctr_compat "$CTR_BASE"
+	if ! ctr_image_exists "$CTR_GO_IMAGE"; then
 		local goroot
 		goroot=$(go env GOROOT 2>/dev/null || /usr/local/go/bin/go env GOROOT 2>/dev/null) || { echo "container: --local-base needs Go on this machine (its toolchain goes into $CTR_GO_IMAGE)" >&2; return 1; }
 		echo "container: making $CTR_GO_IMAGE (Go from $goroot)" >&2
@@ -94,11 +153,20 @@ ctr_local_bases() {
 		# desktop image.
 		mkdir -p "$ctx/ca"
 		cp /usr/local/share/ca-certificates/*.crt "$ctx/ca/" 2>/dev/null || true
-		podman build --quiet -t "$CTR_GO_IMAGE" -v "$goroot:/opt/hostgo:ro" -f - "$ctx" >/dev/null <<GOFILE
+		local get_go="cp -a /opt/hostgo /usr/local/go" vol=(-v "$goroot:/opt/hostgo:ro")
+		if [ "$CTR" != podman ]; then
+			# docker build mounts no host directory: the toolchain goes in
+			# the build context.
+			cp -a "$goroot" "$ctx/go"
+			get_go=":"
+			vol=()
+		fi
+		"$CTR" build --quiet -t "$CTR_GO_IMAGE" "${vol[@]}" -f - "$ctx" >/dev/null <<GOFILE
 FROM $CTR_BASE
 COPY ca/ /usr/local/share/ca-certificates/
+$( [ "$CTR" != podman ] && echo "COPY go/ /usr/local/go/" )
 RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc libc6-dev pkg-config \
- && rm -rf /var/lib/apt/lists/* && update-ca-certificates >/dev/null && cp -a /opt/hostgo /usr/local/go
+ && rm -rf /var/lib/apt/lists/* && update-ca-certificates >/dev/null && $get_go
 ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local
 GOFILE
 		rm -rf "$ctx"
@@ -117,6 +185,6 @@ ctr_build_image() {
 		# Docker's format keeps HEALTHCHECK (OCI's has no field for it).
 		podman build --format docker --timestamp "$epoch" --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
 	else
-		SOURCE_DATE_EPOCH=$epoch docker build --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
+		SOURCE_DATE_EPOCH=$epoch "$CTR" build --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
 	fi
 }
