@@ -23,6 +23,10 @@ packages=(
   ffmpeg
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
+  # the container release check (scripts/container-test.sh)
+  podman podman-compose mmdebstrap runc containernetworking-plugins
+  golang-github-containernetworking-plugin-dnsname iptables catatonit uidmap
+  slirp4netns fuse-overlayfs
 )
 
 missing=()

@@ -4,8 +4,10 @@
 # AVX-512 hash against the Go one, 10 s of fuzzing per parser of outside
 # input, go test -race (which also runs the fuzz targets' seed
 # corpora and the OCR judge benchmark set), then the store's, runs' and
-# notify's tests again on PostgreSQL. Tests start and stop their own Xvfb
-# servers, PostgreSQL servers, daemons and helpers.
+# notify's tests again on PostgreSQL, OpenClaw end to end, and the
+# container release check with Podman (ACU_SKIP_CONTAINERS=1 skips it).
+# Tests start and stop their own Xvfb servers, PostgreSQL servers,
+# daemons, containers and helpers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -48,3 +50,12 @@ echo "== OpenClaw end to end (docs/clients.md)"
 # resolves on a real xterm and OpenClaw's agent is woken with the exact
 # message, with a detached daemon and a systemd-style one.
 bash scripts/openclaw-e2e.sh 2>&1 | tee -a /tmp/acu-test.log
+if [ "${ACU_SKIP_CONTAINERS:-0}" = 1 ]; then
+	echo "== the container release check: skipped (ACU_SKIP_CONTAINERS=1)"
+else
+	echo "== the container release check with Podman (docs/containers.md)"
+	# Builds the desktop image from Debian's packages (no registry), runs one
+	# desktop and the compose fleet of 3 through their published ports, and
+	# removes everything it made.
+	bash scripts/container-test.sh 2>&1 | tee -a /tmp/acu-test.log
+fi
