@@ -81,6 +81,11 @@ var sameLayer = []depEdges{
 	{"internal/dialect/anthropic", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/openai", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/uitars", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
+	{"internal/dialect", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/dialect/anthropic", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/dialect/openai", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/dialect/uitars", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/computer", []string{"internal/session"}, "the computer-use loop runs in the session harness"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
