@@ -32,10 +32,10 @@ var computerDefaults = map[string]struct{ model, keyEnv, base string }{
 // computerArgs are `acu computer`'s settings after its flags.
 type computerArgs struct {
 	provider, model, baseURL, limit, version, mode, task string
-	maxSteps                                            int
-	maxCost                                             float64
-	ack, smart, asJSON                                  bool
-	userWait, timeout                                   time.Duration
+	maxSteps                                             int
+	maxCost                                              float64
+	ack, smart, asJSON                                   bool
+	userWait, timeout                                    time.Duration
 }
 
 func runComputer(ctx context.Context, e *env, args []string) error {
@@ -78,7 +78,9 @@ func runComputer(ctx context.Context, e *env, args []string) error {
 	}
 	if a.asJSON {
 		enc := json.NewEncoder(e.stdout)
-		o.OnEvent = func(stream string, data any) { _ = enc.Encode(map[string]any{"runId": runID, "stream": jsonStream(stream), "data": data}) }
+		o.OnEvent = func(stream string, data any) {
+			_ = enc.Encode(map[string]any{"runId": runID, "stream": jsonStream(stream), "data": data})
+		}
 		o.Started = func(id string) { runID = id }
 	}
 	if a.smart && a.provider != api.VendorUITARS {
