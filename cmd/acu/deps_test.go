@@ -87,6 +87,7 @@ var sameLayer = []depEdges{
 	{"internal/dialect/uitars", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
 	{"internal/computer", []string{"internal/session"}, "the computer-use loop runs in the session harness"},
 	{"internal/agent", []string{"internal/session"}, "the desktop agent loop runs in the session harness"},
+	{"internal/orchestrator", []string{"internal/session"}, "the task loop runs in the session harness"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
