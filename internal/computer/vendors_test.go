@@ -56,7 +56,7 @@ type vendorCase struct {
 	// last release (or, without a press, the last motion) lands, in
 	// screen pixels.
 	at, end *image.Point
-	via     *image.Point // a point the pointer passes with the button down
+	via     *image.Point  // a point the pointer passes with the button down
 	typed   string        // the text the window reads, when set
 	held    time.Duration // the least time between the first down and the last up
 }
