@@ -207,19 +207,23 @@ type kind struct {
 }
 
 var kinds = map[string]kind{
-	"click": {"bxyk", Tool.click},
-	"double_click": {"xyk", func(_ Tool, c call) ([]api.Action, int, error) {
-		return one(api.Action{Kind: api.ActClick, At: c.at, Count: 2, Mods: c.mods})
-	}},
-	"drag":     {"pk", Tool.drag},
-	"keypress": {"k", Tool.keypress},
-	"move": {"xyk", func(_ Tool, c call) ([]api.Action, int, error) {
-		return one(api.Action{Kind: api.ActMove, At: c.at, Mods: c.mods})
-	}},
-	"screenshot": {"", func(Tool, call) ([]api.Action, int, error) { return nil, 0, nil }},
-	"scroll":     {"xysk", Tool.scroll},
-	"type":       {"t", Tool.typeText},
-	"wait":       {"m", Tool.wait},
+	"click":        {"bxyk", Tool.click},
+	"double_click": {"xyk", Tool.doubleClick},
+	"drag":         {"pk", Tool.drag},
+	"keypress":     {"k", Tool.keypress},
+	"move":         {"xyk", Tool.move},
+	"screenshot":   {"", func(Tool, call) ([]api.Action, int, error) { return nil, 0, nil }},
+	"scroll":       {"xysk", Tool.scroll},
+	"type":         {"t", Tool.typeText},
+	"wait":         {"m", Tool.wait},
+}
+
+func (Tool) doubleClick(c call) ([]api.Action, int, error) {
+	return one(api.Action{Kind: api.ActClick, At: c.at, Count: 2, Mods: c.mods})
+}
+
+func (Tool) move(c call) ([]api.Action, int, error) {
+	return one(api.Action{Kind: api.ActMove, At: c.at, Mods: c.mods})
 }
 
 func one(a api.Action) ([]api.Action, int, error) { return []api.Action{a}, 0, nil }
