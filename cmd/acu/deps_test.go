@@ -103,7 +103,7 @@ var testOnly = []depEdges{
 		"the tools are tested on the real engines in-process, not on a mock of the daemon (the scope test on a real server and gate)"},
 	{"internal/sense", []string{"internal/relay"}, "the sense client is tested against a real relay"},
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
-	{"internal/computer", []string{"internal/actions", "internal/capture", "internal/runs", "internal/smartwait", "internal/store", "internal/xvfb"},
+	{"internal/computer", []string{"internal/actions", "internal/smartwait"},
 		"every vendor action is checked on the real action service on a real display"},
 }
 
