@@ -22,6 +22,7 @@ import (
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
+	"github.com/acu-dev/acu/internal/session"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -69,10 +70,8 @@ func newAgentService(c *config.Config, hub *capture.Hub, g *gate.Gate, reg *runs
 	if err != nil {
 		return nil, fmt.Errorf("agent model client: %w", err)
 	}
-	if ac.MaxCostUSD > 0 {
-		if err := client.CheckPriced(""); err != nil {
-			return nil, unpricedLimit("ACU_AGENT_MAX_COST_USD", ac.MaxCostUSD, ac.Model, err)
-		}
+	if err := (session.Budget{MaxCost: ac.MaxCostUSD}).CheckPriced(client, ""); err != nil {
+		return nil, unpricedLimit("ACU_AGENT_MAX_COST_USD", ac.MaxCostUSD, ac.Model, err)
 	}
 	layout, err := runlog.ParseLayout(ac.LogLayout)
 	if err != nil {

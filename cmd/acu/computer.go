@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -14,7 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/computer"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/llm"
-	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/session"
 )
 
 func init() {
@@ -29,81 +29,24 @@ var computerDefaults = map[string]struct{ model, keyEnv, base string }{
 	api.VendorUITARS:    {"ui-tars-1.5-7b", "ACU_COMPUTER_API_KEY", ""},
 }
 
-func runComputer(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "computer", `--provider anthropic|openai|uitars [flags] "<task>"
+// computerArgs are `acu computer`'s settings after its flags.
+type computerArgs struct {
+	provider, model, baseURL, limit, version, mode, task string
+	maxSteps                                             int
+	maxCost                                              float64
+	ack, smart, asJSON                                   bool
+	userWait, timeout                                    time.Duration
+}
 
-Drives a computer-use model on the display: screenshot, the model's action in its vendor's dialect,
-acu runs it (settling instead of sleeping), the result back to the model, until the model is done or
-a budget runs out. The run is a run of kind "computer" with one event per turn. Keys: ANTHROPIC_API_KEY,
-OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base-url for another endpoint
-(UI-TARS: any OpenAI-compatible server). When the model calls for the user (UI-TARS call_user) or its
-action has safety checks (OpenAI), the run waits for the user's answer: acu runs resume RUN [--message TEXT]
-(--acknowledge for safety checks, with an admin token), or acu runs cancel RUN. Exit status: 0 completed,
-1 failed or out of budget, 3 the model needed the user and nobody answered within --user-timeout,
-130 cancelled (Ctrl-C or acu runs cancel).`)
-	provider := fs.String("provider", "", "anthropic, openai or uitars")
-	model := fs.String("model", "", "the model (default per provider: claude-sonnet-4-5, computer-use-preview, ui-tars-1.5-7b)")
-	baseURL := fs.String("base-url", "", "the provider's endpoint (default ACU_COMPUTER_BASE_URL, else the vendor's)")
-	maxSteps := fs.Int("max-steps", 50, "model turns before the run stops")
-	maxCost := fs.Float64("max-cost", 0, "US dollars of model cost before the run stops (0: no limit)")
-	limit := fs.String("limit", "1280x800", "largest screenshot offered to the model, WxH (coordinates map back to exact screen pixels)")
-	version := fs.String("tool-version", "", "Anthropic tool version (default computer_20250124; computer_20251124 adds zoom)")
-	mode := fs.String("coords", "relative", "UI-TARS coordinates: relative (0..1000), absolute (pixels) or smart (Qwen2.5-VL smart resize)")
-	ack := fs.Bool("acknowledge-safety-checks", false, "OpenAI: accept the model's safety checks instead of stopping for the user")
-	userWait := fs.Duration("user-timeout", time.Hour, "how long the run waits for acu runs resume when the model needs the user (0: stop at once, exit 3)")
-	smart := fs.Bool("smart-wait", true, "offer acu's smart wait as an extra tool (Anthropic, OpenAI)")
-	timeout := fs.Duration("call-timeout", 120*time.Second, "timeout of one model call")
-	asJSON := fs.Bool("json", false, "print every event as a JSON line instead of a readable one")
-	c, rest, warnings, err := config.Load(e.getenv, e.environ, fs, args)
+func runComputer(ctx context.Context, e *env, args []string) error {
+	c, a, err := parseComputer(e, args)
 	if err != nil {
 		return err
-	}
-	task := strings.TrimSpace(strings.Join(rest, " "))
-	def, ok := computerDefaults[*provider]
-	if !ok {
-		fs.Usage()
-		return &exitError{code: 2, msg: "acu computer: --provider must be anthropic, openai or uitars"}
-	}
-	if task == "" {
-		fs.Usage()
-		return &exitError{code: 2, msg: `acu computer: say what to do, e.g. acu computer --provider anthropic "fill in the form"`}
-	}
-	dpy := c.Display
-	if dpy == "" {
-		return &exitError{code: 2, msg: "acu computer: no display: pass --display :99 or set DISPLAY"}
 	}
 	log := newLogger(c, e.stderr)
-	for _, w := range warnings {
-		log.Warn(w)
-	}
-	cc := c.Computer()
-	if *model == "" {
-		*model = firstOf(cc.Model, def.model)
-	}
-	if *baseURL == "" {
-		*baseURL = cc.BaseURL
-	}
-	key, keyEnv := c.ComputerAPIKey(*provider)
-	if *provider == api.VendorUITARS && *baseURL == "" {
-		return &exitError{code: 2, msg: "acu computer: UI-TARS needs --base-url (or ACU_COMPUTER_BASE_URL): an OpenAI-compatible endpoint serving the model, up to /v1"}
-	}
-	if !key.Set() && (*baseURL == "" || !localURL(*baseURL)) {
-		return &exitError{code: 2, msg: fmt.Sprintf("acu computer: the %s model needs a key: set %s or ACU_COMPUTER_API_KEY", *provider, firstOf(def.keyEnv, "ACU_COMPUTER_API_KEY"))}
-	}
-	wire := llm.OpenAI
-	if *provider == api.VendorAnthropic {
-		wire = llm.Anthropic
-	}
-	ledger := llm.NewLedger()
-	mc, err := llm.New(llm.Options{Provider: wire, BaseURL: *baseURL, Model: *model, APIKey: key, Timeout: *timeout, Ledger: ledger,
-		Logger: log.With("component", "llm", "role", "computer"), Prices: modelPrices(c), Name: "computer", KeyEnv: keyEnv})
+	mc, err := computerModel(c, a, log)
 	if err != nil {
 		return err
-	}
-	if *maxCost > 0 {
-		if err := mc.CheckPriced(*model); err != nil {
-			return &exitError{code: 2, msg: fmt.Sprintf("acu computer: --max-cost cannot be kept: %v", err)}
-		}
 	}
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
 		return fmt.Errorf("create ACU_DATA_DIR %s: %w", c.DataDir, err)
@@ -119,55 +62,114 @@ action has safety checks (OpenAI), the run waits for the user's answer: acu runs
 	if started {
 		log.Info("acu computer: no daemon answered; started one, detached", "addr", cl.BaseURL(), "log", daemonLogPath(c))
 	}
-	cl.SetClientName("computer:" + *provider)
+	cl.SetClientName("computer:" + a.provider)
 	parts, err := openWorkParts(ctx, c, log, nil, "computer")
 	if err != nil {
 		return err
 	}
 	defer parts.Close()
-	q := api.ComputerQuery{Display: dpy, Limit: *limit, Version: *version, Mode: *mode}
-	run, err := parts.runs.Start(ctx, runs.StartOptions{Kind: computer.Kind, Spec: map[string]any{"task": task, "provider": *provider, "model": *model,
-		"display": dpy, "limit": *limit, "max_steps": *maxSteps, "max_cost": *maxCost}})
-	if err != nil {
-		return err
+	o := computer.LoopOptions{Vendor: a.provider, Task: a.task, Model: a.model, Query: api.ComputerQuery{Display: c.Display, Limit: a.limit, Version: a.version, Mode: a.mode},
+		MaxSteps: a.maxSteps, MaxCost: a.maxCost, AcknowledgeSafety: a.ack, Runs: parts.runs, UserTimeout: a.userWait, Exec: cl, LLM: mc, Logger: log}
+	runID := ""
+	o.OnEvent = func(stream string, data any) { printComputerEvent(e.stdout, runID, data) }
+	o.Started = func(id string) {
+		runID = id
+		fmt.Fprintf(e.stdout, "computer (%s %s) on %s: %s\nrun: %s\n", a.provider, a.model, c.Display, a.task, id)
 	}
-	show := func(stream string, data any) { printComputerEvent(e.stdout, run.ID, data) }
-	if *asJSON {
+	if a.asJSON {
 		enc := json.NewEncoder(e.stdout)
-		show = func(stream string, data any) {
-			_ = enc.Encode(map[string]any{"runId": run.ID, "stream": stream, "data": data})
+		o.OnEvent = func(stream string, data any) {
+			_ = enc.Encode(map[string]any{"runId": runID, "stream": jsonStream(stream), "data": data})
 		}
-	} else {
-		fmt.Fprintf(e.stdout, "computer (%s %s) on %s: %s\nrun: %s\n", *provider, *model, dpy, task, run.ID)
+		o.Started = func(id string) { runID = id }
 	}
-	o := computer.LoopOptions{Vendor: *provider, Task: task, Model: *model, Query: q, MaxSteps: *maxSteps, MaxCost: *maxCost,
-		AcknowledgeSafety: *ack, RunID: run.ID, Exec: cl, LLM: mc, Logger: log,
-		Record: func(ctx context.Context, ev computer.TurnEvent) {
-			if _, err := parts.runs.Emit(context.WithoutCancel(ctx), run.ID, "turn", ev); err != nil {
-				log.Warn("record a turn", "run_id", run.ID, "err", err)
-			}
-			show("turn", ev)
-		}}
-	if *smart && *provider != api.VendorUITARS {
+	if a.smart && a.provider != api.VendorUITARS {
 		o.Waits = cl
 	}
-	if *userWait > 0 {
-		o.AskUser = computer.AskThroughRun(parts.runs, run.ID, *userWait, func(q computer.Ask) {
-			show("needs_user", q)
-		})
-	}
 	res := computer.Run(ctx, o)
-	status := runs.StatusError
-	switch res.Status {
-	case computer.StatusCompleted:
-		status = runs.StatusCompleted
-	case computer.StatusCancelled:
-		status = runs.StatusCancelled
+	o.OnEvent("result", res)
+	return computerExit(res)
+}
+
+// jsonStream is the stream an event of the loop is printed under in
+// --json lines: a hand-over to the user is "needs_user".
+func jsonStream(s string) string {
+	if s == api.StreamControl {
+		return "needs_user"
 	}
-	if _, err := parts.runs.End(context.WithoutCancel(ctx), run.ID, status, res.Error, res); err != nil && !errors.Is(err, runs.ErrEnded) {
-		log.Warn("end the run", "run_id", run.ID, "err", err)
+	return s
+}
+
+// parseComputer reads `acu computer`'s flags, settings and task.
+func parseComputer(e *env, args []string) (*config.Config, computerArgs, error) {
+	fs := newFlags(e, "computer", computerUsage)
+	var a computerArgs
+	fs.StringVar(&a.provider, "provider", "", "anthropic, openai or uitars")
+	fs.StringVar(&a.model, "model", "", "the model (default per provider: claude-sonnet-4-5, computer-use-preview, ui-tars-1.5-7b)")
+	fs.StringVar(&a.baseURL, "base-url", "", "the provider's endpoint (default ACU_COMPUTER_BASE_URL, else the vendor's)")
+	fs.IntVar(&a.maxSteps, "max-steps", 50, "model turns before the run stops")
+	fs.Float64Var(&a.maxCost, "max-cost", 0, "US dollars of model cost before the run stops (0: no limit)")
+	fs.StringVar(&a.limit, "limit", "1280x800", "largest screenshot offered to the model, WxH (coordinates map back to exact screen pixels)")
+	fs.StringVar(&a.version, "tool-version", "", "Anthropic tool version (default computer_20250124; computer_20251124 adds zoom)")
+	fs.StringVar(&a.mode, "coords", "relative", "UI-TARS coordinates: relative (0..1000), absolute (pixels) or smart (Qwen2.5-VL smart resize)")
+	fs.BoolVar(&a.ack, "acknowledge-safety-checks", false, "OpenAI: accept the model's safety checks instead of stopping for the user")
+	fs.DurationVar(&a.userWait, "user-timeout", time.Hour, "how long the run waits for acu runs resume when the model needs the user (0: stop at once, exit 3)")
+	fs.BoolVar(&a.smart, "smart-wait", true, "offer acu's smart wait as an extra tool (Anthropic, OpenAI)")
+	fs.DurationVar(&a.timeout, "call-timeout", 120*time.Second, "timeout of one model call")
+	fs.BoolVar(&a.asJSON, "json", false, "print every event as a JSON line instead of a readable one")
+	c, rest, warnings, err := config.Load(e.getenv, e.environ, fs, args)
+	if err != nil {
+		return nil, a, err
 	}
-	show("result", res)
+	a.task = strings.TrimSpace(strings.Join(rest, " "))
+	def, ok := computerDefaults[a.provider]
+	switch {
+	case !ok:
+		fs.Usage()
+		return nil, a, &exitError{code: 2, msg: "acu computer: --provider must be anthropic, openai or uitars"}
+	case a.task == "":
+		fs.Usage()
+		return nil, a, &exitError{code: 2, msg: `acu computer: say what to do, e.g. acu computer --provider anthropic "fill in the form"`}
+	case c.Display == "":
+		return nil, a, &exitError{code: 2, msg: "acu computer: no display: pass --display :99 or set DISPLAY"}
+	}
+	for _, w := range warnings {
+		newLogger(c, e.stderr).Warn(w)
+	}
+	cc := c.Computer()
+	a.model = firstOf(a.model, cc.Model, def.model)
+	a.baseURL = firstOf(a.baseURL, cc.BaseURL)
+	return c, a, nil
+}
+
+// computerModel is the client of the provider's model: a key unless the
+// endpoint is local, and a price when a cost budget is set.
+func computerModel(c *config.Config, a computerArgs, log *slog.Logger) (*llm.Client, error) {
+	key, keyEnv := c.ComputerAPIKey(a.provider)
+	if a.provider == api.VendorUITARS && a.baseURL == "" {
+		return nil, &exitError{code: 2, msg: "acu computer: UI-TARS needs --base-url (or ACU_COMPUTER_BASE_URL): an OpenAI-compatible endpoint serving the model, up to /v1"}
+	}
+	if !key.Set() && (a.baseURL == "" || !localURL(a.baseURL)) {
+		return nil, &exitError{code: 2, msg: fmt.Sprintf("acu computer: the %s model needs a key: set %s or ACU_COMPUTER_API_KEY",
+			a.provider, firstOf(computerDefaults[a.provider].keyEnv, "ACU_COMPUTER_API_KEY"))}
+	}
+	wire := llm.OpenAI
+	if a.provider == api.VendorAnthropic {
+		wire = llm.Anthropic
+	}
+	mc, err := llm.New(llm.Options{Provider: wire, BaseURL: a.baseURL, Model: a.model, APIKey: key, Timeout: a.timeout, Ledger: llm.NewLedger(),
+		Logger: log.With("component", "llm", "role", "computer"), Prices: modelPrices(c), Name: "computer", KeyEnv: keyEnv})
+	if err != nil {
+		return nil, err
+	}
+	if err := (session.Budget{MaxCost: a.maxCost}).CheckPriced(mc, a.model); err != nil {
+		return nil, &exitError{code: 2, msg: fmt.Sprintf("acu computer: --max-cost cannot be kept: %v", err)}
+	}
+	return mc, nil
+}
+
+// computerExit is the exit status of a loop's outcome.
+func computerExit(res computer.LoopResult) error {
 	switch res.Status {
 	case computer.StatusCompleted:
 		return nil
@@ -178,6 +180,18 @@ action has safety checks (OpenAI), the run waits for the user's answer: acu runs
 	}
 	return &exitError{code: 1}
 }
+
+const computerUsage = `--provider anthropic|openai|uitars [flags] "<task>"
+
+Drives a computer-use model on the display: screenshot, the model's action in its vendor's dialect,
+acu runs it (settling instead of sleeping), the result back to the model, until the model is done or
+a budget runs out. The run is a run of kind "computer" with one event per turn. Keys: ANTHROPIC_API_KEY,
+OPENAI_API_KEY, or ACU_COMPUTER_API_KEY for any; ACU_COMPUTER_BASE_URL or --base-url for another endpoint
+(UI-TARS: any OpenAI-compatible server). When the model calls for the user (UI-TARS call_user) or its
+action has safety checks (OpenAI), the run waits for the user's answer: acu runs resume RUN [--message TEXT]
+(--acknowledge for safety checks, with an admin token), or acu runs cancel RUN. Exit status: 0 completed,
+1 failed or out of budget, 3 the model needed the user and nobody answered within --user-timeout,
+130 cancelled (Ctrl-C or acu runs cancel).`
 
 // printComputerEvent prints one event as a progress line.
 func printComputerEvent(w io.Writer, runID string, data any) {

@@ -51,7 +51,7 @@ var layers = map[string]int{
 	"internal/smartwait": layerFeatures, "internal/actions": layerFeatures, "internal/computer": layerFeatures,
 	"internal/gate": layerGate, "internal/relay": layerFeatures, "internal/sense": layerFeatures, "internal/agent": layerFeatures,
 	"internal/orchestrator": layerFeatures, "internal/live": layerFeatures, "internal/record": layerFeatures,
-	"internal/taskbench": layerFeatures,
+	"internal/taskbench": layerFeatures, "internal/session": layerFeatures,
 
 	"internal/server": layerSurfaces,
 
@@ -81,6 +81,13 @@ var sameLayer = []depEdges{
 	{"internal/dialect/anthropic", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/openai", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/uitars", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
+	{"internal/dialect", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/dialect/anthropic", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/dialect/openai", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/dialect/uitars", []string{"internal/llm"}, "a vendor's conversation makes its model calls through the model client"},
+	{"internal/computer", []string{"internal/session"}, "the computer-use loop runs in the session harness"},
+	{"internal/agent", []string{"internal/session"}, "the desktop agent loop runs in the session harness"},
+	{"internal/orchestrator", []string{"internal/session"}, "the task loop runs in the session harness"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
@@ -96,6 +103,8 @@ var testOnly = []depEdges{
 		"the tools are tested on the real engines in-process, not on a mock of the daemon (the scope test on a real server and gate)"},
 	{"internal/sense", []string{"internal/relay"}, "the sense client is tested against a real relay"},
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
+	{"internal/computer", []string{"internal/actions", "internal/smartwait"},
+		"every vendor action is checked on the real action service on a real display"},
 }
 
 const module = "github.com/acu-dev/acu/"

@@ -2,15 +2,10 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"image"
 	"io"
 	"log/slog"
-	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -25,7 +20,7 @@ import (
 	"github.com/acu-dev/acu/internal/runlog"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/secret"
-	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/session"
 )
 
 // Phases reported in /state.
@@ -141,29 +136,6 @@ type Options struct {
 	Now    func() time.Time
 }
 
-// FrameStore keeps the frames a run saw, once per content hash
-// (*store.DB).
-type FrameStore interface {
-	PutRunFrame(ctx context.Context, runID string, f store.Frame, at time.Time) error
-}
-
-// keepFrame stores a turn's annotated PNG (Options.Frames) and returns its
-// hash, "" when none is kept.
-func (a *Agent) keepFrame(ctx context.Context, png []byte) string {
-	if a.opts.Frames == nil || a.runID == "" || len(png) < 24 {
-		return ""
-	}
-	sum := sha256.Sum256(png)
-	h := "png-" + hex.EncodeToString(sum[:12])
-	w := int(binary.BigEndian.Uint32(png[16:20])) // the IHDR's width and height
-	ht := int(binary.BigEndian.Uint32(png[20:24]))
-	if err := a.opts.Frames.PutRunFrame(context.WithoutCancel(ctx), a.runID, store.Frame{Hash: h, JPEG: png, Width: w, Height: ht}, a.opts.Now()); err != nil {
-		a.log.Warn("keep a turn's frame", "run_id", a.runID, "err", err)
-		return ""
-	}
-	return h
-}
-
 // Holder reports whether a human holds the display (*gate.HoldWatch).
 type Holder interface {
 	Held(ctx context.Context) (bool, string, error)
@@ -208,10 +180,12 @@ type Agent struct {
 	bg       sync.WaitGroup // background work of the last turn
 	paused   bool
 	stepOnce bool
-	cost     float64
-	runID    string
-	dir      *runlog.Dir
-	dirLog   *slog.Logger
+	// meter counts the session's cost against its budget; run records
+	// it (never nil while a session runs).
+	meter  session.Meter
+	run    *session.Run
+	dir    *runlog.Dir
+	dirLog *slog.Logger
 }
 
 type annotation struct {
@@ -230,10 +204,8 @@ func New(opts Options) (*Agent, error) {
 	if opts.Display == "" {
 		return nil, errors.New("agent: no display: set DISPLAY")
 	}
-	if p, ok := opts.Model.(interface{ CheckPriced(model string) error }); ok && opts.MaxCostUSD > 0 {
-		if err := p.CheckPriced(""); err != nil {
-			return nil, fmt.Errorf("agent: cost limit of $%g cannot be kept: %w: set the model's price, or no limit", opts.MaxCostUSD, err)
-		}
+	if err := (session.Budget{MaxCost: opts.MaxCostUSD}).CheckPriced(opts.Model, ""); err != nil {
+		return nil, fmt.Errorf("agent: cost limit of $%g cannot be kept: %w: set the model's price, or no limit", opts.MaxCostUSD, err)
 	}
 	switch opts.Annotator {
 	case "":
@@ -369,7 +341,7 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 }
 
 // errStop ends a session on request.
-var errStop = errors.New("stopped")
+var errStop = session.ErrStopped
 
 // session runs turns from the first model output until a stop, a limit, a
 // failure of the screen or input, or ctx's end. Failures end the session
@@ -422,7 +394,8 @@ func (a *Agent) startSession(ctx context.Context) error {
 	a.ann.Reset()
 	a.mu.Lock()
 	a.trail = nil
-	a.cost = 0
+	a.meter = session.Meter{Budget: session.Budget{MaxSteps: a.opts.MaxTurns, MaxCost: a.opts.MaxCostUSD}}
+	a.run = session.Attach(nil, "", RunKind, a.log)
 	a.st = State{Phase: PhaseExecuting, Annotator: a.opts.Annotator, BBoxes: []Box{}, Actions: []Action{}, Trail: [][]Action{}, MsgID: a.st.MsgID}
 	a.mu.Unlock()
 	if a.opts.RunsDir != "" {
@@ -442,50 +415,44 @@ func (a *Agent) startSession(ctx context.Context) error {
 		if a.dir != nil {
 			spec["runDir"] = a.dir.Path()
 		}
-		r, err := a.opts.Runs.Start(ctx, runs.StartOptions{Kind: RunKind, Spec: spec})
+		r, err := session.Start(ctx, a.opts.Runs, RunKind, runs.StartOptions{Kind: RunKind, Spec: spec}, a.log)
 		if err != nil {
 			a.log.Warn("agent session not recorded as a run", "err", err)
 		} else {
-			a.runID = r.ID
+			a.run = r
 		}
 	}
 	a.mu.Lock()
-	a.st.RunID = a.runID
+	a.st.RunID = a.run.ID()
 	if a.dir != nil {
 		a.st.RunDir = a.dir.Path()
 	}
 	a.mu.Unlock()
-	a.logInfo("agent session started", "run_id", a.runID, "run_dir", a.st.RunDir)
+	a.logInfo("agent session started", "run_id", a.run.ID(), "run_dir", a.st.RunDir)
 	return nil
 }
 
 func (a *Agent) endSession(status, msg string) {
 	a.flush()
-	a.logInfo("agent session ended", "run_id", a.runID, "status", status, "reason", msg)
-	if a.opts.Runs != nil && a.runID != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		errMsg := ""
-		if status == runs.StatusError {
-			errMsg = msg
-		}
-		a.mu.Lock()
-		res := map[string]any{"turns": a.st.Turn, "costUsd": a.cost, "reason": msg}
-		if a.st.CostUnknown {
-			res["costUnknown"], res["unpricedCalls"] = true, a.st.UnpricedCalls
-		}
-		a.mu.Unlock()
-		if _, err := a.opts.Runs.End(ctx, a.runID, status, errMsg, res); err != nil {
-			a.log.Warn("end agent run", "run_id", a.runID, "err", err)
-		}
-		cancel()
+	a.logInfo("agent session ended", "run_id", a.run.ID(), "status", status, "reason", msg)
+	errMsg := ""
+	if status == runs.StatusError {
+		errMsg = msg
 	}
+	a.mu.Lock()
+	res := map[string]any{"turns": a.st.Turn, "costUsd": a.meter.CostUSD, "reason": msg}
+	if a.meter.Unpriced > 0 {
+		res["costUnknown"], res["unpricedCalls"] = true, a.meter.Unpriced
+	}
+	a.mu.Unlock()
+	a.run.End(context.Background(), status, errMsg, res)
 	if a.dir != nil {
 		if err := a.dir.Close(); err != nil {
 			a.log.Warn("close run directory", "err", err)
 		}
 		a.dir, a.dirLog = nil, nil
 	}
-	a.runID = ""
+	a.run = session.Attach(nil, "", RunKind, a.log)
 	a.mu.Lock()
 	a.st.Phase = PhaseStopped
 	if status == runs.StatusError {
@@ -553,36 +520,26 @@ func (a *Agent) waitHold(ctx context.Context) error {
 	if err != nil || !held {
 		return nil // a hold that cannot be read holds nothing; the turn says why the display failed
 	}
-	start := time.Now()
 	a.mu.Lock()
 	turn := a.st.Turn
 	a.st.Paused, a.st.Phase = true, PhasePaused
 	a.st.MsgID++
 	a.mu.Unlock()
-	a.emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "paused", Detail: detail})
-	a.logInfo("agent paused: the display is taken over", "run_id", a.runID, "detail", detail)
-	t := time.NewTicker(holdPoll)
-	defer t.Stop()
-	for held {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case c := <-a.control:
-			if a.applyControl(c) {
-				return errStop
-			}
-		case <-t.C:
-			if held, _, err = a.hold.Held(ctx); err != nil {
-				held = false
-			}
-		}
+	a.run.Emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "paused", Detail: detail})
+	a.logInfo("agent paused: the display is taken over", "run_id", a.run.ID(), "detail", detail)
+	paused, err := session.Hold[string]{Poll: holdPoll, Control: a.control, Apply: a.applyControl, Held: func(ctx context.Context) bool {
+		held, _, err := a.hold.Held(ctx)
+		return err == nil && held
+	}}.Wait(ctx)
+	if err != nil {
+		return err
 	}
 	a.mu.Lock()
 	a.st.Paused, a.st.Phase = a.paused, PhaseExecuting
 	a.st.MsgID++
 	a.mu.Unlock()
-	a.emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "resumed", PausedMs: time.Since(start).Milliseconds()})
-	a.logInfo("agent resumed: the display was handed back", "run_id", a.runID)
+	a.run.Emit(ctx, StreamIntervention, InterventionEvent{Turn: turn, Phase: "resumed", PausedMs: paused.Milliseconds()})
+	a.logInfo("agent resumed: the display was handed back", "run_id", a.run.ID())
 	return nil
 }
 
@@ -618,8 +575,8 @@ func (a *Agent) turn(ctx context.Context, text string) (next, done string, err e
 	if err != nil {
 		return "", "", err
 	}
-	if a.opts.MaxTurns > 0 && n >= a.opts.MaxTurns {
-		return "", fmt.Sprintf("turn limit of %d reached", a.opts.MaxTurns), nil
+	if a.meter.Budget.StepsSpent(n) {
+		return "", (&session.LimitError{Kind: session.LimitSteps, Steps: a.opts.MaxTurns}).Error(), nil
 	}
 	a.setPhase(PhaseCallingVLM)
 	reply, err := a.callModel(ctx, n, out, shot.w, shot.h, annPNG)
@@ -635,7 +592,7 @@ func (a *Agent) turn(ctx context.Context, text string) (next, done string, err e
 		a.st.Phase = PhaseWaitingInject
 		a.st.MsgID++
 		a.mu.Unlock()
-		a.emit(ctx, "error", map[string]any{"turn": n, "error": msg})
+		a.run.Emit(ctx, session.StreamError, map[string]any{"turn": n, "error": msg})
 		select {
 		case <-ctx.Done():
 			return "", "", ctx.Err()
@@ -657,23 +614,14 @@ func (a *Agent) turn(ctx context.Context, text string) (next, done string, err e
 		}
 	}
 	a.mu.Lock()
-	a.cost += reply.CostUSD
-	a.st.CostUSD = a.cost
-	a.st.ModelMs += float64(reply.Latency.Microseconds()) / 1000
-	if !reply.CostKnown {
-		a.st.CostUnknown = true
-		a.st.UnpricedCalls++
-	}
-	cost := a.cost
+	// A limit ends the session: the cost is spent, or cannot be kept on a
+	// call of unknown cost (stop rather than run unbounded).
+	limit := a.meter.Add(reply)
+	a.st.CostUSD, a.st.ModelMs = a.meter.CostUSD, a.meter.ModelMs
+	a.st.CostUnknown, a.st.UnpricedCalls = a.meter.Unpriced > 0, a.meter.Unpriced
 	a.mu.Unlock()
-	if a.opts.MaxCostUSD > 0 && !reply.CostKnown {
-		// The limit cannot be kept on calls of unknown cost: stop rather
-		// than run unbounded.
-		return "", fmt.Sprintf("cost limit of $%.4f cannot be kept: the call to model %s came back with no cost and the model has no price "+
-			"(set its price in ACU_MODEL_PRICES); $%.4f known so far", a.opts.MaxCostUSD, reply.Model, cost), nil
-	}
-	if a.opts.MaxCostUSD > 0 && cost >= a.opts.MaxCostUSD {
-		return "", fmt.Sprintf("cost limit of $%.4f reached ($%.4f spent)", a.opts.MaxCostUSD, cost), nil
+	if limit != nil {
+		return "", limit.Error(), nil
 	}
 	return reply.Text, "", nil
 }
@@ -786,7 +734,7 @@ func (a *Agent) execute(ctx context.Context, n int, acts []Action) []string {
 				return errs
 			}
 		}
-		if _, err := a.hands.Do(gate.WithCaller(ctx, gate.Caller{Engine: "agent", Run: a.runID}), act.inputAction()); err != nil {
+		if _, err := a.hands.Do(a.run.Acting(ctx), act.inputAction()); err != nil {
 			errs[i] = err.Error()
 			a.logWarn("action failed", "turn", n, "index", i, "name", act.Name, "err", err)
 			continue
@@ -798,225 +746,20 @@ func (a *Agent) execute(ctx context.Context, n int, acts []Action) []string {
 	return errs
 }
 
-// shot is the post-action screenshot: the working area, resized, as BGRX.
-type shot struct {
-	pix    []byte
-	w, h   int
-	stride int
-}
-
-// capture reads the screen, crops it to the working area (the same pixels
-// input maps into) and resizes it as configured.
-func (a *Agent) capture(ctx context.Context) (shot, error) {
-	f, err := a.opts.Hub.Capture(ctx, a.opts.Display, capture.Target{Kind: capture.Screen})
-	if err != nil {
-		return shot{}, fmt.Errorf("capture %s: %w", a.opts.Display, err)
-	}
-	ar := a.area
-	v := f.Sub(image.Rect(ar.X, ar.Y, ar.X+ar.W, ar.Y+ar.H), "area")
-	w, h := OutputSize(v.W, v.H, a.opts.CaptureWidth, a.opts.CaptureHeight, a.opts.CaptureScalePercent)
-	s := shot{w: v.W, h: v.H, stride: v.Stride, pix: v.Pix}
-	if w != v.W || h != v.H {
-		need := w * h * 4
-		if cap(a.rawBuf) < need {
-			a.rawBuf = make([]byte, need)
-		}
-		a.rawBuf = a.rawBuf[:need]
-		frame.Resize(a.rawBuf, w, h, v.Pix, v.W, v.H, v.Stride, frame.Fast)
-		s.pix, s.w, s.h, s.stride = a.rawBuf, w, h, w*4
-	}
-	return s, nil
-}
-
-// OutputSize is the screenshot size for a w*h working area: width x height
-// when both are > 0, else scaled by percent (1..99), else unchanged.
-func OutputSize(w, h, width, height, percent int) (int, int) {
-	if width > 0 && height > 0 {
-		return width, height
-	}
-	if percent > 0 && percent < 100 {
-		return max(int(math.Round(float64(w)*float64(percent)/100)), 1), max(int(math.Round(float64(h)*float64(percent)/100)), 1)
-	}
-	return w, h
-}
-
-// annotateAndEncode copies the screenshot, draws the overlays on the copy
-// and encodes it as PNG.
-func (a *Agent) annotateAndEncode(s shot, boxes []Box, trail [][]annotate.Mark) []byte {
-	need := s.w * s.h * 4
-	if cap(a.annBuf) < need {
-		a.annBuf = make([]byte, need)
-	}
-	buf := a.annBuf[:need]
-	for y := range s.h {
-		copy(buf[y*s.w*4:(y+1)*s.w*4], s.pix[y*s.stride:y*s.stride+s.w*4])
-	}
-	bx := make([]annotate.Box, len(boxes))
-	for i, b := range boxes {
-		bx[i] = annotate.Box{X1: b.X1, Y1: b.Y1, X2: b.X2, Y2: b.Y2}
-	}
-	a.ann.Draw(annotate.Image{Pix: buf, W: s.w, H: s.h, Stride: s.w * 4, Format: annotate.BGRX}, bx, trail)
-	return a.annEnc.Encode(buf, s.w, s.h, s.w*4)
-}
-
-// flush waits for the previous turn's background work (raw PNG, run
-// directory).
-func (a *Agent) flush() { a.bg.Wait() }
-
-// marks converts actions to annotation marks with their labels.
-func (a *Agent) marks(acts []Action) []annotate.Mark {
-	out := make([]annotate.Mark, 0, len(acts))
-	for i, act := range acts {
-		m := annotate.Mark{Pos: true, X: act.X1, Y: act.Y1}
-		switch act.Name {
-		case gate.KindDrag:
-			m.Drag, m.X2, m.Y2 = true, act.X2, act.Y2
-			m.Label = fmt.Sprintf("%d drag %d,%d>%d,%d", i+1, act.X1, act.Y1, act.X2, act.Y2)
-		case gate.KindType:
-			m.Pos = false
-			m.Label = fmt.Sprintf("%d type %q", i+1, truncate(act.Text, 40))
-		case gate.KindKey:
-			m.Pos = false
-			m.Label = fmt.Sprintf("%d key %s", i+1, truncate(act.Keys, 40))
-		case gate.KindScroll:
-			m.Label = fmt.Sprintf("%d scroll %d,%d dy=%d", i+1, act.X1, act.Y1, act.DY)
-		default:
-			m.Label = fmt.Sprintf("%d %s %d,%d", i+1, act.Name, act.X1, act.Y1)
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
-}
-
-func (a *Agent) pushTrail(acts []Action) {
-	n := max(a.opts.UI.ExecutedHeat.TrailTurns, 1)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.trail = append([][]Action{acts}, a.trail...)
-	if len(a.trail) > n {
-		a.trail = a.trail[:n]
-	}
-	a.st.Trail = a.trail
-}
-
-// waitAnnotated waits for POST /annotated with seq n (annotator=panel).
-func (a *Agent) waitAnnotated(ctx context.Context, n int) ([]byte, error) {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case c := <-a.control:
-			if a.applyControl(c) {
-				return nil, errStop
-			}
-		case an := <-a.annotated:
-			if an.seq == n {
-				a.mu.Lock()
-				a.st.AnnotatedSeq, a.st.AnnotatedPNG = n, an.png
-				a.st.MsgID++
-				a.mu.Unlock()
-				return an.png, nil
-			}
-		}
-	}
-}
-
-func (a *Agent) saveRaw(n int, out Output, text string, png []byte) {
-	if a.dir == nil {
-		return
-	}
-	rec := runlog.RawRecord{Turn: n, Observation: out.Observation, BBoxes: out.BBoxes, Actions: out.Actions, VLMText: text}
-	if len(out.Rejected) > 0 {
-		rec.Rejected = out.Rejected
-	}
-	if err := a.dir.WriteRaw(rec, png); err != nil {
-		a.logWarn("run log", "turn", n, "err", err)
-	}
-}
-
-func (a *Agent) saveAnnotated(n int, png []byte) {
-	if a.dir == nil {
-		return
-	}
-	if err := a.dir.WriteAnnotated(n, png); err != nil {
-		a.logWarn("run log", "turn", n, "err", err)
-	}
-}
-
-// TurnEvent is the data of a "turn" progress event.
-type TurnEvent struct {
-	Turn         int        `json:"turn"`
-	Observation  string     `json:"observation"`
-	Actions      []Action   `json:"actions"`
-	BBoxes       []Box      `json:"bboxes"`
-	Rejected     []Rejected `json:"rejected,omitempty"`
-	ActionErrors []string   `json:"actionErrors,omitempty"`
-	Parse        string     `json:"parse"`
-	RawPNG       string     `json:"rawPng,omitempty"`
-	AnnotatedPNG string     `json:"annotatedPng,omitempty"`
-	// FrameHash names the annotated frame the model saw in the frame
-	// store (Options.Frames; GET /v1/frames/{hash}), for the run timeline.
-	FrameHash string  `json:"frameHash,omitempty"`
-	CostUSD   float64 `json:"costUsd"`
-	// CostUnknown: some call of the session had no cost (CostUSD is the
-	// known part).
-	CostUnknown bool `json:"costUnknown,omitempty"`
-}
-
-func (a *Agent) emitTurn(ctx context.Context, n int, out Output, execErrs []string, annPNG []byte) {
-	ev := TurnEvent{Turn: n, Observation: out.Observation, Actions: out.Actions, BBoxes: out.BBoxes, Rejected: out.Rejected, Parse: out.Mode}
-	ev.FrameHash = a.keepFrame(ctx, annPNG)
-	for _, e := range execErrs {
-		if e != "" {
-			ev.ActionErrors = execErrs
-			break
-		}
-	}
-	if a.dir != nil {
-		ev.RawPNG = a.dir.Path() + "/" + a.dir.RawName(n)
-		ev.AnnotatedPNG = a.dir.Path() + "/" + a.dir.AnnotatedName(n)
-	}
-	a.mu.Lock()
-	ev.CostUSD, ev.CostUnknown = a.cost, a.st.CostUnknown
-	a.mu.Unlock()
-	a.emit(ctx, StreamTurn, ev)
-}
-
-func (a *Agent) emit(ctx context.Context, stream string, data any) {
-	if a.opts.Runs == nil || a.runID == "" {
-		return
-	}
-	if _, err := a.opts.Runs.Emit(ctx, a.runID, stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
-		a.log.Warn("emit agent event", "run_id", a.runID, "err", err)
-	}
-}
-
 // callModel sends the system prompt, the observation and the annotated
 // screenshot, and returns the reply.
 func (a *Agent) callModel(ctx context.Context, n int, out Output, w, h int, png []byte) (llm.Response, error) {
-	if a.opts.ModelTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, a.opts.ModelTimeout)
-		defer cancel()
-	}
 	req := llm.Request{
 		Model: a.opts.ModelName, System: a.opts.SystemPrompt, MaxTokens: a.opts.MaxTokens,
-		Temperature: a.opts.Temperature, TopP: a.opts.TopP, RunID: a.runID,
+		Temperature: a.opts.Temperature, TopP: a.opts.TopP, RunID: a.run.ID(),
 		Messages: []llm.Message{{Role: "user", Text: UserText(n, out, w, h), Images: []llm.Image{{MIME: "image/png", Data: png}}}},
 	}
-	resp, err := a.opts.Model.Chat(ctx, req)
+	resp, err := session.Call(ctx, a.opts.ModelTimeout, func(ctx context.Context) (llm.Response, error) { return a.opts.Model.Chat(ctx, req) })
+	var te *session.TimeoutError
+	if errors.As(err, &te) {
+		return resp, fmt.Errorf("model call for turn %d: no reply within %s (ACU_AGENT_VLM_HTTP_TIMEOUT_SECONDS): %w", n, te.After, te.Err)
+	}
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
-			return resp, fmt.Errorf("model call for turn %d: no reply within %s (ACU_AGENT_VLM_HTTP_TIMEOUT_SECONDS): %w", n, a.opts.ModelTimeout, err)
-		}
 		return resp, fmt.Errorf("model call for turn %d: %w", n, err)
 	}
 	return resp, nil

@@ -117,95 +117,117 @@ func prepare(ctx context.Context, d Desktop, q api.ComputerQuery) (Tools, api.Co
 // denied window) come back as the vendor's error result with Status
 // error.
 func Execute(ctx context.Context, d Desktop, vendor string, q api.ComputerQuery, item []byte) (api.ComputerResult, error) {
-	if !slices.Contains(api.Vendors, vendor) {
+	run, ok := executors[vendor]
+	if !ok {
 		return api.ComputerResult{}, &QueryError{"vendor", fmt.Sprintf("vendor %q: use %s", vendor, strings.Join(api.Vendors, ", "))}
 	}
 	tools, res, err := prepare(ctx, d, q)
 	if err != nil {
 		return res, err
 	}
-	var plan dialect.Plan
-	var out dialect.Outcome
-	run := func() {
-		out = dialect.Run(ctx, d, q.Display, plan)
-		res.Ms = out.Ms
-		if out.Act != nil {
-			res.Actions, res.Settle, res.SessionRun = out.Act.Results, out.Act.Settle, out.Act.SessionRun
-		}
-		res.Waited = out.Waited
-		if out.Shot != nil {
-			res.ShotID = out.Shot.ID
-		}
-		if out.Err != nil {
-			res.Error = detail(out.Err)
-		}
-	}
 	res.Status = api.ComputerActed
-	switch vendor {
-	case api.VendorAnthropic:
-		tu, in, err := anthropic.Decode(item)
-		if err == nil {
-			plan, err = tools.Anthropic.Plan(in)
-		}
-		if err != nil {
-			res.Status, res.Error = api.ComputerError, detail(err)
-			res.Result = mustJSON(anthropic.ErrorResult(tu.ID, err))
-			return res, nil
-		}
-		run()
-		if out.Err != nil {
-			res.Status = api.ComputerError
-		}
-		res.Result = mustJSON(tools.Anthropic.Result(tu.ID, plan, out))
-	case api.VendorOpenAI:
-		c, err := openai.Decode(item)
-		if err == nil {
-			plan, err = tools.OpenAI.Plan(c)
-		}
-		if err != nil {
-			// The Responses API has no error output: the caller tells the
-			// model (Error); Result is a screenshot of the unchanged screen.
-			res.Status, res.Error = api.ComputerError, detail(err)
-			if c.CallID != "" {
-				plan = dialect.Plan{Shot: dialect.ShotOptions(tools.OpenAI.Image, tools.OpenAI.Format, tools.OpenAI.Quality)}
-				out = dialect.Run(ctx, d, q.Display, plan)
-				res.Result = mustJSON(tools.OpenAI.Result(c, out, nil))
-			}
-			return res, nil
-		}
-		if pending := openai.Unacknowledged(c, q.Acknowledge); len(pending) > 0 {
-			res.Status = api.ComputerSafetyCheck
-			res.PendingSafetyChecks = mustJSON(pending)
-			res.Error = &api.ErrorDetail{Code: api.ComputerSafetyCheck, Message: "the model's call has pending safety checks: show them to the user and, if they agree, send it again acknowledging them (acknowledge=" + ids(pending) + ")"}
-			return res, nil
-		}
-		run()
-		if out.Err != nil {
-			res.Status = api.ComputerError
-		}
-		res.Result = mustJSON(tools.OpenAI.Result(c, out, c.PendingSafetyChecks))
-	case api.VendorUITARS:
-		text, err := uitarsText(item)
-		if err == nil {
-			plan, _, err = tools.UITARS.Plan(text)
-		}
-		if err != nil {
-			res.Status, res.Error = api.ComputerError, detail(err)
-			res.Result = mustJSON(tools.UITARS.Result(dialect.Plan{}, dialect.Outcome{Err: err}))
-			return res, nil
-		}
-		run()
-		switch {
-		case out.Err != nil:
-			res.Status = api.ComputerError
-		case plan.Status == dialect.StatusFinished:
-			res.Status, res.Content = api.ComputerFinished, plan.Content
-		case plan.Status == dialect.StatusCallUser:
-			res.Status, res.Content = api.ComputerCallUser, plan.Content
-		}
-		res.Result = mustJSON(tools.UITARS.Result(plan, out))
+	x := execution{ctx: ctx, d: d, q: q, tools: tools, res: res}
+	run(&x, item)
+	return x.res, nil
+}
+
+// executors run one vendor's action item: decode it, plan it with the
+// vendor's dialect, run the plan and answer the vendor's result item.
+var executors = map[string]func(x *execution, item []byte){
+	api.VendorAnthropic: (*execution).anthropic,
+	api.VendorOpenAI:    (*execution).openai,
+	api.VendorUITARS:    (*execution).uitars,
+}
+
+// execution is one action item being run.
+type execution struct {
+	ctx   context.Context
+	d     Desktop
+	q     api.ComputerQuery
+	tools Tools
+	res   api.ComputerResult
+}
+
+// run runs plan and puts its outcome on the result (Status error when it
+// failed).
+func (x *execution) run(plan dialect.Plan) dialect.Outcome {
+	out := dialect.Run(x.ctx, x.d, x.q.Display, plan)
+	x.res.Ms = out.Ms
+	if out.Act != nil {
+		x.res.Actions, x.res.Settle, x.res.SessionRun = out.Act.Results, out.Act.Settle, out.Act.SessionRun
 	}
-	return res, nil
+	x.res.Waited = out.Waited
+	if out.Shot != nil {
+		x.res.ShotID = out.Shot.ID
+	}
+	if out.Err != nil {
+		x.res.Status, x.res.Error = api.ComputerError, detail(out.Err)
+	}
+	return out
+}
+
+func (x *execution) anthropic(item []byte) {
+	tu, in, err := anthropic.Decode(item)
+	var plan dialect.Plan
+	if err == nil {
+		plan, err = x.tools.Anthropic.Plan(in)
+	}
+	if err != nil {
+		x.res.Status, x.res.Error = api.ComputerError, detail(err)
+		x.res.Result = mustJSON(anthropic.ErrorResult(tu.ID, err))
+		return
+	}
+	out := x.run(plan)
+	x.res.Result = mustJSON(x.tools.Anthropic.Result(tu.ID, plan, out))
+}
+
+func (x *execution) openai(item []byte) {
+	c, err := openai.Decode(item)
+	var plan dialect.Plan
+	if err == nil {
+		plan, err = x.tools.OpenAI.Plan(c)
+	}
+	if err != nil {
+		// The Responses API has no error output: the caller tells the
+		// model (Error); Result is a screenshot of the unchanged screen.
+		x.res.Status, x.res.Error = api.ComputerError, detail(err)
+		if c.CallID != "" {
+			t := x.tools.OpenAI
+			out := dialect.Run(x.ctx, x.d, x.q.Display, dialect.Plan{Shot: dialect.ShotOptions(t.Image, t.Format, t.Quality)})
+			x.res.Result = mustJSON(t.Result(c, out, nil))
+		}
+		return
+	}
+	if pending := openai.Unacknowledged(c, x.q.Acknowledge); len(pending) > 0 {
+		x.res.Status = api.ComputerSafetyCheck
+		x.res.PendingSafetyChecks = mustJSON(pending)
+		x.res.Error = &api.ErrorDetail{Code: api.ComputerSafetyCheck, Message: "the model's call has pending safety checks: show them to the user and, if they agree, send it again acknowledging them (acknowledge=" + ids(pending) + ")"}
+		return
+	}
+	out := x.run(plan)
+	x.res.Result = mustJSON(x.tools.OpenAI.Result(c, out, c.PendingSafetyChecks))
+}
+
+func (x *execution) uitars(item []byte) {
+	text, err := uitarsText(item)
+	var plan dialect.Plan
+	if err == nil {
+		plan, _, err = x.tools.UITARS.Plan(text)
+	}
+	if err != nil {
+		x.res.Status, x.res.Error = api.ComputerError, detail(err)
+		x.res.Result = mustJSON(x.tools.UITARS.Result(dialect.Plan{}, dialect.Outcome{Err: err}))
+		return
+	}
+	out := x.run(plan)
+	switch {
+	case out.Err != nil:
+	case plan.Status == dialect.StatusFinished:
+		x.res.Status, x.res.Content = api.ComputerFinished, plan.Content
+	case plan.Status == dialect.StatusCallUser:
+		x.res.Status, x.res.Content = api.ComputerCallUser, plan.Content
+	}
+	x.res.Result = mustJSON(x.tools.UITARS.Result(plan, out))
 }
 
 // uitarsText reads a UI-TARS output: a JSON string, or an OpenAI-compatible

@@ -2,21 +2,28 @@ package computer
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/dialect"
 	"github.com/acu-dev/acu/internal/dialect/anthropic"
-	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/dialect/openai"
+	"github.com/acu-dev/acu/internal/dialect/uitars"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/session"
 )
 
 // Kind is the run kind of `acu computer`.
 const Kind = "computer"
+
+// StreamTurn is the stream a loop's turns are recorded on.
+const StreamTurn = "turn"
 
 // Outcomes of a loop.
 const (
@@ -42,16 +49,21 @@ type Waiter interface {
 	GetWait(ctx context.Context, id string) (api.Wait, error)
 }
 
-// Model is a computer-use model's endpoint (*llm.Client): raw calls for
-// Anthropic's and OpenAI's wire formats, chat for UI-TARS.
-type Model interface {
-	Raw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error)
-	Chat(ctx context.Context, req llm.Request) (llm.Response, error)
+// Model is a computer-use model's endpoint (*llm.Client).
+type Model = dialect.Model
+
+// RunStore records a loop as a run and hands it to the user through it
+// (*runs.Registry).
+type RunStore interface {
+	session.Registry
+	RunControl
 }
 
-// Recorder records the run (*runs.Registry).
-type Recorder interface {
-	Emit(ctx context.Context, runID, stream string, data any) error
+// conversations are the vendors' sides of the loop.
+var conversations = map[string]func(dialect.ConversationOptions) dialect.Conversation{
+	api.VendorAnthropic: func(o dialect.ConversationOptions) dialect.Conversation { return anthropic.NewConversation(o) },
+	api.VendorOpenAI:    func(o dialect.ConversationOptions) dialect.Conversation { return openai.NewConversation(o) },
+	api.VendorUITARS:    func(o dialect.ConversationOptions) dialect.Conversation { return uitars.NewConversation(o) },
 }
 
 // LoopOptions configure one loop.
@@ -60,8 +72,8 @@ type LoopOptions struct {
 	Task   string
 	Model  string
 	Query  api.ComputerQuery
-	// MaxSteps bounds the model turns; MaxCost the model cost in US
-	// dollars (0: none).
+	// MaxSteps bounds the model turns (default 50); MaxCost the model
+	// cost in US dollars (0: none), which a call of unknown cost ends.
 	MaxSteps  int
 	MaxCost   float64
 	MaxTokens int
@@ -74,14 +86,26 @@ type LoopOptions struct {
 	// AskUser hands the loop to the user when the model calls for them
 	// (UI-TARS call_user) or its action has safety checks (OpenAI), and
 	// blocks until they answer. Nil ends the loop with StatusNeedsUser
-	// instead. Errors: ErrNoAnswer when nobody answered in time, or the
-	// reason the run was ended meanwhile (a cancel).
+	// instead, unless Runs and UserTimeout hand it over through the run.
+	// Errors: ErrNoAnswer when nobody answered in time, or the reason the
+	// run was ended meanwhile (a cancel).
 	AskUser func(ctx context.Context, q Ask) (Answer, error)
-	RunID   string
+	// Runs, when set, records the loop as a run of kind "computer": Run
+	// starts it (Started is told its id), records each turn, and ends it
+	// with the loop's outcome. With UserTimeout > 0 (and no AskUser) the
+	// loop waits that long for the user's answer through the run
+	// (AskThroughRun). Without Runs, RunID names a run already started
+	// (recorded by the caller) for the model calls' ledger.
+	Runs        RunStore
+	UserTimeout time.Duration
+	Started     func(runID string)
+	RunID       string
+	// OnEvent is shown every event: the turns (StreamTurn, a TurnEvent)
+	// and the hand-overs to the user (api.StreamControl, an Ask).
+	OnEvent func(stream string, data any)
 	Exec    Executor
 	Waits   Waiter
 	LLM     Model
-	Record  func(ctx context.Context, ev TurnEvent)
 	Logger  *slog.Logger
 }
 
@@ -146,8 +170,9 @@ type LoopResult struct {
 type loop struct {
 	o     LoopOptions
 	res   LoopResult
+	meter session.Meter
+	run   *session.Run
 	log   *slog.Logger
-	tools api.ComputerResult
 }
 
 // Run drives the model until it is done, a budget runs out or ctx ends.
@@ -164,26 +189,57 @@ func Run(ctx context.Context, o LoopOptions) LoopResult {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	l := &loop{o: o, log: o.Logger}
-	tools, err := o.Exec.ComputerTool(ctx, o.Vendor, o.Query)
-	if err != nil {
-		return l.fail(ctx, fmt.Errorf("read the display's size: %w", err))
-	}
-	l.tools = tools
-	switch o.Vendor {
-	case api.VendorAnthropic:
-		err = l.anthropic(ctx)
-	case api.VendorOpenAI:
-		err = l.openai(ctx)
-	case api.VendorUITARS:
-		err = l.uitars(ctx)
-	default:
-		err = fmt.Errorf("provider %q: use anthropic, openai or uitars", o.Vendor)
-	}
-	if err != nil {
+	l := &loop{o: o, log: o.Logger, meter: session.Meter{Budget: session.Budget{MaxSteps: o.MaxSteps, MaxCost: o.MaxCost}}}
+	if err := l.start(ctx); err != nil {
 		return l.fail(ctx, err)
 	}
+	if err := l.drive(ctx); err != nil {
+		l.fail(ctx, err)
+	}
+	l.end(ctx)
 	return l.res
+}
+
+// start records the loop as a run when it has a run store.
+func (l *loop) start(ctx context.Context) error {
+	if l.o.Runs == nil {
+		l.run = session.Attach(nil, l.o.RunID, Kind, l.log)
+		l.run.OnEvent = l.o.OnEvent
+		return nil
+	}
+	run, err := session.Start(ctx, l.o.Runs, Kind, runs.StartOptions{Kind: Kind, Spec: map[string]any{"task": l.o.Task, "provider": l.o.Vendor,
+		"model": l.o.Model, "display": l.o.Query.Display, "limit": l.o.Query.Limit, "max_steps": l.o.MaxSteps, "max_cost": l.o.MaxCost}}, l.log)
+	if err != nil {
+		return err
+	}
+	l.run, l.o.RunID = run, run.ID()
+	l.run.OnEvent = l.o.OnEvent
+	if l.o.AskUser == nil && l.o.UserTimeout > 0 {
+		l.o.AskUser = AskThroughRun(l.o.Runs, run.ID(), l.o.UserTimeout, func(q Ask) {
+			if l.o.OnEvent != nil {
+				l.o.OnEvent(api.StreamControl, q)
+			}
+		})
+	}
+	if l.o.Started != nil {
+		l.o.Started(run.ID())
+	}
+	return nil
+}
+
+// end records the run's end (a run the loop started).
+func (l *loop) end(ctx context.Context) {
+	if l.o.Runs == nil {
+		return
+	}
+	status := runs.StatusError
+	switch l.res.Status {
+	case StatusCompleted:
+		status = runs.StatusCompleted
+	case StatusCancelled:
+		status = runs.StatusCancelled
+	}
+	l.run.End(ctx, status, l.res.Error, l.res)
 }
 
 func (l *loop) fail(ctx context.Context, err error) LoopResult {
@@ -195,31 +251,175 @@ func (l *loop) fail(ctx context.Context, err error) LoopResult {
 	return l.res
 }
 
-// account adds a model call to the totals and checks the cost budget.
-func (l *loop) account(ev *TurnEvent, r llm.Response) error {
-	ev.ModelMs = float64(r.Latency.Microseconds()) / 1000
-	ev.TokensIn, ev.TokensOut, ev.CostUSD, ev.CostKnown = r.Usage.InputTokens, r.Usage.OutputTokens, r.CostUSD, r.CostKnown
-	l.res.TokensIn += r.Usage.InputTokens
-	l.res.TokensOut += r.Usage.OutputTokens
-	l.res.CostUSD += r.CostUSD
-	if !r.CostKnown {
-		l.res.Unpriced++
+// smartWaitName is acu's smart wait, offered to Anthropic and OpenAI
+// models beside the computer tool.
+const smartWaitName = "smart_wait"
+
+// drive runs the turns: the model's call, then each of its items, until
+// the model has nothing more to run or the loop ends.
+func (l *loop) drive(ctx context.Context) error {
+	newConv, ok := conversations[l.o.Vendor]
+	if !ok {
+		return fmt.Errorf("provider %q: use anthropic, openai or uitars", l.o.Vendor)
 	}
-	ev.TotalCost = l.res.CostUSD
-	if l.o.MaxCost > 0 && l.res.CostUSD >= l.o.MaxCost {
-		l.res.Status, l.res.Error = StatusBudget, fmt.Sprintf("the cost budget of $%.2f is spent ($%.4f)", l.o.MaxCost, l.res.CostUSD)
-		return errBudget
+	tools, err := l.o.Exec.ComputerTool(ctx, l.o.Vendor, l.o.Query)
+	if err != nil {
+		return fmt.Errorf("read the display's size: %w", err)
 	}
-	return nil
+	co := dialect.ConversationOptions{Task: l.o.Task, Model: l.o.Model, MaxTokens: l.o.MaxTokens, RunID: l.o.RunID,
+		Tool: tools.Tool, Version: l.o.Query.Version, Screenshot: func(ctx context.Context) ([]byte, error) {
+			shot, err := l.o.Exec.ScreenshotWith(ctx, l.o.Query.Display, api.ShotOptions{Format: "png", MaxWidth: tools.Image[0]})
+			return shot.Data, err
+		}}
+	if l.o.Waits != nil {
+		co.Functions = []dialect.Function{{Name: smartWaitName, Description: smartWaitDesc, Schema: smartWaitSchema}}
+	}
+	conv := newConv(co)
+	for {
+		turn, err := l.meter.Step()
+		if err != nil {
+			l.res.Status, l.res.Error = StatusBudget, err.Error()
+			return nil
+		}
+		l.res.Turns = turn
+		t, err := conv.Next(ctx, l.o.LLM)
+		if err != nil {
+			return err
+		}
+		ev := TurnEvent{Turn: turn, Text: t.Text}
+		stop := l.account(&ev, t)
+		next := true
+		for _, it := range t.Items {
+			ev.Actions = append(ev.Actions, it.Shown)
+			if stop != nil || !next {
+				continue
+			}
+			var end bool
+			if end, next, err = l.item(ctx, conv, &ev, it); end || err != nil {
+				return err
+			}
+		}
+		if !next {
+			continue // the turn was recorded before the user took over
+		}
+		if len(t.Items) == 0 && stop == nil {
+			ev.Status = "done"
+			l.record(ctx, ev)
+			l.res.Status, l.res.Summary = StatusCompleted, ev.Text
+			return nil
+		}
+		l.record(ctx, ev)
+		if stop != nil {
+			return nil
+		}
+	}
 }
 
-// errBudget stops a loop whose cost budget is spent.
-var errBudget = errors.New("cost budget spent")
-
-func (l *loop) record(ctx context.Context, ev TurnEvent) {
-	if l.o.Record != nil {
-		l.o.Record(ctx, ev)
+// account adds a model call to the totals and checks the cost budget.
+func (l *loop) account(ev *TurnEvent, t dialect.Turn) error {
+	r := t.Response
+	ev.ModelMs = float64(r.Latency.Microseconds()) / 1000
+	ev.TokensIn, ev.TokensOut, ev.CostUSD, ev.CostKnown = r.Usage.InputTokens, r.Usage.OutputTokens, r.CostUSD, r.CostKnown
+	err := l.meter.Add(r)
+	l.res.TokensIn, l.res.TokensOut, l.res.CostUSD, l.res.Unpriced = l.meter.TokensIn, l.meter.TokensOut, l.meter.CostUSD, l.meter.Unpriced
+	ev.TotalCost = l.res.CostUSD
+	if err != nil {
+		l.res.Status, l.res.Error = StatusBudget, err.Error()
 	}
+	return err
+}
+
+func (l *loop) record(ctx context.Context, ev TurnEvent) { l.run.Emit(ctx, StreamTurn, ev) }
+
+// item runs one item of the model's turn and hands its outcome back to
+// the conversation. end: the loop ends (l.res says how, or err); next is
+// false when the user took over after this item: the turn's other items
+// are not run and it is already recorded.
+func (l *loop) item(ctx context.Context, conv dialect.Conversation, ev *TurnEvent, it dialect.Item) (end, next bool, err error) {
+	if it.Kind == dialect.ItemFunction {
+		out := "unknown function " + it.Name
+		if it.Name == smartWaitName {
+			out = l.smartWait(ctx, it.Raw)
+			ev.Status = "waited"
+		}
+		conv.Output(it, out)
+		return false, true, nil
+	}
+	q := l.o.Query
+	if l.o.AcknowledgeSafety {
+		q.Acknowledge = append(slices.Clip(q.Acknowledge), it.Pending...)
+	}
+	res, err := l.execute(ctx, ev, it.Raw, q)
+	if err != nil {
+		return true, false, err
+	}
+	show(ev, res)
+	switch res.Status {
+	case api.ComputerSafetyCheck:
+		ok, err := l.safetyCheck(ctx, ev, it, q, &res)
+		if err != nil || !ok {
+			return true, false, err
+		}
+	case api.ComputerFinished:
+		l.record(ctx, *ev)
+		l.res.Status, l.res.Summary = StatusCompleted, res.Content
+		return true, false, nil
+	case api.ComputerCallUser:
+		l.record(ctx, *ev)
+		ans, ok, err := l.askUser(ctx, Ask{Reason: AskCallUser, Message: firstNonEmpty(res.Content, it.Shown)})
+		if err != nil || !ok {
+			return true, false, err
+		}
+		// The user has helped: tell the model what they said, with the
+		// screen as it is now.
+		return false, false, conv.Helped(ctx, ans.Message)
+	}
+	failure := ""
+	if res.Error != nil {
+		failure = res.Error.Message
+	}
+	conv.Result(it, res.Result, failure)
+	return false, true, nil
+}
+
+// show puts an item's result on the turn's record.
+func show(ev *TurnEvent, res api.ComputerResult) {
+	ev.Status, ev.ShotID, ev.SessionRun = res.Status, res.ShotID, res.SessionRun
+	if res.Error != nil {
+		ev.Error = res.Error.Message
+	}
+}
+
+// safetyCheck hands an action held by OpenAI's safety checks to the user
+// and, when they acknowledge the checks, runs it again acknowledging them
+// (res becomes its result). ok is false when the loop ends here.
+func (l *loop) safetyCheck(ctx context.Context, ev *TurnEvent, it dialect.Item, q api.ComputerQuery, res *api.ComputerResult) (ok bool, err error) {
+	l.record(ctx, *ev)
+	ans, ok, err := l.askUser(ctx, Ask{Reason: AskSafetyCheck, Message: checkMessages(res.PendingSafetyChecks), Pending: res.PendingSafetyChecks})
+	if err != nil || !ok {
+		return false, err
+	}
+	if !ans.Acknowledge {
+		l.res.Status, l.res.Pending = StatusNeedsUser, res.PendingSafetyChecks
+		l.res.Error = "the user answered without acknowledging the model's safety checks: " + string(res.PendingSafetyChecks)
+		return false, nil
+	}
+	// The user accepted: run the same call, acknowledging.
+	q.Acknowledge = append(slices.Clip(q.Acknowledge), checkIDs(res.PendingSafetyChecks)...)
+	*ev = TurnEvent{Turn: ev.Turn, Actions: ev.Actions, Text: ev.Text}
+	again, err := l.execute(ctx, ev, it.Raw, q)
+	if err != nil {
+		return false, err
+	}
+	ev.Status, ev.ShotID, ev.SessionRun = again.Status, again.ShotID, again.SessionRun
+	if again.Status == api.ComputerSafetyCheck {
+		return false, fmt.Errorf("the model's action still has safety checks after the user acknowledged %s: %s", string(again.PendingSafetyChecks), again.Error.Message)
+	}
+	if again.Error != nil {
+		ev.Error = again.Error.Message
+	}
+	*res = again
+	return true, nil
 }
 
 // execute runs one item, holding while the user is at the controls.
@@ -251,7 +451,8 @@ func (l *loop) execute(ctx context.Context, ev *TurnEvent, item json.RawMessage,
 	}
 }
 
-// smartWaitTool is the extra tool's description and schema.
+// smartWaitDesc is the extra tool's description and smartWaitSchema its
+// arguments.
 const smartWaitDesc = `Wait until something visible happens on the screen (a download finishes, a page loads, a dialog appears), up to timeout_s seconds, without taking screenshots: acu judges the screen cheaply whenever it changes and returns when the condition holds or at the timeout. Use it instead of repeated wait or screenshot actions for anything slower than a few seconds.`
 
 var smartWaitSchema = json.RawMessage(`{"type":"object","properties":{"condition":{"type":"string","description":"what must be true on the screen, in plain language"},"timeout_s":{"type":"number","description":"the longest wait in seconds (1-3600)"}},"required":["condition","timeout_s"]}`)
@@ -285,398 +486,6 @@ func (l *loop) smartWait(ctx context.Context, args json.RawMessage) string {
 		out += ": " + ev
 	}
 	return out
-}
-
-// ---- Anthropic Messages with the computer tool ----
-
-type antContent = json.RawMessage
-
-type antMessage struct {
-	Role    string       `json:"role"`
-	Content []antContent `json:"content"`
-}
-
-type antTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
-}
-
-type antReply struct {
-	Content []struct {
-		Type  string          `json:"type"`
-		Text  string          `json:"text,omitempty"`
-		ID    string          `json:"id,omitempty"`
-		Name  string          `json:"name,omitempty"`
-		Input json.RawMessage `json:"input,omitempty"`
-	} `json:"content"`
-	StopReason string `json:"stop_reason"`
-	Model      string `json:"model"`
-	Usage      struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
-	} `json:"usage"`
-}
-
-func decodeAnt(b []byte) (llm.Response, error) {
-	var r antReply
-	if err := json.Unmarshal(b, &r); err != nil {
-		return llm.Response{}, err
-	}
-	return llm.Response{Model: r.Model, FinishReason: r.StopReason, Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}, nil
-}
-
-// keepImages is how many of the latest screenshots stay in the
-// conversation sent to Anthropic (as the vendor demo keeps 3): older ones
-// become a note, so a long task does not resend every picture.
-const keepImages = 3
-
-func (l *loop) anthropic(ctx context.Context) error {
-	system := "You are operating a Linux desktop through the computer tool. Take a screenshot first. After each action acu waits until the screen is still and returns a screenshot, so you do not need to wait after actions. Use smart_wait for anything slow. When the task is done, answer with a short summary and no tool call."
-	var tools []any
-	tools = append(tools, l.tools.Tool)
-	if l.o.Waits != nil {
-		tools = append(tools, antTool{Name: "smart_wait", Description: smartWaitDesc, InputSchema: smartWaitSchema})
-	}
-	beta := anthropic.Tool{Version: l.o.Query.Version}.BetaHeader()
-	task, _ := json.Marshal(map[string]string{"type": "text", "text": l.o.Task})
-	msgs := []antMessage{{Role: "user", Content: []antContent{task}}}
-	for turn := 1; ; turn++ {
-		if turn > l.o.MaxSteps {
-			l.res.Status, l.res.Error = StatusBudget, fmt.Sprintf("the step budget of %d turns is spent", l.o.MaxSteps)
-			return nil
-		}
-		l.res.Turns = turn
-		body, _ := json.Marshal(map[string]any{"model": l.o.Model, "max_tokens": l.o.MaxTokens, "system": system, "tools": tools, "messages": pruneAnt(msgs)})
-		r, err := l.o.LLM.Raw(ctx, llm.RawRequest{Path: "/v1/messages", Body: body, Model: l.o.Model, RunID: l.o.RunID,
-			Headers: map[string]string{"anthropic-beta": beta}, Decode: decodeAnt})
-		if err != nil {
-			return err
-		}
-		ev := TurnEvent{Turn: turn}
-		stop := l.account(&ev, r.Response)
-		var reply antReply
-		if err := json.Unmarshal(r.Body, &reply); err != nil {
-			return fmt.Errorf("decode the model's reply: %w", err)
-		}
-		var assistant []antContent
-		var results []antContent
-		var texts []string
-		for i, c := range reply.Content {
-			raw, _ := json.Marshal(reply.Content[i])
-			assistant = append(assistant, raw)
-			switch c.Type {
-			case "text":
-				texts = append(texts, c.Text)
-			case "tool_use":
-				ev.Actions = append(ev.Actions, c.Name+" "+string(c.Input))
-				if stop != nil {
-					continue
-				}
-				if c.Name == "smart_wait" {
-					out := l.smartWait(ctx, c.Input)
-					b, _ := json.Marshal(map[string]any{"type": "tool_result", "tool_use_id": c.ID, "content": []map[string]string{{"type": "text", "text": out}}})
-					results = append(results, b)
-					ev.Status = "waited"
-					continue
-				}
-				res, err := l.execute(ctx, &ev, raw, l.o.Query)
-				if err != nil {
-					return err
-				}
-				results = append(results, res.Result)
-				ev.Status, ev.ShotID, ev.SessionRun = res.Status, res.ShotID, res.SessionRun
-				if res.Error != nil {
-					ev.Error = res.Error.Message
-				}
-			}
-		}
-		ev.Text = strings.Join(texts, "\n")
-		if len(results) == 0 && stop == nil {
-			ev.Status = "done"
-			l.record(ctx, ev)
-			l.res.Status, l.res.Summary = StatusCompleted, ev.Text
-			return nil
-		}
-		l.record(ctx, ev)
-		if stop != nil {
-			return nil
-		}
-		msgs = append(msgs, antMessage{Role: "assistant", Content: assistant}, antMessage{Role: "user", Content: results})
-	}
-}
-
-// pruneAnt replaces the images of all but the last keepImages tool
-// results with a note.
-func pruneAnt(msgs []antMessage) []antMessage {
-	seen := 0
-	out := make([]antMessage, len(msgs))
-	copy(out, msgs)
-	for i := len(out) - 1; i >= 0; i-- {
-		if out[i].Role != "user" {
-			continue
-		}
-		var content []antContent
-		changed := false
-		for _, c := range out[i].Content {
-			var tr anthropic.ToolResult
-			if json.Unmarshal(c, &tr) != nil || tr.Type != "tool_result" {
-				content = append(content, c)
-				continue
-			}
-			var kept []anthropic.Content
-			for _, p := range tr.Content {
-				if p.Type == "image" {
-					seen++
-					if seen > keepImages {
-						p = anthropic.Content{Type: "text", Text: "(an older screenshot, left out)"}
-						changed = true
-					}
-				}
-				kept = append(kept, p)
-			}
-			tr.Content = kept
-			b, _ := json.Marshal(tr)
-			content = append(content, b)
-		}
-		if changed {
-			out[i] = antMessage{Role: out[i].Role, Content: content}
-		}
-	}
-	return out
-}
-
-// ---- OpenAI Responses with the computer_use_preview tool ----
-
-type oaiReply struct {
-	ID     string            `json:"id"`
-	Model  string            `json:"model"`
-	Output []json.RawMessage `json:"output"`
-	Usage  struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
-	} `json:"usage"`
-	Status string `json:"status"`
-}
-
-func decodeOAI(b []byte) (llm.Response, error) {
-	var r oaiReply
-	if err := json.Unmarshal(b, &r); err != nil {
-		return llm.Response{}, err
-	}
-	return llm.Response{Model: r.Model, FinishReason: r.Status, Usage: llm.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens}}, nil
-}
-
-func (l *loop) openai(ctx context.Context) error {
-	tools := []any{l.tools.Tool}
-	if l.o.Waits != nil {
-		tools = append(tools, map[string]any{"type": "function", "name": "smart_wait", "description": smartWaitDesc, "parameters": smartWaitSchema})
-	}
-	input := []any{map[string]any{"role": "user", "content": l.o.Task}}
-	prev := ""
-	for turn := 1; ; turn++ {
-		if turn > l.o.MaxSteps {
-			l.res.Status, l.res.Error = StatusBudget, fmt.Sprintf("the step budget of %d turns is spent", l.o.MaxSteps)
-			return nil
-		}
-		l.res.Turns = turn
-		req := map[string]any{"model": l.o.Model, "tools": tools, "input": input, "truncation": "auto",
-			"reasoning": map[string]string{"summary": "concise"}}
-		if prev != "" {
-			req["previous_response_id"] = prev
-		}
-		body, _ := json.Marshal(req)
-		r, err := l.o.LLM.Raw(ctx, llm.RawRequest{Path: "/responses", Body: body, Model: l.o.Model, RunID: l.o.RunID, Decode: decodeOAI})
-		if err != nil {
-			return err
-		}
-		ev := TurnEvent{Turn: turn}
-		stop := l.account(&ev, r.Response)
-		var reply oaiReply
-		if err := json.Unmarshal(r.Body, &reply); err != nil {
-			return fmt.Errorf("decode the model's reply: %w", err)
-		}
-		prev = reply.ID
-		input = nil
-		var texts []string
-		for _, raw := range reply.Output {
-			var it struct {
-				Type      string          `json:"type"`
-				CallID    string          `json:"call_id"`
-				Name      string          `json:"name"`
-				Arguments string          `json:"arguments"`
-				Action    json.RawMessage `json:"action"`
-				Actions   json.RawMessage `json:"actions"`
-				Content   []struct {
-					Type string `json:"type"`
-					Text string `json:"text"`
-				} `json:"content"`
-			}
-			if json.Unmarshal(raw, &it) != nil {
-				continue
-			}
-			switch it.Type {
-			case "message":
-				for _, c := range it.Content {
-					texts = append(texts, c.Text)
-				}
-			case "function_call":
-				ev.Actions = append(ev.Actions, it.Name+" "+it.Arguments)
-				if stop != nil {
-					continue
-				}
-				out := "unknown function " + it.Name
-				if it.Name == "smart_wait" {
-					out = l.smartWait(ctx, json.RawMessage(it.Arguments))
-					ev.Status = "waited"
-				}
-				input = append(input, map[string]any{"type": "function_call_output", "call_id": it.CallID, "output": out})
-			case "computer_call":
-				a := it.Action
-				if a == nil {
-					a = it.Actions
-				}
-				ev.Actions = append(ev.Actions, string(a))
-				if stop != nil {
-					continue
-				}
-				q := l.o.Query
-				if l.o.AcknowledgeSafety {
-					var c struct {
-						Pending []struct {
-							ID string `json:"id"`
-						} `json:"pending_safety_checks"`
-					}
-					_ = json.Unmarshal(raw, &c)
-					for _, p := range c.Pending {
-						q.Acknowledge = append(q.Acknowledge, p.ID)
-					}
-				}
-				res, err := l.execute(ctx, &ev, raw, q)
-				if err != nil {
-					return err
-				}
-				ev.Status, ev.ShotID, ev.SessionRun = res.Status, res.ShotID, res.SessionRun
-				if res.Status == api.ComputerSafetyCheck {
-					ev.Error = res.Error.Message
-					l.record(ctx, ev)
-					ans, ok, err := l.askUser(ctx, Ask{Reason: AskSafetyCheck, Message: checkMessages(res.PendingSafetyChecks), Pending: res.PendingSafetyChecks})
-					if err != nil || !ok {
-						return err
-					}
-					if !ans.Acknowledge {
-						l.res.Status, l.res.Pending = StatusNeedsUser, res.PendingSafetyChecks
-						l.res.Error = "the user answered without acknowledging the model's safety checks: " + string(res.PendingSafetyChecks)
-						return nil
-					}
-					// The user accepted: run the same call, acknowledging.
-					q.Acknowledge = append(q.Acknowledge, checkIDs(res.PendingSafetyChecks)...)
-					ev = TurnEvent{Turn: turn, Actions: ev.Actions, Text: ev.Text}
-					if res, err = l.execute(ctx, &ev, raw, q); err != nil {
-						return err
-					}
-					ev.Status, ev.ShotID, ev.SessionRun = res.Status, res.ShotID, res.SessionRun
-					if res.Status == api.ComputerSafetyCheck {
-						return fmt.Errorf("the model's action still has safety checks after the user acknowledged %s: %s", string(res.PendingSafetyChecks), res.Error.Message)
-					}
-				}
-				input = append(input, json.RawMessage(res.Result))
-				if res.Error != nil {
-					ev.Error = res.Error.Message
-					input = append(input, map[string]any{"role": "user", "content": "The last computer action failed: " + res.Error.Message})
-				}
-			}
-		}
-		ev.Text = strings.Join(texts, "\n")
-		if len(input) == 0 && stop == nil {
-			ev.Status = "done"
-			l.record(ctx, ev)
-			l.res.Status, l.res.Summary = StatusCompleted, ev.Text
-			return nil
-		}
-		l.record(ctx, ev)
-		if stop != nil {
-			return nil
-		}
-	}
-}
-
-// ---- UI-TARS over an OpenAI-compatible chat endpoint ----
-
-// UITARSPrompt is the computer-use prompt of UI-TARS (its model card's
-// COMPUTER_USE template), with the task appended.
-const UITARSPrompt = "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.\n\n" +
-	"## Output Format\n```\nThought: ...\nAction: ...\n```\n\n" +
-	"## Action Space\n" +
-	"click(start_box='<|box_start|>(x1,y1)<|box_end|>')\nleft_double(start_box='<|box_start|>(x1,y1)<|box_end|>')\nright_single(start_box='<|box_start|>(x1,y1)<|box_end|>')\n" +
-	"drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')\nhotkey(key='')\n" +
-	"type(content='') #If you want to submit your input, use \"\\n\" at the end of `content`.\n" +
-	"scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left')\n" +
-	"wait() #Sleep for 5s and take a screenshot to check for any changes.\nfinished(content='xxx') # Use escape characters \\', \\\", and \\n in content part to ensure we can parse the content in normal python string format.\n" +
-	"call_user() # Submit the task and call the user when the task is unsolvable, or when you need the user's help.\n\n" +
-	"## Note\n- Use English in `Thought` part.\n- Write a small plan and finally summarize your next action (with its target element) in one sentence in `Thought` part.\n\n" +
-	"## User Instruction\n"
-
-// uitarsHistory is how many screenshots stay in the conversation.
-const uitarsHistory = 5
-
-func (l *loop) uitars(ctx context.Context) error {
-	shot, err := l.o.Exec.ScreenshotWith(ctx, l.o.Query.Display, api.ShotOptions{Format: "png", MaxWidth: l.tools.Image[0]})
-	if err != nil {
-		return fmt.Errorf("take the first screenshot: %w", err)
-	}
-	msgs := []llm.Message{{Role: "user", Text: UITARSPrompt + l.o.Task}, {Role: "user", Images: []llm.Image{{MIME: "image/png", Data: shot.Data}}}}
-	for turn := 1; ; turn++ {
-		if turn > l.o.MaxSteps {
-			l.res.Status, l.res.Error = StatusBudget, fmt.Sprintf("the step budget of %d turns is spent", l.o.MaxSteps)
-			return nil
-		}
-		l.res.Turns = turn
-		r, err := l.o.LLM.Chat(ctx, llm.Request{Model: l.o.Model, Messages: pruneTARS(msgs), MaxTokens: l.o.MaxTokens, RunID: l.o.RunID})
-		if err != nil {
-			return err
-		}
-		ev := TurnEvent{Turn: turn, Text: r.Text}
-		stop := l.account(&ev, r)
-		if stop != nil {
-			l.record(ctx, ev)
-			return nil
-		}
-		item, _ := json.Marshal(r.Text)
-		ev.Actions = []string{actionPart(r.Text)}
-		res, err := l.execute(ctx, &ev, item, l.o.Query)
-		if err != nil {
-			return err
-		}
-		ev.Status, ev.ShotID, ev.SessionRun = res.Status, res.ShotID, res.SessionRun
-		if res.Error != nil {
-			ev.Error = res.Error.Message
-		}
-		l.record(ctx, ev)
-		switch res.Status {
-		case api.ComputerFinished:
-			l.res.Status, l.res.Summary = StatusCompleted, res.Content
-			return nil
-		case api.ComputerCallUser:
-			ans, ok, err := l.askUser(ctx, Ask{Reason: AskCallUser, Message: firstNonEmpty(res.Content, actionPart(r.Text))})
-			if err != nil || !ok {
-				return err
-			}
-			// The user has helped: tell the model what they said, with
-			// the screen as it is now.
-			shot, err := l.o.Exec.ScreenshotWith(ctx, l.o.Query.Display, api.ShotOptions{Format: "png", MaxWidth: l.tools.Image[0]})
-			if err != nil {
-				return fmt.Errorf("take a screenshot after the user's help: %w", err)
-			}
-			text := "The user has helped and hands the task back to you."
-			if ans.Message != "" {
-				text = "The user answered: " + ans.Message
-			}
-			msgs = append(msgs, llm.Message{Role: "assistant", Text: r.Text}, llm.Message{Role: "user", Text: text, Images: []llm.Image{{MIME: "image/png", Data: shot.Data}}})
-			continue
-		}
-		msgs = append(msgs, llm.Message{Role: "assistant", Text: r.Text}, tarsMessage(res.Result))
-	}
 }
 
 // askUser hands the loop to the user. ok is false when the loop ends
@@ -714,9 +523,7 @@ func (l *loop) askUser(ctx context.Context, q Ask) (ans Answer, ok bool, err err
 
 // checkIDs and checkMessages read OpenAI's pending_safety_checks.
 func checkIDs(pending json.RawMessage) []string {
-	var cs []struct {
-		ID string `json:"id"`
-	}
+	var cs []openai.SafetyCheck
 	_ = json.Unmarshal(pending, &cs)
 	out := make([]string, 0, len(cs))
 	for _, c := range cs {
@@ -726,10 +533,7 @@ func checkIDs(pending json.RawMessage) []string {
 }
 
 func checkMessages(pending json.RawMessage) string {
-	var cs []struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
+	var cs []openai.SafetyCheck
 	_ = json.Unmarshal(pending, &cs)
 	parts := make([]string, 0, len(cs))
 	for _, c := range cs {
@@ -743,61 +547,4 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func actionPart(s string) string {
-	if i := strings.LastIndex(s, "Action:"); i >= 0 {
-		return strings.TrimSpace(s[i+len("Action:"):])
-	}
-	return strings.TrimSpace(s)
-}
-
-// tarsMessage turns the result item (an OpenAI-compatible user message)
-// into an llm message.
-func tarsMessage(raw json.RawMessage) llm.Message {
-	var m struct {
-		Content []struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			ImageURL struct {
-				URL string `json:"url"`
-			} `json:"image_url"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(raw, &m)
-	out := llm.Message{Role: "user"}
-	var texts []string
-	for _, c := range m.Content {
-		if c.Type == "text" {
-			texts = append(texts, c.Text)
-			continue
-		}
-		if _, data, ok := strings.Cut(c.ImageURL.URL, ";base64,"); ok {
-			if b, err := base64.StdEncoding.DecodeString(data); err == nil {
-				out.Images = append(out.Images, llm.Image{Data: b})
-			}
-		}
-	}
-	out.Text = strings.Join(texts, "\n")
-	return out
-}
-
-// pruneTARS keeps the images of the last uitarsHistory messages that
-// have one.
-func pruneTARS(msgs []llm.Message) []llm.Message {
-	out := make([]llm.Message, len(msgs))
-	copy(out, msgs)
-	seen := 0
-	for i := len(out) - 1; i >= 0; i-- {
-		if len(out[i].Images) == 0 {
-			continue
-		}
-		if seen++; seen > uitarsHistory {
-			out[i].Images = nil
-			if out[i].Text == "" {
-				out[i].Text = "(an older screenshot, left out)"
-			}
-		}
-	}
-	return out
 }

@@ -2,111 +2,17 @@ package orchestrator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/acu-dev/acu/internal/annotate"
 	"github.com/acu-dev/acu/internal/elements"
-	"github.com/acu-dev/acu/internal/frame"
-	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
-	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/session"
 )
-
-// Call is one model call as it is recorded in an event.
-type Call struct {
-	Role      string  `json:"role"`
-	Model     string  `json:"model,omitempty"`
-	System    string  `json:"system,omitempty"`
-	Prompt    string  `json:"prompt"`
-	Images    int     `json:"images,omitempty"`
-	Reply     string  `json:"reply,omitempty"`
-	LatencyMs float64 `json:"latencyMs"`
-	CostUSD   float64 `json:"costUsd"`
-	// CostUnknown: the call succeeded but its cost is unknown (no
-	// provider figure, no price); CostUSD is then 0, not its cost.
-	CostUnknown bool   `json:"costUnknown,omitempty"`
-	Error       string `json:"error,omitempty"`
-}
-
-// IterationEvent is the data of a StreamIteration event.
-type IterationEvent struct {
-	Iteration  int      `json:"iteration"`
-	Call       Call     `json:"call"`
-	Thought    string   `json:"thought,omitempty"`
-	Steps      []Action `json:"steps,omitempty"`
-	Complete   bool     `json:"complete,omitempty"`
-	Elements   int      `json:"elements"`
-	LayoutHash uint32   `json:"layoutHash"`
-	Stagnant   bool     `json:"stagnant,omitempty"`
-	Guided     bool     `json:"guided"` // a plan's guidance was in the prompt
-	Loop       string   `json:"loop,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	// FrameHash names the frame the map was read from, kept for the run
-	// timeline (GET /v1/frames/{hash}) when Options.Frames is set.
-	FrameHash string `json:"frameHash,omitempty"`
-}
-
-// PlanEvent is the data of a StreamPlan event.
-type PlanEvent struct {
-	Kind      string `json:"kind"`
-	Iteration int    `json:"iteration"`         // when it was asked for
-	Adopted   int    `json:"adopted,omitempty"` // the iteration whose prompt first carried it
-	Blocking  bool   `json:"blocking"`
-	Call      Call   `json:"call"`
-	Plan      *Plan  `json:"plan,omitempty"`
-	Guidance  string `json:"guidance,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
-
-// CheckEvent is the data of a StreamCheck event.
-type CheckEvent struct {
-	Iteration   int    `json:"iteration"`
-	Call        Call   `json:"call"`
-	Progressing bool   `json:"progressing"`
-	Reason      string `json:"reason"`
-	Recovery    bool   `json:"recovery"` // recovery planning was started
-	Error       string `json:"error,omitempty"`
-}
-
-// VerifyEvent is the data of a StreamVerify event.
-type VerifyEvent struct {
-	Iteration int    `json:"iteration"`
-	Call      Call   `json:"call"`
-	Done      bool   `json:"done"`
-	Reason    string `json:"reason"`
-	WrongTask bool   `json:"wrongTask,omitempty"`
-	Error     string `json:"error,omitempty"`
-}
-
-// RecoveryEvent is the data of a StreamRecovery event.
-type RecoveryEvent struct {
-	Iteration int    `json:"iteration"`
-	Action    string `json:"action"` // dismiss, scroll, back
-	Keys      string `json:"keys,omitempty"`
-	Reason    string `json:"reason"`
-	// Unchanged is how many maps in a row were unchanged, UnchangedMs for
-	// how long (by Options.Now) when recovery acted.
-	Unchanged   int   `json:"unchanged"`
-	UnchangedMs int64 `json:"unchangedMs"`
-	// Skipped says why dismiss (Escape) was not pressed: the active window
-	// is one the task is about, or no active window is known.
-	Skipped string `json:"skipped,omitempty"`
-	Error   string `json:"error,omitempty"`
-}
-
-// InterventionEvent is the data of a StreamIntervention event.
-type InterventionEvent struct {
-	Iteration int    `json:"iteration"`
-	Phase     string `json:"phase"` // paused, resumed
-	Detail    string `json:"detail,omitempty"`
-}
 
 // planOutcome is a finished planning call.
 type planOutcome struct {
@@ -122,9 +28,12 @@ type loop struct {
 		imgs []llm.Image
 		buf  []byte
 	}
-	o      *Orchestrator
-	opts   *Options
-	runID  string
+	o     *Orchestrator
+	opts  *Options
+	runID string
+	// sess records the task's run; meter counts its model cost.
+	sess   *session.Run
+	meter  session.Meter
 	taskID string
 	task   string
 	max    int
@@ -161,7 +70,11 @@ type loop struct {
 }
 
 func newLoop(o *Orchestrator, runID string, s Spec) *loop {
-	l := &loop{o: o, opts: &o.opts, runID: runID, taskID: s.TaskID, task: strings.TrimSpace(s.Task), max: s.MaxIterations}
+	l := &loop{o: o, opts: &o.opts, runID: runID, taskID: s.TaskID, task: strings.TrimSpace(s.Task), max: s.MaxIterations,
+		sess: session.Attach(o.opts.Runs, runID, "task", o.log)}
+	if on := o.opts.OnEvent; on != nil {
+		l.sess.OnEvent = func(stream string, data any) { on(runID, stream, data) }
+	}
 	if l.taskID == "" {
 		l.taskID = runID
 	}
@@ -419,25 +332,6 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 	return false, ""
 }
 
-func iterationLine(ev IterationEvent) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "iteration %d:", ev.Iteration)
-	if len(ev.Steps) == 0 {
-		b.WriteString(" no steps")
-	}
-	for _, a := range ev.Steps {
-		if a.OK {
-			fmt.Fprintf(&b, " %s (ok);", a.Step)
-		} else {
-			fmt.Fprintf(&b, " %s (failed);", a.Step)
-		}
-	}
-	if ev.Complete {
-		b.WriteString(" claims complete")
-	}
-	return strings.TrimSuffix(b.String(), ";")
-}
-
 // enhancedTask is the task with the plan's guidance, the action-loop
 // diagnosis and the last failures (the seed's enhancedTask).
 func (l *loop) enhancedTask(m *elements.Map) string {
@@ -470,291 +364,10 @@ func (l *loop) stepFailure(ctx context.Context, i int, desc string) {
 	l.maybeReplan(ctx, i)
 }
 
-func (l *loop) maybeReplan(ctx context.Context, i int) {
-	if l.failuresSinceLastPlan >= FailuresToReplan && i-l.lastPlanConsult >= ProgressEvery {
-		if l.startPlan(ctx, l.planReq(PlanRecovery, i, l.prev), l.prev) {
-			l.lastPlanConsult = i
-		}
-	}
-}
-
-// verify asks the verifier whether a completion claim holds. A rejection
-// counts as a failure, a wrong-task rejection as WrongTaskPenalty failures
-// (interaction 4).
-func (l *loop) verify(ctx context.Context, i int, summary string) (bool, string) {
-	l.res.Verifies++
-	m, err := l.opts.Elements.Extract(ctx)
-	if err != nil {
-		m = l.prev
-	} else {
-		l.prev = m
-		if m.Settled {
-			l.fresh = m // newer than the last step's map
-		}
-	}
-	prompt := verifyPrompt(i, l.task, summary, m, l.actions)
-	req := llm.Request{System: verifySystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: l.screenshot(m)}}, MaxTokens: 300, JSON: true, RunID: l.runID}
-	resp, c := l.chat(ctx, "verifier", l.opts.Verifier, req, prompt)
-	ev := VerifyEvent{Iteration: i, Call: c, Error: c.Error}
-	l.itersSinceComplete = 0
-	var r verifyReply
-	if c.Error == "" {
-		raw, err := llm.ExtractJSON(resp.Text)
-		if err == nil {
-			err = json.Unmarshal(raw, &r)
-		}
-		if err != nil {
-			ev.Error = "read the verifier's reply: " + err.Error()
-			r = verifyReply{Reason: "the verifier's reply could not be read"}
-		}
-	} else {
-		r.Reason = "the verifier could not be asked: " + c.Error
-	}
-	ev.Done, ev.Reason = r.Done, r.Reason
-	if !r.Done {
-		ev.WrongTask = wrongTask(r.Reason)
-		l.res.Failures++
-		if ev.WrongTask {
-			l.failuresSinceLastPlan += WrongTaskPenalty
-		} else {
-			l.failuresSinceLastPlan++
-		}
-		l.failureContext = append(l.failureContext, fmt.Sprintf("Completion rejected (iter %d): %s", i, r.Reason))
-	}
-	l.emit(ctx, StreamVerify, ev)
-	l.progress(ctx, fmt.Sprintf("verification at iteration %d: done=%v: %s", i, r.Done, r.Reason))
-	return r.Done, r.Reason
-}
-
-// checkProgress is interaction 2: the fast model judges progress; without
-// progress, recovery planning starts in the background.
-func (l *loop) checkProgress(ctx context.Context, i int, m *elements.Map) {
-	l.lastProgressCheck = i
-	l.res.Checks++
-	prompt := checkPrompt(i, l.task, m, l.actions)
-	req := llm.Request{System: checkSystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: l.markedShot(m)}}, MaxTokens: 200, JSON: true, RunID: l.runID}
-	resp, c := l.chat(ctx, "check", l.opts.Fast, req, prompt)
-	ev := CheckEvent{Iteration: i, Call: c, Error: c.Error, Progressing: true}
-	if c.Error == "" {
-		var r checkReply
-		raw, err := llm.ExtractJSON(resp.Text)
-		if err == nil {
-			err = json.Unmarshal(raw, &r)
-		}
-		if err != nil {
-			ev.Error = "read the progress check's reply: " + err.Error()
-		} else {
-			ev.Progressing, ev.Reason = r.Progressing, r.Reason
-		}
-	}
-	if !ev.Progressing {
-		l.failureContext = append(l.failureContext, fmt.Sprintf("Progress check (iter %d): %s", i, ev.Reason))
-		if l.startPlan(ctx, l.planReq(PlanRecovery, i, m), m) {
-			ev.Recovery = true
-			l.lastPlanConsult = i
-		}
-	}
-	l.emit(ctx, StreamCheck, ev)
-	l.progress(ctx, fmt.Sprintf("progress check at iteration %d: progressing=%v: %s", i, ev.Progressing, ev.Reason))
-}
-
-// planReq gathers what a planning call gets.
-func (l *loop) planReq(kind string, i int, m *elements.Map) planRequest {
-	r := planRequest{kind: kind, task: l.task, apps: l.opts.Apps, iteration: i, previous: l.plan}
-	if m != nil {
-		r.mapText = m.Text()
-	}
-	if kind != PlanInitial {
-		r.failures = append([]string(nil), l.failureContext...)
-	}
-	return r
-}
-
-// startPlan runs a planning call in the background unless one is already
-// running; it reports whether it started one.
-func (l *loop) startPlan(ctx context.Context, r planRequest, m *elements.Map) bool {
-	if l.pending != nil {
-		return false
-	}
-	l.pending = make(chan planOutcome, 1)
-	pctx, cancel := context.WithCancel(ctx)
-	l.pendCtx = cancel
-	ch := l.pending
-	imgs := l.screenshot(m)
-	l.planWG.Add(1)
-	go func() {
-		defer l.planWG.Done()
-		ch <- l.planCallImages(pctx, r, imgs, false)
-	}()
-	return true
-}
-
-// stopPlanning cancels a background plan, waits for it and records it.
-func (l *loop) stopPlanning() {
-	if l.pendCtx != nil {
-		l.pendCtx()
-	}
-	l.planWG.Wait()
-	if l.pending != nil {
-		select {
-		case out := <-l.pending:
-			l.res.Plans++
-			if out.plan != nil {
-				out.ev.Plan, out.ev.Guidance = out.plan, out.plan.GuidanceText() // arrived too late: not adopted
-			}
-			l.emit(context.Background(), StreamPlan, out.ev)
-		default:
-		}
-	}
-	l.pending, l.pendCtx = nil, nil
-}
-
-// adoptPlan takes a finished plan (waiting for it when block is set) and
-// makes its guidance the pinned message and part of the enhanced task.
-func (l *loop) adoptPlan(ctx context.Context, i int, block bool) {
-	if l.pending == nil {
-		return
-	}
-	var out planOutcome
-	if block {
-		out = <-l.pending
-	} else {
-		select {
-		case out = <-l.pending:
-		default:
-			return
-		}
-	}
-	l.planWG.Wait()
-	if l.pendCtx != nil {
-		l.pendCtx()
-	}
-	l.pending, l.pendCtx = nil, nil
-	l.res.Plans++
-	if out.plan != nil {
-		out.plan.Iteration, out.plan.Kind = out.ev.Iteration, out.ev.Kind
-		l.plan = out.plan
-		l.failuresSinceLastPlan = 0
-		l.tracker.Reset()
-		out.ev.Adopted = i
-		out.ev.Plan = out.plan
-		out.ev.Guidance = out.plan.GuidanceText()
-	}
-	l.emit(ctx, StreamPlan, out.ev)
-	if out.plan != nil {
-		l.progress(ctx, fmt.Sprintf("plan (%s) adopted at iteration %d: %s", out.ev.Kind, i, firstLine(out.ev.Guidance, 1)))
-		l.split(ctx, i, out.plan)
-	}
-}
-
-func firstLine(s string, skip int) string {
-	lines := strings.SplitN(s, "\n", skip+2)
-	if len(lines) > skip {
-		return lines[skip]
-	}
-	return s
-}
-
-// split arranges the two windows a plan recommends working in.
-func (l *loop) split(ctx context.Context, i int, p *Plan) {
-	if p.Split == nil || l.opts.Arrange == nil {
-		return
-	}
-	w := [2]string{p.Split.Windows[0], p.Split.Windows[1]}
-	err := l.opts.Arrange.Arrange(ctx, w)
-	ev := map[string]any{"iteration": i, "windows": w, "reason": p.Split.Reason}
-	if err != nil {
-		ev["error"] = err.Error()
-	}
-	l.emit(ctx, StreamSplit, ev)
-	if err == nil && len(p.Split.Tasks) == 2 {
-		l.windowAgents(ctx, i, w, [2]string{p.Split.Tasks[0], p.Split.Tasks[1]})
-	}
-}
-
-func (l *loop) planCall(ctx context.Context, r planRequest, m *elements.Map, blocking bool) planOutcome {
-	return l.planCallImages(ctx, r, l.screenshot(m), blocking)
-}
-
-// planCallImages asks the planner; it runs on the loop's goroutine or a
-// background one and touches no loop state.
-func (l *loop) planCallImages(ctx context.Context, r planRequest, imgs []llm.Image, blocking bool) planOutcome {
-	prompt := r.prompt()
-	req := llm.Request{System: plannerSystem, Messages: []llm.Message{{Role: "user", Text: prompt, Images: imgs}},
-		MaxTokens: 2 * l.opts.MaxTokens, JSON: true, RunID: l.runID}
-	resp, c := l.chat(ctx, "planner", l.opts.Planner, req, prompt)
-	out := planOutcome{ev: PlanEvent{Kind: r.kind, Iteration: r.iteration, Blocking: blocking, Call: c, Error: c.Error}}
-	if c.Error != "" {
-		return out
-	}
-	p, err := parsePlan(resp.Text)
-	if err != nil {
-		out.ev.Error = err.Error()
-		return out
-	}
-	out.plan = p
-	return out
-}
-
-// fastShotDim and fastShotQuality are the fast agent's screenshot's
-// longest side and JPEG quality.
-const (
-	fastShotDim     = 1280
-	fastShotQuality = 70
-)
-
-// markedShot is the map's frame with each element's id drawn on it
-// (set-of-marks), for the fast agent and the progress checker, made once
-// per map; nil when FastScreenshots is off or the map has no frame. The
-// resize buffer is kept across iterations.
-func (l *loop) markedShot(m *elements.Map) []llm.Image {
-	if !l.opts.FastScreenshots || m == nil || m.Frame == nil {
-		return nil
-	}
-	if l.marked.m == m {
-		return l.marked.imgs
-	}
-	f := m.Frame
-	w, h := frame.TargetSize(f.W, f.H, fastShotDim)
-	if cap(l.marked.buf) < w*h*4 {
-		l.marked.buf = make([]byte, w*h*4)
-	}
-	pix := l.marked.buf[:w*h*4]
-	if w == f.W && h == f.H {
-		for y := range h {
-			copy(pix[y*w*4:(y+1)*w*4], f.Pix[y*f.Stride:y*f.Stride+w*4])
-		}
-	} else {
-		frame.Resize(pix, w, h, f.Pix, f.W, f.H, f.Stride, f.Resample)
-	}
-	m.DrawMarks(annotate.Image{Pix: pix, W: w, H: h, Stride: w * 4, Format: annotate.BGRX}, image.Rect(0, 0, f.W, f.H))
-	b, err := frame.EncodeJPEG(nil, pix, w, h, w*4, fastShotQuality)
-	if err != nil {
-		l.o.log.Warn("encode the fast agent's screenshot", "run_id", l.runID, "err", err)
-		return nil
-	}
-	l.marked.m, l.marked.imgs = m, []llm.Image{{MIME: "image/jpeg", Data: b}}
-	return l.marked.imgs
-}
-
-// screenshot is the map's frame for the planner and the verifier.
-func (l *loop) screenshot(m *elements.Map) []llm.Image {
-	if !l.opts.Screenshots || m == nil || m.Frame == nil {
-		return nil
-	}
-	b, err := m.Frame.JPEG(1280, 70)
-	if err != nil {
-		return nil
-	}
-	return []llm.Image{{MIME: "image/jpeg", Data: b}}
-}
-
 // chat makes one model call under the call timeout.
 func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, prompt string) (llm.Response, Call) {
-	cctx, cancel := context.WithTimeout(ctx, l.opts.CallTimeout)
-	defer cancel()
 	start := time.Now()
-	resp, err := m.Chat(cctx, req)
+	resp, err := session.Call(ctx, l.opts.CallTimeout, func(ctx context.Context) (llm.Response, error) { return m.Chat(ctx, req) })
 	c := Call{Role: role, Prompt: prompt, Reply: resp.Text, Model: resp.Model, CostUSD: resp.CostUSD, CostUnknown: err == nil && !resp.CostKnown}
 	for _, msg := range req.Messages {
 		c.Images += len(msg.Images)
@@ -778,122 +391,8 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 // addCost adds a call's cost to the result, counting it as unpriced when
 // its cost is unknown.
 func (l *loop) addCost(c Call) {
-	l.res.CostUSD += c.CostUSD
-	if c.CostUnknown {
-		l.res.CostUnknown = true
-		l.res.UnpricedCalls++
-	}
-}
-
-// stagnation handles the layout-hash and unchanged-map signals: a stagnant
-// layout is noted in the failure context; an element map unchanged
-// UnchangedRecover times in a row and for at least Options.RecoverAfter gets
-// a recovery action (dismiss, scroll, back, in turn). Dismiss presses Escape
-// only on an active window the task is not about (see taskWindows): a model
-// waiting for its dialog must not see recovery close it. It returns a fresh
-// map after a recovery action.
-func (l *loop) stagnation(ctx context.Context, i int, m *elements.Map, obs elements.Observation) *elements.Map {
-	l.prev = m
-	now := l.opts.Now()
-	if l.taskWindows == nil {
-		l.taskWindows = map[string]bool{}
-		for k := range m.Elements {
-			if e := &m.Elements[k]; e.Type == elements.TypeWindow {
-				l.protect(e.Text)
-			} else {
-				l.protect(e.Window)
-			}
-		}
-	}
-	if obs.Stagnant && obs.Repeats == elements.StagnationRepeat {
-		l.failureContext = append(l.failureContext, fmt.Sprintf("Screen structure stagnant: same layout seen %d times in last %d iterations", obs.Repeats, elements.StagnationWindow))
-	}
-	if obs.Iteration == 1 || !obs.Diff.Empty() {
-		l.unchanged, l.changedAt = 0, now
-		return nil
-	}
-	l.unchanged++
-	still := now.Sub(l.changedAt)
-	if l.unchanged < elements.UnchangedRecover || still < l.opts.RecoverAfter {
-		return nil
-	}
-	ev := RecoveryEvent{Iteration: i, Unchanged: l.unchanged, UnchangedMs: still.Milliseconds(),
-		Reason: fmt.Sprintf("element map unchanged %dx for %s", l.unchanged, still.Round(time.Second))}
-	l.unchanged, l.changedAt = 0, now
-	kinds := []struct{ name, keys string }{{"dismiss", "Escape"}, {"scroll", "Page_Down"}, {"back", "alt+Left"}}
-	k := kinds[l.recoveries%len(kinds)]
-	l.recoveries++
-	if k.name == "dismiss" {
-		if why := l.mayDismiss(m); why != "" {
-			ev.Skipped = why
-			k = kinds[l.recoveries%len(kinds)]
-			l.recoveries++
-		}
-	}
-	ev.Action, ev.Keys = k.name, k.keys
-	var err error
-	switch {
-	case l.opts.Input != nil && k.name == "scroll":
-		ev.Keys = ""
-		err = l.opts.Input.Do(ctx, gate.Action{Kind: gate.KindScroll, X: gate.NormMax / 2, Y: gate.NormMax / 2, DY: 5})
-	case l.opts.Input != nil:
-		err = l.opts.Input.Do(ctx, gate.Action{Kind: gate.KindKey, Keys: k.keys})
-	default:
-		_, err = l.opts.Elements.Execute(ctx, m, elements.Step{Kind: elements.StepKey, Text: k.keys})
-		if errors.Is(err, elements.ErrNoEffect) {
-			err = nil // nothing changed: the next iteration shows it
-		}
-	}
-	if err != nil {
-		ev.Error = err.Error()
-	}
-	l.mark(ctx)
-	what := k.name
-	if ev.Keys != "" {
-		what = "pressed " + ev.Keys
-	}
-	l.failureContext = append(l.failureContext, fmt.Sprintf("Element map unchanged %dx, %s to try a different path", ev.Unchanged, what))
-	l.emit(ctx, StreamRecovery, ev)
-	l.progress(ctx, fmt.Sprintf("recovery at iteration %d: %s (%s)", i, k.name, ev.Reason))
-	m2, err := l.opts.Elements.Extract(ctx)
-	if err != nil {
-		return nil
-	}
-	l.prev = m2
-	return m2
-}
-
-// protect adds a window to the ones the task is about.
-func (l *loop) protect(window string) {
-	if window == "" {
-		return
-	}
-	if l.taskWindows == nil {
-		l.taskWindows = map[string]bool{}
-	}
-	l.taskWindows[window] = true
-}
-
-// mayDismiss says why recovery must not press Escape on m ("" when it may):
-// Escape goes to the active window, and closing the window the task is
-// about (a dialog the model waits on) loses its work. Only an active window
-// that appeared after the task started, that the model never acted in and
-// that the task does not name may be dismissed.
-func (l *loop) mayDismiss(m *elements.Map) string {
-	for k := range m.Elements {
-		e := &m.Elements[k]
-		if e.Type != elements.TypeWindow || !e.Active {
-			continue
-		}
-		switch {
-		case l.taskWindows[e.Text]:
-			return fmt.Sprintf("the active window %q is one the task is about", e.Text)
-		case e.Text != "" && strings.Contains(strings.ToLower(l.task), strings.ToLower(e.Text)):
-			return fmt.Sprintf("the task names the active window %q", e.Text)
-		}
-		return ""
-	}
-	return "no active window is known, and Escape could close the task's own window"
+	_ = l.meter.Charge(c.CostUSD, !c.CostUnknown, c.Model) // a task has no cost budget: this only counts
+	l.res.CostUSD, l.res.CostUnknown, l.res.UnpricedCalls = l.meter.CostUSD, l.meter.Unpriced > 0, l.meter.Unpriced
 }
 
 // nextMap is the map of a new iteration: the one the last step's
@@ -930,25 +429,19 @@ func (l *loop) pause(ctx context.Context, i int, when string) error {
 	l.emit(ctx, StreamIntervention, InterventionEvent{Iteration: i, Phase: "paused", Detail: "user input " + when})
 	l.progress(ctx, fmt.Sprintf("paused at iteration %d: user input %s %s", i, when, detail))
 	l.mark(ctx)
-	quiet := time.NewTimer(l.opts.PauseQuiet)
-	defer quiet.Stop()
-	tick := time.NewTicker(min(250*time.Millisecond, l.opts.PauseQuiet/2))
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-quiet.C:
-			l.emit(ctx, StreamIntervention, InterventionEvent{Iteration: i, Phase: "resumed"})
-			l.progress(ctx, fmt.Sprintf("resumed at iteration %d", i))
-			return nil
-		case <-tick.C:
-			if l.foreign(ctx) {
-				l.mark(ctx)
-				quiet.Reset(l.opts.PauseQuiet)
-			}
+	_, err := session.Hold[struct{}]{Poll: 250 * time.Millisecond, Quiet: l.opts.PauseQuiet, Held: func(ctx context.Context) bool {
+		if !l.foreign(ctx) {
+			return false
 		}
+		l.mark(ctx)
+		return true
+	}}.Wait(ctx)
+	if err != nil {
+		return err
 	}
+	l.emit(ctx, StreamIntervention, InterventionEvent{Iteration: i, Phase: "resumed"})
+	l.progress(ctx, fmt.Sprintf("resumed at iteration %d", i))
+	return nil
 }
 
 func (l *loop) mark(ctx context.Context) {
@@ -962,12 +455,7 @@ func (l *loop) emit(ctx context.Context, stream string, data any) {
 	if ev, ok := data.(PlanEvent); ok {
 		l.addCost(ev.Call)
 	}
-	if _, err := l.opts.Runs.Emit(context.WithoutCancel(ctx), l.runID, stream, data); err != nil && !errors.Is(err, runs.ErrEnded) {
-		l.o.log.Warn("emit task event", "run_id", l.runID, "stream", stream, "err", err)
-	}
-	if l.opts.OnEvent != nil {
-		l.opts.OnEvent(l.runID, stream, data)
-	}
+	l.sess.Emit(ctx, stream, data)
 }
 
 // progress appends a line to the task's progress log.
@@ -978,27 +466,6 @@ func (l *loop) progress(ctx context.Context, msg string) {
 	if err := l.opts.Progress.AppendTaskProgress(context.WithoutCancel(ctx), l.taskID, l.runID, msg); err != nil {
 		l.o.log.Warn("append task progress", "run_id", l.runID, "err", err)
 	}
-}
-
-// keepFrame stores the frame the map was read from for the run timeline
-// (once per distinct screen) and returns its hash; "" without a store or
-// a frame.
-func (l *loop) keepFrame(ctx context.Context, m *elements.Map) string {
-	if l.opts.Frames == nil || m.Frame == nil {
-		return ""
-	}
-	jpg, err := m.Frame.JPEG(960, 72)
-	if err != nil {
-		l.o.log.Warn("encode a task frame", "run_id", l.runID, "err", err)
-		return ""
-	}
-	w, h := frame.TargetSize(m.Frame.W, m.Frame.H, 960)
-	f := store.Frame{Hash: fmt.Sprintf("%016x", m.Frame.Hash), JPEG: jpg, Width: w, Height: h}
-	if err := l.opts.Frames.PutRunFrame(context.WithoutCancel(ctx), l.runID, f, time.Now()); err != nil {
-		l.o.log.Warn("keep a task frame", "run_id", l.runID, "err", err)
-		return ""
-	}
-	return f.Hash
 }
 
 // desktopStep carries out a launch or wait_for step, which act on the

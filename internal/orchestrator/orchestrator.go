@@ -384,9 +384,7 @@ func (o *Orchestrator) Close() {
 func (o *Orchestrator) execute(ctx context.Context, run runs.Run, s Spec) Result {
 	l := newLoop(o, run.ID, s)
 	// Every effect of the task is the task's, in the gate's audit.
-	who := gate.CallerOf(ctx)
-	who.Engine, who.Run = "task", run.ID
-	res := l.run(gate.WithCaller(ctx, who))
+	res := l.run(l.sess.Acting(ctx))
 	o.mu.Lock()
 	cancel := o.cancel[run.ID]
 	delete(o.cancel, run.ID)
@@ -398,9 +396,7 @@ func (o *Orchestrator) execute(ctx context.Context, run runs.Run, s Spec) Result
 	ectx, done := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer done()
 	l.progress(ectx, fmt.Sprintf("task %s: %s", res.Status, firstNonEmpty(res.Summary, res.Error)))
-	if _, err := o.opts.Runs.End(ectx, run.ID, res.Status, msg, res); err != nil && !errors.Is(err, runs.ErrEnded) {
-		o.log.Error("end task run", "run_id", run.ID, "err", err)
-	}
+	l.sess.End(ectx, res.Status, msg, res)
 	if cancel != nil {
 		cancel(nil)
 	}

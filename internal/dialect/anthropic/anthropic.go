@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,143 +155,182 @@ func (t Tool) Plan(in Input) (dialect.Plan, error) {
 	if in.Action == "" {
 		return dialect.Plan{}, dialect.Invalid("action", "action is missing: use one of %s", strings.Join(Actions[v], ", "))
 	}
-	known := false
-	for _, a := range Actions[v] {
-		known = known || a == in.Action
-	}
-	if !known {
+	k, ok := kinds[in.Action]
+	if !ok || !slices.Contains(Actions[v], in.Action) {
 		return dialect.Plan{}, dialect.Invalid("action", "action %q is not one of %s's: %s", in.Action, v, strings.Join(Actions[v], ", "))
 	}
-	uses := map[string]string{ // fields each action takes: c coordinate, s start_coordinate, t text, d scroll, u duration, r region
-		"key": "t", "hold_key": "tu", "type": "t", "cursor_position": "", "mouse_move": "c",
-		"left_mouse_down": "c", "left_mouse_up": "c", "left_click": "ct", "left_click_drag": "sc",
-		"right_click": "ct", "middle_click": "ct", "double_click": "ct", "triple_click": "ct",
-		"scroll": "ctd", "wait": "u", "screenshot": "", "zoom": "r",
-	}[in.Action]
 	for _, f := range []struct {
 		code, name string
 		set        bool
 	}{{"c", "coordinate", in.Coordinate != nil}, {"s", "start_coordinate", in.StartCoordinate != nil},
 		{"t", "text", in.Text != nil}, {"d", "scroll_direction", in.ScrollDirection != "" || in.ScrollAmount != nil},
 		{"u", "duration", in.Duration != nil}, {"r", "region", in.Region != nil}} {
-		if f.set && !strings.Contains(uses, f.code) {
+		if f.set && !strings.Contains(k.fields, f.code) {
 			return dialect.Plan{}, dialect.Invalid(f.name, "%s does not take %s", in.Action, f.name)
 		}
 	}
-	shot := dialect.ShotOptions(t.Image, t.format(), t.Quality)
-	act := func(a ...api.Action) dialect.Plan {
-		return dialect.Plan{Act: &api.ActRequest{Actions: a, Settle: &api.SettleOptions{}}, Shot: shot}
+	return k.plan(t, in)
+}
+
+// kind is one action of the computer tool: the input fields it takes (c
+// coordinate, s start_coordinate, t text, d scroll_direction and
+// scroll_amount, u duration, r region) and its translation, as the
+// vendor's reference implementation (computer-use-demo's computer.py)
+// runs it with xdotool.
+type kind struct {
+	fields string
+	plan   func(Tool, Input) (dialect.Plan, error)
+}
+
+var kinds = map[string]kind{
+	"screenshot":      {"", func(t Tool, _ Input) (dialect.Plan, error) { return dialect.Plan{Shot: t.shot()}, nil }},
+	"cursor_position": {"", func(Tool, Input) (dialect.Plan, error) { return dialect.Plan{Pointer: true}, nil }},
+	"key":             {"t", Tool.key},
+	"hold_key":        {"tu", Tool.holdKey},
+	"type":            {"t", Tool.typeText},
+	"mouse_move":      {"c", Tool.move},
+	"left_mouse_down": {"c", button(api.ActMouseDown)},
+	"left_mouse_up":   {"c", button(api.ActMouseUp)},
+	"left_click":      {"ct", click("", 1)},
+	"right_click":     {"ct", click("right", 1)},
+	"middle_click":    {"ct", click("middle", 1)},
+	"double_click":    {"ct", click("", 2)},
+	"triple_click":    {"ct", click("", 3)},
+	"left_click_drag": {"sc", Tool.drag},
+	"scroll":          {"ctd", Tool.scroll},
+	"wait":            {"u", Tool.wait},
+	"zoom":            {"r", func(t Tool, in Input) (dialect.Plan, error) { return t.zoom(in.Region) }},
+}
+
+func (t Tool) shot() *api.ShotOptions { return dialect.ShotOptions(t.Image, t.format(), t.Quality) }
+
+// act is a plan that runs a, settles, and takes a screenshot.
+func (t Tool) act(a ...api.Action) dialect.Plan {
+	return dialect.Plan{Act: &api.ActRequest{Actions: a, Settle: &api.SettleOptions{}}, Shot: t.shot()}
+}
+
+func text(in Input) string {
+	if in.Text == nil {
+		return ""
 	}
-	text := ""
-	if in.Text != nil {
-		text = *in.Text
+	return *in.Text
+}
+
+// key presses a key or a combination (xdotool key syntax: ctrl+l, Return;
+// several, space-separated, one after another).
+func (t Tool) key(in Input) (dialect.Plan, error) {
+	if strings.TrimSpace(text(in)) == "" {
+		return dialect.Plan{}, dialect.Invalid("text", "key needs text: the key or combination, as ctrl+l or Return")
 	}
-	switch in.Action {
-	case "screenshot":
-		return dialect.Plan{Shot: shot}, nil
-	case "cursor_position":
-		return dialect.Plan{Pointer: true}, nil
-	case "key":
-		if strings.TrimSpace(text) == "" {
-			return dialect.Plan{}, dialect.Invalid("text", "key needs text: the key or combination, as ctrl+l or Return")
-		}
-		return act(api.Action{Kind: api.ActKey, Keys: text}), nil
-	case "hold_key":
-		if strings.TrimSpace(text) == "" {
-			return dialect.Plan{}, dialect.Invalid("text", "hold_key needs text: the key to hold, as shift")
-		}
-		d, err := seconds(in.Duration, "duration", MaxHold)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		return act(api.Action{Kind: api.ActKey, Keys: text, HoldMs: int(d.Milliseconds())}), nil
-	case "type":
-		if text == "" {
-			return dialect.Plan{}, dialect.Invalid("text", "type needs text")
-		}
-		return act(api.Action{Kind: api.ActType, Text: text}), nil
-	case "mouse_move":
-		p, err := t.point(in.Coordinate, "coordinate", true)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		return act(api.Action{Kind: api.ActMove, At: p}), nil
-	case "left_mouse_down", "left_mouse_up":
+	return t.act(api.Action{Kind: api.ActKey, Keys: text(in)}), nil
+}
+
+// holdKey holds a key down for duration seconds.
+func (t Tool) holdKey(in Input) (dialect.Plan, error) {
+	if strings.TrimSpace(text(in)) == "" {
+		return dialect.Plan{}, dialect.Invalid("text", "hold_key needs text: the key to hold, as shift")
+	}
+	d, err := seconds(in.Duration, "duration", MaxHold)
+	if err != nil {
+		return dialect.Plan{}, err
+	}
+	return t.act(api.Action{Kind: api.ActKey, Keys: text(in), HoldMs: int(d.Milliseconds())}), nil
+}
+
+func (t Tool) typeText(in Input) (dialect.Plan, error) {
+	if text(in) == "" {
+		return dialect.Plan{}, dialect.Invalid("text", "type needs text")
+	}
+	return t.act(api.Action{Kind: api.ActType, Text: text(in)}), nil
+}
+
+func (t Tool) move(in Input) (dialect.Plan, error) {
+	p, err := t.point(in.Coordinate, "coordinate", true)
+	if err != nil {
+		return dialect.Plan{}, err
+	}
+	return t.act(api.Action{Kind: api.ActMove, At: p}), nil
+}
+
+// button presses or releases the left button, where the pointer is or at
+// the coordinate.
+func button(k string) func(Tool, Input) (dialect.Plan, error) {
+	return func(t Tool, in Input) (dialect.Plan, error) {
 		p, err := t.point(in.Coordinate, "coordinate", false)
 		if err != nil {
 			return dialect.Plan{}, err
 		}
-		kind := api.ActMouseDown
-		if in.Action == "left_mouse_up" {
-			kind = api.ActMouseUp
-		}
-		return act(api.Action{Kind: kind, At: p}), nil
-	case "left_click", "right_click", "middle_click", "double_click", "triple_click":
-		p, err := t.point(in.Coordinate, "coordinate", false)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		a := api.Action{Kind: api.ActClick, At: p, Mods: mods(text)}
-		switch in.Action {
-		case "right_click":
-			a.Button = "right"
-		case "middle_click":
-			a.Button = "middle"
-		case "double_click":
-			a.Count = 2
-		case "triple_click":
-			a.Count = 3
-		}
-		return act(a), nil
-	case "left_click_drag":
-		from, err := t.point(in.StartCoordinate, "start_coordinate", true)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		to, err := t.point(in.Coordinate, "coordinate", true)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		return act(api.Action{Kind: api.ActDrag, Path: []api.Point{*from, *to}}), nil
-	case "scroll":
-		p, err := t.point(in.Coordinate, "coordinate", false)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		if in.ScrollAmount == nil {
-			return dialect.Plan{}, dialect.Invalid("scroll_amount", "scroll needs scroll_amount: wheel clicks, 1 to %d", MaxScroll)
-		}
-		n := *in.ScrollAmount
-		if n != math.Trunc(n) || n < 0 || n > MaxScroll {
-			return dialect.Plan{}, dialect.Invalid("scroll_amount", "scroll_amount %v: give whole wheel clicks, 0 to %d", n, MaxScroll)
-		}
-		a := api.Action{Kind: api.ActScroll, At: p, Mods: mods(text)}
-		switch in.ScrollDirection {
-		case "up":
-			a.DY = -int(n)
-		case "down":
-			a.DY = int(n)
-		case "left":
-			a.DX = -int(n)
-		case "right":
-			a.DX = int(n)
-		default:
-			return dialect.Plan{}, dialect.Invalid("scroll_direction", "scroll_direction %q: use up, down, left or right", in.ScrollDirection)
-		}
-		if n == 0 {
-			return dialect.Plan{Shot: shot}, nil
-		}
-		return act(a), nil
-	case "wait":
-		d, err := seconds(in.Duration, "duration", MaxWait)
-		if err != nil {
-			return dialect.Plan{}, err
-		}
-		return dialect.Plan{Wait: d, WaitQuiet: t.WaitQuiet, Shot: shot}, nil
-	case "zoom":
-		return t.zoom(in.Region)
+		return t.act(api.Action{Kind: k, At: p}), nil
 	}
-	return dialect.Plan{}, dialect.Invalid("action", "action %q is not supported", in.Action)
+}
+
+// click clicks button count times, holding the modifier keys of text.
+func click(b string, count int) func(Tool, Input) (dialect.Plan, error) {
+	return func(t Tool, in Input) (dialect.Plan, error) {
+		p, err := t.point(in.Coordinate, "coordinate", false)
+		if err != nil {
+			return dialect.Plan{}, err
+		}
+		a := api.Action{Kind: api.ActClick, At: p, Mods: mods(text(in)), Button: b}
+		if count > 1 {
+			a.Count = count
+		}
+		return t.act(a), nil
+	}
+}
+
+func (t Tool) drag(in Input) (dialect.Plan, error) {
+	from, err := t.point(in.StartCoordinate, "start_coordinate", true)
+	if err != nil {
+		return dialect.Plan{}, err
+	}
+	to, err := t.point(in.Coordinate, "coordinate", true)
+	if err != nil {
+		return dialect.Plan{}, err
+	}
+	return t.act(api.Action{Kind: api.ActDrag, Path: []api.Point{*from, *to}}), nil
+}
+
+// scroll turns scroll_amount wheel clicks towards scroll_direction,
+// holding the modifier keys of text.
+func (t Tool) scroll(in Input) (dialect.Plan, error) {
+	p, err := t.point(in.Coordinate, "coordinate", false)
+	if err != nil {
+		return dialect.Plan{}, err
+	}
+	if in.ScrollAmount == nil {
+		return dialect.Plan{}, dialect.Invalid("scroll_amount", "scroll needs scroll_amount: wheel clicks, 1 to %d", MaxScroll)
+	}
+	n := *in.ScrollAmount
+	if n != math.Trunc(n) || n < 0 || n > MaxScroll {
+		return dialect.Plan{}, dialect.Invalid("scroll_amount", "scroll_amount %v: give whole wheel clicks, 0 to %d", n, MaxScroll)
+	}
+	a := api.Action{Kind: api.ActScroll, At: p, Mods: mods(text(in))}
+	switch in.ScrollDirection {
+	case "up":
+		a.DY = -int(n)
+	case "down":
+		a.DY = int(n)
+	case "left":
+		a.DX = -int(n)
+	case "right":
+		a.DX = int(n)
+	default:
+		return dialect.Plan{}, dialect.Invalid("scroll_direction", "scroll_direction %q: use up, down, left or right", in.ScrollDirection)
+	}
+	if n == 0 {
+		return dialect.Plan{Shot: t.shot()}, nil
+	}
+	return t.act(a), nil
+}
+
+// wait waits duration seconds at most, ending once the screen is still.
+func (t Tool) wait(in Input) (dialect.Plan, error) {
+	d, err := seconds(in.Duration, "duration", MaxWait)
+	if err != nil {
+		return dialect.Plan{}, err
+	}
+	return dialect.Plan{Wait: d, WaitQuiet: t.WaitQuiet, Shot: t.shot()}, nil
 }
 
 // mods turns the text of a click or scroll (modifier keys to hold, as

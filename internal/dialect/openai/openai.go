@@ -159,10 +159,10 @@ func (t Tool) Plan(c Call) (dialect.Plan, error) {
 	return plan, nil
 }
 
-func (t Tool) action(a Action, field string) ([]api.Action, int, error) {
-	uses := map[string]string{"click": "bxyk", "double_click": "xyk", "drag": "pk", "keypress": "k", "move": "xyk",
-		"screenshot": "", "scroll": "xysk", "type": "t", "wait": "m"}
-	u, ok := uses[a.Type]
+// action translates one action of a call; wait is the ms of a wait
+// action (no acu actions).
+func (t Tool) action(a Action, field string) (acts []api.Action, wait int, err error) {
+	k, ok := kinds[a.Type]
 	if !ok {
 		return nil, 0, dialect.Invalid(field+".type", "%s.type %q: use click, double_click, drag, keypress, move, screenshot, scroll, type or wait", field, a.Type)
 	}
@@ -171,96 +171,135 @@ func (t Tool) action(a Action, field string) ([]api.Action, int, error) {
 		set        bool
 	}{{"b", "button", a.Button != ""}, {"x", "x", a.X != nil || a.Y != nil}, {"p", "path", a.Path != nil},
 		{"s", "scroll_x", a.ScrollX != nil || a.ScrollY != nil}, {"t", "text", a.Text != nil}, {"m", "ms", a.Ms != nil}} {
-		if f.set && !strings.Contains(u, f.code) {
+		if f.set && !strings.Contains(k.fields, f.code) {
 			return nil, 0, dialect.Invalid(field+"."+f.name, "%s: %s does not take %s", field, a.Type, f.name)
 		}
 	}
-	var mods string
+	c := call{Action: a, field: field}
 	if a.Keys != nil && a.Type != "keypress" {
-		var err error
-		if mods, err = modsOf(a.Keys, field+".keys"); err != nil {
+		if c.mods, err = modsOf(a.Keys, field+".keys"); err != nil {
 			return nil, 0, err
 		}
 	}
-	switch a.Type {
-	case "screenshot":
-		return nil, 0, nil
-	case "wait":
-		ms := DefaultWaitMs
-		if a.Ms != nil {
-			if *a.Ms <= 0 || *a.Ms > 60000 || math.IsNaN(*a.Ms) {
-				return nil, 0, dialect.Invalid(field+".ms", "%s.ms %v: wait 1 to 60000 ms", field, *a.Ms)
-			}
-			ms = int(*a.Ms)
+	if strings.Contains(k.fields, "x") {
+		if c.at, err = t.point(a.X, a.Y, field); err != nil {
+			return nil, 0, err
 		}
-		return nil, ms, nil
-	case "type":
-		if a.Text == nil || *a.Text == "" {
-			return nil, 0, dialect.Invalid(field+".text", "%s: type needs text", field)
-		}
-		return []api.Action{{Kind: api.ActType, Text: *a.Text}}, 0, nil
-	case "keypress":
-		keys, err := Keys(a.Keys)
+	}
+	return k.plan(t, c)
+}
+
+// call is one action being translated: its field's name in errors, the
+// modifier keys held through it and its position (for actions at x, y).
+type call struct {
+	Action
+	field string
+	mods  string
+	at    *api.Point
+}
+
+// kind is one computer action type: the fields it takes (b button, x x
+// and y, p path, k keys, s scroll_x and scroll_y, t text, m ms) and its
+// translation, as OpenAI's sample executors run it.
+type kind struct {
+	fields string
+	plan   func(Tool, call) ([]api.Action, int, error)
+}
+
+var kinds = map[string]kind{
+	"click":        {"bxyk", Tool.click},
+	"double_click": {"xyk", Tool.doubleClick},
+	"drag":         {"pk", Tool.drag},
+	"keypress":     {"k", Tool.keypress},
+	"move":         {"xyk", Tool.move},
+	"screenshot":   {"", func(Tool, call) ([]api.Action, int, error) { return nil, 0, nil }},
+	"scroll":       {"xysk", Tool.scroll},
+	"type":         {"t", Tool.typeText},
+	"wait":         {"m", Tool.wait},
+}
+
+func (Tool) doubleClick(c call) ([]api.Action, int, error) {
+	return one(api.Action{Kind: api.ActClick, At: c.at, Count: 2, Mods: c.mods})
+}
+
+func (Tool) move(c call) ([]api.Action, int, error) {
+	return one(api.Action{Kind: api.ActMove, At: c.at, Mods: c.mods})
+}
+
+func one(a api.Action) ([]api.Action, int, error) { return []api.Action{a}, 0, nil }
+
+// buttons are the click buttons: the side buttons back and forward are X
+// buttons 8 and 9, as the Responses API means them (an app listening for
+// them sees them, a browser goes back or forward), not a key chord.
+var buttons = map[string]string{"": "", "left": "", "right": "right", "wheel": "middle", "back": "back", "forward": "forward"}
+
+func (Tool) click(c call) ([]api.Action, int, error) {
+	b, ok := buttons[c.Button]
+	if !ok {
+		return nil, 0, dialect.Invalid(c.field+".button", "%s.button %q: use left, right, wheel, back or forward", c.field, c.Button)
+	}
+	return one(api.Action{Kind: api.ActClick, At: c.at, Button: b, Mods: c.mods})
+}
+
+func (t Tool) drag(c call) ([]api.Action, int, error) {
+	if len(c.Path) < 2 {
+		return nil, 0, dialect.Invalid(c.field+".path", "%s: drag needs a path of at least 2 points", c.field)
+	}
+	path := make([]api.Point, 0, len(c.Path))
+	for i, q := range c.Path {
+		x, y := q.X, q.Y
+		p, err := t.point(&x, &y, fmt.Sprintf("%s.path[%d]", c.field, i))
 		if err != nil {
-			return nil, 0, dialect.Invalid(field+".keys", "%s.keys: %v", field, err)
+			return nil, 0, err
 		}
-		return []api.Action{{Kind: api.ActKey, Keys: keys}}, 0, nil
-	case "drag":
-		if len(a.Path) < 2 {
-			return nil, 0, dialect.Invalid(field+".path", "%s: drag needs a path of at least 2 points", field)
-		}
-		path := make([]api.Point, 0, len(a.Path))
-		for i, q := range a.Path {
-			x, y := q.X, q.Y
-			p, err := t.point(&x, &y, fmt.Sprintf("%s.path[%d]", field, i))
-			if err != nil {
-				return nil, 0, err
-			}
-			path = append(path, *p)
-		}
-		return []api.Action{{Kind: api.ActDrag, Path: path, Mods: mods}}, 0, nil
+		path = append(path, *p)
 	}
-	p, err := t.point(a.X, a.Y, field)
+	return one(api.Action{Kind: api.ActDrag, Path: path, Mods: c.mods})
+}
+
+func (Tool) keypress(c call) ([]api.Action, int, error) {
+	keys, err := Keys(c.Keys)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, dialect.Invalid(c.field+".keys", "%s.keys: %v", c.field, err)
 	}
-	switch a.Type {
-	case "move":
-		return []api.Action{{Kind: api.ActMove, At: p, Mods: mods}}, 0, nil
-	case "double_click":
-		return []api.Action{{Kind: api.ActClick, At: p, Count: 2, Mods: mods}}, 0, nil
-	case "scroll":
-		sx, sy := 0.0, 0.0
-		if a.ScrollX != nil {
-			sx = *a.ScrollX
-		}
-		if a.ScrollY != nil {
-			sy = *a.ScrollY
-		}
-		dx, dy := clicks(sx), clicks(sy)
-		if abs(dx) > 100 || abs(dy) > 100 {
-			return nil, 0, dialect.Invalid(field+".scroll_y", "%s: scroll by %v,%v pixels is more than 100 wheel clicks", field, sx, sy)
-		}
-		if dx == 0 && dy == 0 {
-			return []api.Action{{Kind: api.ActMove, At: p, Mods: mods}}, 0, nil
-		}
-		return []api.Action{{Kind: api.ActScroll, At: p, DX: dx, DY: dy, Mods: mods}}, 0, nil
+	return one(api.Action{Kind: api.ActKey, Keys: keys})
+}
+
+// scroll turns scroll_x and scroll_y pixels into wheel clicks at x, y; a
+// scroll by nothing only moves there.
+func (Tool) scroll(c call) ([]api.Action, int, error) {
+	sx, sy := 0.0, 0.0
+	if c.ScrollX != nil {
+		sx = *c.ScrollX
 	}
-	// click
-	switch a.Button {
-	case "", "left":
-		return []api.Action{{Kind: api.ActClick, At: p, Mods: mods}}, 0, nil
-	case "right":
-		return []api.Action{{Kind: api.ActClick, At: p, Button: "right", Mods: mods}}, 0, nil
-	case "wheel":
-		return []api.Action{{Kind: api.ActClick, At: p, Button: "middle", Mods: mods}}, 0, nil
-	case "back", "forward":
-		// The mouse's side buttons, X buttons 8 and 9, as the Responses
-		// API means them: an app listening for them sees them (a browser
-		// goes back or forward), not a key chord.
-		return []api.Action{{Kind: api.ActClick, At: p, Button: a.Button, Mods: mods}}, 0, nil
+	if c.ScrollY != nil {
+		sy = *c.ScrollY
 	}
-	return nil, 0, dialect.Invalid(field+".button", "%s.button %q: use left, right, wheel, back or forward", field, a.Button)
+	dx, dy := clicks(sx), clicks(sy)
+	if abs(dx) > 100 || abs(dy) > 100 {
+		return nil, 0, dialect.Invalid(c.field+".scroll_y", "%s: scroll by %v,%v pixels is more than 100 wheel clicks", c.field, sx, sy)
+	}
+	if dx == 0 && dy == 0 {
+		return one(api.Action{Kind: api.ActMove, At: c.at, Mods: c.mods})
+	}
+	return one(api.Action{Kind: api.ActScroll, At: c.at, DX: dx, DY: dy, Mods: c.mods})
+}
+
+func (Tool) typeText(c call) ([]api.Action, int, error) {
+	if c.Text == nil || *c.Text == "" {
+		return nil, 0, dialect.Invalid(c.field+".text", "%s: type needs text", c.field)
+	}
+	return one(api.Action{Kind: api.ActType, Text: *c.Text})
+}
+
+func (Tool) wait(c call) ([]api.Action, int, error) {
+	if c.Ms == nil {
+		return nil, DefaultWaitMs, nil
+	}
+	if *c.Ms <= 0 || *c.Ms > 60000 || math.IsNaN(*c.Ms) {
+		return nil, 0, dialect.Invalid(c.field+".ms", "%s.ms %v: wait 1 to 60000 ms", c.field, *c.Ms)
+	}
+	return nil, int(*c.Ms), nil
 }
 
 // clicks turns scroll pixels into wheel clicks, at least one for any

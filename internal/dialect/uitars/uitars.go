@@ -111,101 +111,142 @@ loop:
 	return plan, parsed, nil
 }
 
+// action translates one parsed action.
 func (t Tool) action(p Parsed, field string) ([]api.Action, error) {
-	at := func(key string, required bool) (*api.Point, error) {
-		c, ok := p.Coords[key]
-		if !ok {
-			if required {
-				return nil, dialect.Invalid(field, "%s needs %s", p.Type, strings.Replace(key, "coords", "box", 1))
-			}
-			return nil, nil
-		}
-		if len(c) != 2 || math.IsNaN(c[0]) || math.IsNaN(c[1]) {
-			return nil, dialect.Invalid(field, "%s: %s is not a point: give (x,y)", p.Type, strings.Replace(key, "coords", "box", 1))
-		}
-		x, y := int(math.Floor(c[0])), int(math.Floor(c[1]))
-		if x < 0 || y < 0 || x >= t.Image.W || y >= t.Image.H {
-			return nil, dialect.Invalid(field, "%s: (%v,%v) is outside the %s screenshot", p.Type, c[0], c[1], t.Image)
-		}
-		return dialect.ImagePoint(x, y, t.Image), nil
+	k, ok := kinds[p.Type]
+	if !ok {
+		return nil, dialect.Invalid(field, "action %q is not one acu runs: use click, left_double, right_single, drag, hotkey, type, scroll, wait, finished or call_user", p.Type)
 	}
-	switch p.Type {
-	case "click", "left_single", "left_double", "right_single", "middle_single", "hover", "mouse_move":
-		pt, err := at("start_coords", true)
+	return k(t, call{Parsed: p, field: field})
+}
+
+// call is one parsed action being translated, with its field's name for
+// errors.
+type call struct {
+	Parsed
+	field string
+}
+
+// kinds translate the actions acu runs, as UI-TARS' desktop operator runs
+// them (finished, call_user and wait are the plan's, not actions).
+var kinds = map[string]func(Tool, call) ([]api.Action, error){
+	"click":         pointer(api.Action{Kind: api.ActClick}),
+	"left_single":   pointer(api.Action{Kind: api.ActClick}),
+	"left_double":   pointer(api.Action{Kind: api.ActClick, Count: 2}),
+	"right_single":  pointer(api.Action{Kind: api.ActClick, Button: "right"}),
+	"middle_single": pointer(api.Action{Kind: api.ActClick, Button: "middle"}),
+	"hover":         pointer(api.Action{Kind: api.ActMove}),
+	"mouse_move":    pointer(api.Action{Kind: api.ActMove}),
+	"drag":          Tool.drag,
+	"select":        Tool.drag,
+	"hotkey":        Tool.hotkey,
+	"press":         Tool.hotkey,
+	"keydown":       Tool.hotkey,
+	"keyup":         Tool.hotkey,
+	"type":          Tool.typeText,
+	"scroll":        Tool.scroll,
+}
+
+// at is the point of a box (key: start_coords or end_coords) in the
+// picture; nil when it is absent and not required.
+func (t Tool) at(c call, key string, required bool) (*api.Point, error) {
+	box := strings.Replace(key, "coords", "box", 1)
+	v, ok := c.Coords[key]
+	if !ok {
+		if required {
+			return nil, dialect.Invalid(c.field, "%s needs %s", c.Type, box)
+		}
+		return nil, nil
+	}
+	if len(v) != 2 || math.IsNaN(v[0]) || math.IsNaN(v[1]) {
+		return nil, dialect.Invalid(c.field, "%s: %s is not a point: give (x,y)", c.Type, box)
+	}
+	x, y := int(math.Floor(v[0])), int(math.Floor(v[1]))
+	if x < 0 || y < 0 || x >= t.Image.W || y >= t.Image.H {
+		return nil, dialect.Invalid(c.field, "%s: (%v,%v) is outside the %s screenshot", c.Type, v[0], v[1], t.Image)
+	}
+	return dialect.ImagePoint(x, y, t.Image), nil
+}
+
+// pointer is action a at the start box.
+func pointer(a api.Action) func(Tool, call) ([]api.Action, error) {
+	return func(t Tool, c call) ([]api.Action, error) {
+		p, err := t.at(c, "start_coords", true)
 		if err != nil {
 			return nil, err
 		}
-		switch p.Type {
-		case "left_double":
-			return []api.Action{{Kind: api.ActClick, At: pt, Count: 2}}, nil
-		case "right_single":
-			return []api.Action{{Kind: api.ActClick, At: pt, Button: "right"}}, nil
-		case "middle_single":
-			return []api.Action{{Kind: api.ActClick, At: pt, Button: "middle"}}, nil
-		case "hover", "mouse_move":
-			return []api.Action{{Kind: api.ActMove, At: pt}}, nil
-		}
-		return []api.Action{{Kind: api.ActClick, At: pt}}, nil
-	case "drag", "select":
-		from, err := at("start_coords", true)
-		if err != nil {
-			return nil, err
-		}
-		to, err := at("end_coords", true)
-		if err != nil {
-			return nil, err
-		}
-		return []api.Action{{Kind: api.ActDrag, Path: []api.Point{*from, *to}}}, nil
-	case "hotkey", "press", "keydown", "keyup":
-		k := p.Inputs["key"]
-		if k == "" {
-			k = p.Inputs["hotkey"]
-		}
-		keys, err := Keys(k)
-		if err != nil {
-			return nil, dialect.Invalid(field, "%s: %v", p.Type, err)
-		}
-		return []api.Action{{Kind: api.ActKey, Keys: keys}}, nil
-	case "type":
-		text := unescape(p.Inputs["content"])
-		enter := strings.HasSuffix(text, "\n")
-		text = strings.TrimSuffix(text, "\n")
-		var out []api.Action
-		if text != "" {
-			out = append(out, api.Action{Kind: api.ActType, Text: text})
-		}
-		if enter {
-			out = append(out, api.Action{Kind: api.ActKey, Keys: "Return"})
-		}
-		if len(out) == 0 {
-			return nil, dialect.Invalid(field, "type needs content")
-		}
-		return out, nil
-	case "scroll":
-		pt, err := at("start_coords", false)
-		if err != nil {
-			return nil, err
-		}
-		n := t.ScrollClicks
-		if n <= 0 {
-			n = 5
-		}
-		a := api.Action{Kind: api.ActScroll, At: pt}
-		switch strings.ToLower(p.Inputs["direction"]) {
-		case "up":
-			a.DY = -n
-		case "down":
-			a.DY = n
-		case "left":
-			a.DX = -n
-		case "right":
-			a.DX = n
-		default:
-			return nil, dialect.Invalid(field, "scroll direction %q: use up, down, left or right", p.Inputs["direction"])
-		}
+		a.At = p
 		return []api.Action{a}, nil
 	}
-	return nil, dialect.Invalid(field, "action %q is not one acu runs: use click, left_double, right_single, drag, hotkey, type, scroll, wait, finished or call_user", p.Type)
+}
+
+func (t Tool) drag(c call) ([]api.Action, error) {
+	from, err := t.at(c, "start_coords", true)
+	if err != nil {
+		return nil, err
+	}
+	to, err := t.at(c, "end_coords", true)
+	if err != nil {
+		return nil, err
+	}
+	return []api.Action{{Kind: api.ActDrag, Path: []api.Point{*from, *to}}}, nil
+}
+
+func (Tool) hotkey(c call) ([]api.Action, error) {
+	k := c.Inputs["key"]
+	if k == "" {
+		k = c.Inputs["hotkey"]
+	}
+	keys, err := Keys(k)
+	if err != nil {
+		return nil, dialect.Invalid(c.field, "%s: %v", c.Type, err)
+	}
+	return []api.Action{{Kind: api.ActKey, Keys: keys}}, nil
+}
+
+// typeText types the content; a trailing newline is a press of Return.
+func (Tool) typeText(c call) ([]api.Action, error) {
+	text := unescape(c.Inputs["content"])
+	enter := strings.HasSuffix(text, "\n")
+	text = strings.TrimSuffix(text, "\n")
+	var out []api.Action
+	if text != "" {
+		out = append(out, api.Action{Kind: api.ActType, Text: text})
+	}
+	if enter {
+		out = append(out, api.Action{Kind: api.ActKey, Keys: "Return"})
+	}
+	if len(out) == 0 {
+		return nil, dialect.Invalid(c.field, "type needs content")
+	}
+	return out, nil
+}
+
+// scroll turns ScrollClicks wheel clicks (default 5) towards direction,
+// at the start box or where the pointer is.
+func (t Tool) scroll(c call) ([]api.Action, error) {
+	p, err := t.at(c, "start_coords", false)
+	if err != nil {
+		return nil, err
+	}
+	n := t.ScrollClicks
+	if n <= 0 {
+		n = 5
+	}
+	a := api.Action{Kind: api.ActScroll, At: p}
+	switch strings.ToLower(c.Inputs["direction"]) {
+	case "up":
+		a.DY = -n
+	case "down":
+		a.DY = n
+	case "left":
+		a.DX = -n
+	case "right":
+		a.DX = n
+	default:
+		return nil, dialect.Invalid(c.field, "scroll direction %q: use up, down, left or right", c.Inputs["direction"])
+	}
+	return []api.Action{a}, nil
 }
 
 // unescape turns the escapes the model writes inside quotes (\n, \', \")
