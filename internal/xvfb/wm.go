@@ -20,8 +20,9 @@ import (
 const defaultWMTimeout = 10 * time.Second
 
 // startWM starts the first installed window manager on the server and
-// waits until it has announced itself: it owns the WM_S0 manager selection
-// (ICCCM) or has set _NET_SUPPORTING_WM_CHECK on the root window (EWMH).
+// waits until it has announced itself: it has set _NET_SUPPORTING_WM_CHECK
+// on the root window (EWMH), or, for a window manager without EWMH, it owns
+// the WM_S0 manager selection (ICCCM).
 // Before that, a window mapped on the display is not yet managed (no frame,
 // no focus, no EWMH state), so callers that act at once must not see the
 // display as ready. None installed is not an error.
@@ -66,7 +67,7 @@ func (s *Server) startWM(ctx context.Context, rec *Record) error {
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := waitWM(wctx, s.name, exited); err != nil {
+	if err := waitWM(wctx, s.name, !ownsSelectionOnly[wm], exited); err != nil {
 		output := strings.TrimSpace(out.String())
 		if logPath != "" {
 			if b, rerr := os.ReadFile(logPath); rerr == nil {
@@ -92,12 +93,18 @@ func (s *Server) startWM(ctx context.Context, rec *Record) error {
 	return nil
 }
 
-// errWMNotReady is waitWM's error when the bound passes first.
-var errWMNotReady = errors.New("it did not take the WM_S0 selection or set _NET_SUPPORTING_WM_CHECK")
+// ownsSelectionOnly are the window managers of WindowManagers that follow
+// ICCCM (they take the WM_S0 selection) but not EWMH (they never set
+// _NET_SUPPORTING_WM_CHECK).
+var ownsSelectionOnly = map[string]bool{"twm": true}
 
 // waitWM polls the display until a window manager has announced itself, the
-// window manager exits (exited closes) or ctx ends.
-func waitWM(ctx context.Context, display string, exited <-chan struct{}) error {
+// window manager exits (exited closes) or ctx ends. An EWMH window manager
+// is up once _NET_SUPPORTING_WM_CHECK is set: openbox takes WM_S0 first and
+// sets the property after its set-up, and clients (acu's window list among
+// them) find the window manager by the property. Others are up once they
+// own WM_S0.
+func waitWM(ctx context.Context, display string, ewmh bool, exited <-chan struct{}) error {
 	c, err := xgb.NewConnDisplay(display)
 	if err != nil {
 		return fmt.Errorf("connect to check the window manager: %w", err)
@@ -121,10 +128,11 @@ func waitWM(ctx context.Context, display string, exited <-chan struct{}) error {
 	}
 	start := time.Now()
 	for {
-		if o, err := xproto.GetSelectionOwner(c, wmS0).Reply(); err == nil && o.Owner != xproto.WindowNone {
-			return nil
-		}
-		if p, err := xproto.GetProperty(c, false, root, check, xproto.AtomWindow, 0, 1).Reply(); err == nil && p.ValueLen > 0 {
+		if ewmh {
+			if p, err := xproto.GetProperty(c, false, root, check, xproto.AtomWindow, 0, 1).Reply(); err == nil && p.ValueLen > 0 {
+				return nil
+			}
+		} else if o, err := xproto.GetSelectionOwner(c, wmS0).Reply(); err == nil && o.Owner != xproto.WindowNone {
 			return nil
 		}
 		select {
@@ -132,7 +140,11 @@ func waitWM(ctx context.Context, display string, exited <-chan struct{}) error {
 			return errors.New("it exited before managing the screen")
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("not ready after %s: %w", time.Since(start).Round(time.Millisecond), errWMNotReady)
+				what := "set _NET_SUPPORTING_WM_CHECK on the root window (EWMH)"
+				if !ewmh {
+					what = "take the WM_S0 selection (ICCCM)"
+				}
+				return fmt.Errorf("not ready after %s: it did not %s", time.Since(start).Round(time.Millisecond), what)
 			}
 			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):

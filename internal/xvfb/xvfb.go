@@ -39,9 +39,9 @@ type Options struct {
 	Args []string
 	// WindowManager starts a light window manager when one is installed
 	// (see WindowManagers); none installed is not an error. Start returns
-	// once the window manager has announced itself (it owns the WM_S0
-	// selection or has set _NET_SUPPORTING_WM_CHECK on the root window),
-	// and fails when it has not within WMTimeout.
+	// once the window manager has announced itself (it has set
+	// _NET_SUPPORTING_WM_CHECK on the root window; twm, without EWMH: it
+	// owns the WM_S0 selection), and fails when it has not within WMTimeout.
 	WindowManager bool
 	// WMTimeout bounds the wait for the window manager; default 10s.
 	WMTimeout time.Duration
