@@ -44,6 +44,9 @@ import (
 //	await window TITLE [VAR]  until a window whose title contains TITLE is
 //	                       mapped; its id (0x…) goes into $VAR
 //	await element ID       until `acu elements` lists [ID]
+//	await acu REGEXP ARGS… until `acu ARGS…` succeeds with stdout matching
+//	                       REGEXP (what a window manager or an app does
+//	                       after acu's command returned)
 //	await file FILE REGEXP until FILE's content matches REGEXP
 //	await gone TITLE       until no window's title contains TITLE
 //	await metric REGEXP    until the daemon's /metrics matches REGEXP
@@ -146,7 +149,7 @@ const awaitLimit = 60 * time.Second
 
 func scriptAwait(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: await daemon | window TITLE [VAR] | element ID | file FILE REGEXP | gone TITLE | metric REGEXP")
+		ts.Fatalf("usage: await daemon | window TITLE [VAR] | element ID | acu REGEXP ARGS... | file FILE REGEXP | gone TITLE | metric REGEXP")
 	}
 	var check func() (bool, string)
 	switch {
@@ -202,6 +205,14 @@ func scriptAwait(ts *testscript.TestScript, neg bool, args []string) {
 			out := ts.ReadFile("stdout")
 			return err == nil && strings.Contains(out, "["+args[1]+"]"), out + ts.ReadFile("stderr")
 		}
+	case args[0] == "acu" && len(args) >= 3:
+		re, err := regexp.Compile("(?m)" + args[1])
+		ts.Check(err)
+		check = func() (bool, string) {
+			err := ts.Exec("acu", args[2:]...)
+			out := ts.ReadFile("stdout")
+			return err == nil && re.MatchString(out), out + ts.ReadFile("stderr")
+		}
 	case args[0] == "file" && len(args) == 3:
 		re, err := regexp.Compile(args[2])
 		ts.Check(err)
@@ -213,7 +224,7 @@ func scriptAwait(ts *testscript.TestScript, neg bool, args []string) {
 			return re.Match(b), string(b)
 		}
 	default:
-		ts.Fatalf("usage: await daemon | window TITLE [VAR] | element ID | file FILE REGEXP | gone TITLE | metric REGEXP")
+		ts.Fatalf("usage: await daemon | window TITLE [VAR] | element ID | acu REGEXP ARGS... | file FILE REGEXP | gone TITLE | metric REGEXP")
 	}
 	if neg {
 		ts.Fatalf("unsupported: ! await")

@@ -340,6 +340,7 @@ func writeRecord(dir string, r Record) error {
 func removeRecord(dir, name string) {
 	_ = os.Remove(recordPath(dir, name))
 	_ = os.Remove(filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".log"))
+	_ = os.Remove(filepath.Join(dir, "wm-"+strings.TrimPrefix(name, ":")+".log"))
 }
 
 // List returns the servers recorded in stateDir that are still running,
