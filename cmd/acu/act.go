@@ -32,7 +32,9 @@ With a daemon running, actions go through it (POST /v1/actions: settle,
 audit on the daemon's session run); without one, or with --local or --crop,
 this process runs the same request through the same action service and
 gate (the ACU_ACT_* policy, element ids, screenshots); --settle needs the
-daemon. --dry-run prints the request and sends nothing.`
+daemon, and a button mouse_down holds there is released when acu act exits
+(hold it across commands with a daemon, or send mouse_down and mouse_up in
+one --json request). --dry-run prints the request and sends nothing.`
 
 func runAct(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "act", actUsage)

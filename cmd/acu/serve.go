@@ -86,8 +86,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer removePid()
-	if c.AllowRemote {
-		log.Warn("listening beyond loopback: anyone who can reach this address and has the token can move this desktop's mouse", "addr", c.Addr())
+	// ACU_ALLOW_REMOTE permits a wider bind; it is the address actually
+	// bound that decides whether anyone beyond this machine can connect.
+	if beyondLoopback(l.Addr()) {
+		log.Warn("listening beyond loopback: anyone who can reach this address and has the token can move this desktop's mouse", "addr", l.Addr().String())
 	}
 	if c.MCP().Conformance {
 		log.Warn(config.ConformanceWarning)
@@ -598,4 +600,11 @@ func (d *daemon) endedElsewhere(run runs.Run) {
 			_ = d.tasks.Cancel(context.Background(), run.ID, firstOf(run.Error, "ended by another process"))
 		}
 	}
+}
+
+// beyondLoopback reports whether a listener's address accepts connections
+// from other machines: anything but a loopback IP (0.0.0.0 and :: included).
+func beyondLoopback(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	return !ok || !ta.IP.IsLoopback()
 }

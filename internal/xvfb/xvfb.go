@@ -38,8 +38,13 @@ type Options struct {
 	// Args are extra Xvfb arguments.
 	Args []string
 	// WindowManager starts a light window manager when one is installed
-	// (see WindowManagers); none installed is not an error.
+	// (see WindowManagers); none installed is not an error. Start returns
+	// once the window manager has announced itself (it has set
+	// _NET_SUPPORTING_WM_CHECK on the root window; twm, without EWMH: it
+	// owns the WM_S0 selection), and fails when it has not within WMTimeout.
 	WindowManager bool
+	// WMTimeout bounds the wait for the window manager; default 10s.
+	WMTimeout time.Duration
 	// StateDir, when set, records the started server there so that List and
 	// StopByName work across processes.
 	StateDir string
@@ -62,6 +67,7 @@ type Server struct {
 	opts   Options
 	cmd    *exec.Cmd
 	wm     *exec.Cmd
+	wmDone chan struct{} // closed when wm has exited
 	done   chan struct{}
 	errMu  sync.Mutex
 	err    error
@@ -212,24 +218,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	rec := Record{Display: s.name, Pid: cmd.Process.Pid, Width: opts.Width, Height: opts.Height, Depth: opts.Depth, Started: time.Now().UTC()}
 	if opts.WindowManager {
-		if wm, path := findWM(); path != "" {
-			w := exec.Command(path)
-			w.Env = append(os.Environ(), "DISPLAY="+s.name)
-			if opts.Detach {
-				w.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-			} else {
-				w.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-			}
-			if err := w.Start(); err != nil {
-				log.Warn("window manager did not start", "display", s.name, "wm", wm, "err", err)
-			} else {
-				s.wm = w
-				rec.WM, rec.WMPid = wm, w.Process.Pid
-				go w.Wait() //nolint:errcheck // reaped only; its exit is not an error for the display
-				log.Info("window manager started", "display", s.name, "wm", wm)
-			}
-		} else {
-			log.Info("no window manager installed; display runs without one", "display", s.name)
+		if err := s.startWM(ctx, &rec); err != nil {
+			s.Stop()
+			return nil, err
 		}
 	}
 	if opts.StateDir != "" {
@@ -282,6 +273,14 @@ func (s *Server) Stop() error {
 		case <-time.After(5 * time.Second):
 			s.kill()
 			<-s.done
+		}
+		if s.wm != nil {
+			select {
+			case <-s.wmDone:
+			case <-time.After(5 * time.Second):
+				_ = s.wm.Process.Signal(syscall.SIGKILL)
+				<-s.wmDone
+			}
 		}
 		if s.opts.StateDir != "" && s.name != "" {
 			removeRecord(s.opts.StateDir, s.name)
@@ -341,6 +340,7 @@ func writeRecord(dir string, r Record) error {
 func removeRecord(dir, name string) {
 	_ = os.Remove(recordPath(dir, name))
 	_ = os.Remove(filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".log"))
+	_ = os.Remove(filepath.Join(dir, "wm-"+strings.TrimPrefix(name, ":")+".log"))
 }
 
 // List returns the servers recorded in stateDir that are still running,
