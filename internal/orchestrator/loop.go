@@ -378,7 +378,7 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 			if ctx.Err() != nil {
 				return false, ""
 			}
-			a.Error = err.Error()
+			a.fail(err)
 			ev.Steps = append(ev.Steps, a)
 			l.actions = append(l.actions, a)
 			notes = append(notes, fmt.Sprintf("WARNING: step %q didn't work: %s. Look at the current map before trying again.", a.Step, a.Error))
@@ -1164,7 +1164,7 @@ func (l *loop) typeBatch(ctx context.Context, i int, cur *elements.Map, sts []el
 		}
 		acts[k].Via = res.Via
 		if err != nil {
-			acts[k].Error = err.Error()
+			acts[k].fail(err)
 			return acts[:k+1], after, &acts[k]
 		}
 		acts[k].OK = true
