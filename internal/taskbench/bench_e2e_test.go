@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -405,5 +406,64 @@ func TestCLI(t *testing.T) {
 	os.WriteFile(filepath.Join(bad, "x.json"), []byte(`{"id":"x","prompt":"p","timeLimit":"1m","stepLimit":3,"setup":[{"run":["true"]}],"check":{"kind":"file","path":"f"}}`), 0o644)
 	if _, errOut, code := acuCLI(t, env, "bench", "tasks", "-dir", bad, "-list"); code == 0 || !strings.Contains(errOut, "x.json") || !strings.Contains(errOut, "no condition") {
 		t.Errorf("bad task file: exit %d: %s", code, errOut)
+	}
+}
+
+// TestHarnessOwnsOnlyItsProcesses runs a task with a relative -work path
+// (the session bus listens there) while a process the harness did not
+// start names the task's directory on its command line: the task runs and
+// passes, the bystander lives on, and nothing the harness started
+// outlives the task (the accessibility bus's dbus-daemon, in a session of
+// its own, included).
+func TestHarnessOwnsOnlyItsProcesses(t *testing.T) {
+	ts := builtin(t, false)
+	ts, err := taskbench.Select(ts, []string{"zenity-entry"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	t.Chdir(base)
+	taskDir := filepath.Join(base, "rel", "work", "zenity-entry")
+	if err := os.MkdirAll(taskDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Started in its own directory: the harness clears the task's.
+	by := exec.Command("sh", "-c", "sleep 600", taskDir+"/bystander")
+	if err := by.Start(); err != nil {
+		t.Fatal(err)
+	}
+	byDone := make(chan struct{})
+	go func() { _ = by.Wait(); close(byDone) }()
+	t.Cleanup(func() { _ = by.Process.Kill(); <-byDone })
+
+	m := &scripted{t: t}
+	srv := llmtest.NewOpenAI(t, m.handle)
+	var log bytes.Buffer
+	rep, err := taskbench.Run(t.Context(), ts, taskbench.Options{Bin: acuBin, Engine: taskbench.Orchestrator{Env: modelEnv(srv)}, Model: "scripted",
+		WorkDir: filepath.Join("rel", "work"), Log: &log, Before: m.start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Tasks[0]; !r.Success {
+		t.Errorf("with a relative work directory: %+v\n%s", r, log.String())
+	}
+	select {
+	case <-byDone:
+		t.Error("the harness killed a process it did not start (its command line names the task's directory)")
+	default:
+	}
+	// What the harness started names the task's directory (the session
+	// bus's socket, the accessibility bus's) or runs on its display: none
+	// may be left.
+	dirs, _ := os.ReadDir("/proc")
+	for _, e := range dirs {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == by.Process.Pid || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(taskDir)) {
+			t.Errorf("process %d outlived its task: %s", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
 	}
 }

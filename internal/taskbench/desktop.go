@@ -372,35 +372,97 @@ func (d *desktop) dump(w io.Writer) {
 	}
 }
 
-// close kills every process group, then the X server.
+// close kills what the task started, by pid, then the X server: each
+// started process's group, and every process descended from one, found
+// before the kill (the accessibility bus launcher's dbus-daemon runs in a
+// session of its own, outside the launcher's group). Nothing else is
+// touched, whatever its command line names. X clients the engine launched
+// end with the X server.
 func (d *desktop) close() {
 	d.mu.Lock()
 	procs := d.procs
 	d.procs = nil
 	d.mu.Unlock()
+	roots := make([]int, len(procs))
+	for i, p := range procs {
+		roots[i] = p.cmd.Process.Pid
+	}
+	left := descendants(roots)
 	for i := len(procs) - 1; i >= 0; i-- {
 		killGroup(procs[i])
 	}
-	sweep(d.work)
+	for _, p := range left {
+		p.kill()
+	}
 	if d.x != nil {
 		_ = d.x.Stop()
 	}
 }
 
-// sweep kills what outlived its process group: a process whose command
-// line names the work directory (the accessibility bus's dbus-daemon,
-// started in a session of its own, listens there).
-func sweep(work string) {
+// procID names a process by its pid and its start time (in clock ticks
+// since boot), so that a pid reused by another process is not taken for it.
+type procID struct {
+	pid   int
+	start uint64
+}
+
+// statOf reads a process's parent and start time from /proc/pid/stat.
+func statOf(pid int) (ppid int, start uint64, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, false
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from after its last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state): ppid is field 4, starttime field 22.
+	if len(f) < 20 {
+		return 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	return ppid, start, err1 == nil && err2 == nil
+}
+
+// descendants lists every living process descended from one of roots.
+func descendants(roots []int) []procID {
+	kids := map[int][]procID{}
 	dirs, _ := os.ReadDir("/proc")
 	for _, e := range dirs {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(work+"/")) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		if ppid, start, ok := statOf(pid); ok {
+			kids[ppid] = append(kids[ppid], procID{pid, start})
 		}
+	}
+	var out []procID
+	queue := append([]int(nil), roots...)
+	seen := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[pid] {
+			if !seen[k.pid] {
+				seen[k.pid] = true
+				out = append(out, k)
+				queue = append(queue, k.pid)
+			}
+		}
+	}
+	return out
+}
+
+// kill sends SIGKILL to p if it is still the process found (same start
+// time).
+func (p procID) kill() {
+	if _, start, ok := statOf(p.pid); ok && start == p.start {
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
 	}
 }
 
