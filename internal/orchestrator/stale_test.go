@@ -147,3 +147,68 @@ type stepResult struct {
 	Error string `json:"error"`
 	Stale bool   `json:"stale"`
 }
+
+// TestStaleWarningLeavesWithTheChange: a window opens on a real desktop
+// while the blocking last-resort plan is being made; the plan's guidance
+// warns of it in that iteration's prompt, the fast agent closes the
+// window, and the next iteration's prompt (system and pinned message)
+// carries no warning: the screen no longer shows the change.
+func TestStaleWarningLeavesWithTheChange(t *testing.T) {
+	d := newDesktop(t)
+	d.entry(t)
+	var fast counter
+	var warned, after atomic.Int32 // iterations whose prompt warned; prompts after the popup closed that still warned
+	var closed atomic.Bool
+	const warning = "WARNING: the screen changed while this plan was being made"
+	m := newModels(t, func(r llmtest.Request) llmtest.Reply {
+		if isCheck(r) {
+			return progressing(true)
+		}
+		n := fast.next()
+		has := strings.Contains(r.Messages[0].Text, warning) || strings.Contains(r.System, warning)
+		switch {
+		case closed.Load():
+			if has {
+				after.Add(1)
+			}
+			return llmtest.Reply{Text: stepsJSON(true)}
+		case has && strings.Contains(r.System, `"Acu Popup"`):
+			warned.Add(1)
+			closed.Store(true)
+			return llmtest.Reply{Text: stepsJSON(false, clickStep(findID(r.System, "button", "Dismiss")))}
+		case n == 1:
+			return llmtest.Reply{Text: stepsJSON(false, clickStep("btn_missing"))} // a failure: the last resort comes next
+		}
+		return llmtest.Reply{Text: stepsJSON(false)}
+	}, func(r llmtest.Request) llmtest.Reply {
+		if !strings.Contains(r.Text(), "LAST RESORT") {
+			return unusable(r)
+		}
+		// Meanwhile a window opens.
+		popup := d.session.StartApp(t, "zenity", "--info", "--title=Acu Popup", "--text=Surprise", "--ok-label=Dismiss")
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for ctx.Err() == nil {
+			nodes, _ := d.tree.Tree(ctx)
+			for _, n := range nodes {
+				if n.Name == "Dismiss" && !n.Bounds.Empty() {
+					return llmtest.Reply{Text: planJSON("Last resort", "Type the name and press OK")}
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Errorf("the popup did not show: %s", popup.Stderr())
+		return llmtest.Reply{Text: planJSON("Last resort", "Type the name and press OK")}
+	}, doneReply)
+	or := d.orchestrator(t, m, nil)
+	res := run(t, or, 6)
+	if res.Status != runs.StatusCompleted {
+		t.Fatalf("result %s (%s), want completed", res.Status, res.Error)
+	}
+	if warned.Load() != 1 || !closed.Load() {
+		t.Fatalf("%d prompts warned of the popup, closed %v: want the warning once, then the popup closed", warned.Load(), closed.Load())
+	}
+	if n := after.Load(); n > 0 {
+		t.Errorf("%d prompts after the popup closed still warned that the screen changed", n)
+	}
+}
