@@ -180,20 +180,38 @@ func (d *desktop) Env() []string {
 		"GDK_BACKEND=x11", "WORK="+d.work, "CDP_PORT="+strconv.Itoa(d.cdpPort))
 }
 
-// EngineEnv is the environment of an engine (an acu process): the user's
-// own (HOME, so acu finds its configuration file; the ACU_* settings) with
-// the task's display and session bus.
+// EngineEnv is the environment of an engine (an acu process): the
+// applications' (the task's display, session bus and $HOME, so that what
+// the engine launches keeps to the task's directory) with the user's
+// ACU_* settings and keys, and the user's configuration file (ACU_CONFIG)
+// found as acu would find it in the user's $HOME.
 func (d *desktop) EngineEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "DISPLAY", k == "DBUS_SESSION_BUS_ADDRESS", k == "AT_SPI_BUS", strings.HasPrefix(k, "ACU_TASKBENCH_"):
-			continue
-		}
-		env = append(env, kv)
+	env := d.Env()
+	if f := userConfig(os.Getenv); f != "" {
+		env = append(env, "ACU_CONFIG="+f)
 	}
-	return append(env, "DISPLAY="+d.x.Name(), "DBUS_SESSION_BUS_ADDRESS="+d.bus)
+	return env
+}
+
+// userConfig is acu's configuration file of the user running the bench:
+// ACU_CONFIG, else $XDG_CONFIG_HOME/acu/acu.env or $HOME/.config/acu/acu.env
+// when present; "" when there is none.
+func userConfig(getenv func(string) string) string {
+	if f := getenv("ACU_CONFIG"); f != "" {
+		return f
+	}
+	base := getenv("XDG_CONFIG_HOME")
+	if base == "" && getenv("HOME") != "" {
+		base = filepath.Join(getenv("HOME"), ".config")
+	}
+	if base == "" {
+		return ""
+	}
+	f := filepath.Join(base, "acu", "acu.env")
+	if _, err := os.Stat(f); err != nil {
+		return ""
+	}
+	return f
 }
 
 // expand replaces $WORK, $HOME and $CDP_PORT.
