@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -230,13 +231,9 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if cl, ok := daemonAnswers(ctx, e); ok {
 		wait = clientWaiter{cl: cl, display: c.TaskDisplay()}
 	} else {
-		w, stop, err := localWaiter(ctx, c, parts, log)
-		if err != nil {
-			log.Warn("wait_for steps are off: no daemon runs and no judge is available here", "problem", err)
-		} else {
-			defer stop()
-			wait = w
-		}
+		lw := &localWaits{c: c, parts: parts, log: log}
+		defer lw.Close()
+		wait = lw
 	}
 	g := gate.New(gateOptions(c, e, log))
 	defer g.Close()
@@ -375,6 +372,35 @@ type engineWaiter struct {
 
 func (w engineWaiter) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
 	return w.eng.WaitFor(ctx, smartwait.Spec{Criteria: condition, Display: w.display, Timeout: timeout})
+}
+
+// localWaits is `acu run`'s smart wait when no daemon runs: the wait
+// engine of localWaiter, made at the first wait_for step (a task that
+// never waits starts no judge).
+type localWaits struct {
+	c     *config.Config
+	parts *workParts
+	log   *slog.Logger
+
+	once sync.Once
+	w    orchestrator.Waiter
+	stop func()
+	err  error
+}
+
+func (l *localWaits) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
+	l.once.Do(func() { l.w, l.stop, l.err = localWaiter(ctx, l.c, l.parts, l.log) })
+	if l.err != nil {
+		return false, "", fmt.Errorf("no daemon runs and no judge is available here (install tesseract-ocr, or set a vision model's key): %w", l.err)
+	}
+	return l.w.WaitFor(ctx, condition, timeout)
+}
+
+// Close stops the wait engine, if one was made.
+func (l *localWaits) Close() {
+	if l.stop != nil {
+		l.stop()
+	}
 }
 
 // localWaiter is `acu run`'s smart wait when no daemon runs: a wait engine
