@@ -22,7 +22,7 @@ packages=(
   mousepad galculator gnumeric pcmanfm lxterminal
   ffmpeg
   postgresql-15
-  python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
+  python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests python3-gi gir1.2-gtk-3.0
   # the container release check (scripts/container-test.sh)
   podman podman-compose mmdebstrap runc containernetworking-plugins
   golang-github-containernetworking-plugin-dnsname iptables catatonit uidmap

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -19,6 +20,7 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
@@ -223,10 +225,15 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 			_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
 		}
 	}
-	// wait_for steps wait through the daemon's smart wait when one runs.
+	// wait_for steps wait through the daemon's smart wait when one
+	// answers, else through a wait engine of this process.
 	var wait orchestrator.Waiter
-	if cl, _, err := newClient(e); err == nil {
+	if cl, ok := daemonAnswers(ctx, e); ok {
 		wait = clientWaiter{cl: cl, display: c.TaskDisplay()}
+	} else {
+		lw := &localWaits{c: c, parts: parts, log: log}
+		defer lw.Close()
+		wait = lw
 	}
 	g := gate.New(gateOptions(c, e, log))
 	defer g.Close()
@@ -365,6 +372,57 @@ type engineWaiter struct {
 
 func (w engineWaiter) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
 	return w.eng.WaitFor(ctx, smartwait.Spec{Criteria: condition, Display: w.display, Timeout: timeout})
+}
+
+// localWaits is `acu run`'s smart wait when no daemon runs: the wait
+// engine of localWaiter, made at the first wait_for step (a task that
+// never waits starts no judge).
+type localWaits struct {
+	c     *config.Config
+	parts *workParts
+	log   *slog.Logger
+
+	once sync.Once
+	w    orchestrator.Waiter
+	stop func()
+	err  error
+}
+
+func (l *localWaits) WaitFor(ctx context.Context, condition string, timeout time.Duration) (bool, string, error) {
+	l.once.Do(func() { l.w, l.stop, l.err = localWaiter(ctx, l.c, l.parts, l.log) })
+	if l.err != nil {
+		return false, "", fmt.Errorf("no daemon runs and no judge is available here (install tesseract-ocr, or set a vision model's key): %w", l.err)
+	}
+	return l.w.WaitFor(ctx, condition, timeout)
+}
+
+// Close stops the wait engine, if one was made.
+func (l *localWaits) Close() {
+	if l.stop != nil {
+		l.stop()
+	}
+}
+
+// localWaiter is `acu run`'s smart wait when no daemon runs: a wait engine
+// of this process on its store, run registry and capture hub, with the
+// judge acu serve would pick (a vision model with a key, else Tesseract).
+// stop ends it.
+func localWaiter(ctx context.Context, c *config.Config, parts *workParts, log *slog.Logger) (orchestrator.Waiter, func(), error) {
+	backend, choice, err := judge.Select(ctx, selectOptions(c, log))
+	if err != nil {
+		return nil, nil, err
+	}
+	log.Info("wait_for steps judged in this process", "backend", choice.Backend, "model", choice.Model)
+	eng := smartwait.New(smartwait.Options{Runs: parts.runs, Capture: parts.hub, Judge: backend, Store: parts.db,
+		PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout, DefaultDisplay: c.TaskDisplay(), Logger: log.With("component", "smartwait"),
+		JudgeConcurrency: c.JudgeConcurrency, Host: parts.runs.Host()})
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = eng.Run(rctx)
+	}()
+	return engineWaiter{eng: eng, display: c.TaskDisplay()}, func() { cancel(); <-done }, nil
 }
 
 // clientWaiter carries out `acu run`'s wait_for steps through the

@@ -7,6 +7,9 @@ import (
 	"image"
 	"strings"
 
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/gate"
 )
 
@@ -44,6 +47,14 @@ type Step struct {
 	Amount int    // StepScroll: wheel clicks (default DefaultScrollAmount)
 	// Pointer uses XTest even when the element offers an AT-SPI way.
 	Pointer bool
+	// Recheck re-reads an element's place just before a pointer effect on
+	// it, for a map that may be older than the screen (a model thought
+	// over it): an accessible object's bounds are read again (one AT-SPI
+	// query); OCR text is looked at again when the pixels of its box
+	// changed (a new map is read). A moved element is acted on at its new
+	// place; one that is gone or hidden fails the step with ErrStale,
+	// without acting.
+	Recheck bool
 }
 
 func (s Step) String() string {
@@ -79,6 +90,9 @@ var (
 	ErrNoElement = errors.New("element not in the map")
 	ErrNoEffect  = errors.New("step had no visible effect")
 	ErrNoInput   = errors.New("step needs the pointer but the element map has no input device: set Options.Input")
+	// ErrStale: the element moved off or vanished since the map was read
+	// (Step.Recheck); nothing was done.
+	ErrStale = errors.New("stale: the element is no longer where the map shows it")
 )
 
 // Result says how a step went.
@@ -126,8 +140,10 @@ func (x *Extractor) Execute(ctx context.Context, m *Map, s Step) (Result, error)
 		}
 		via, actErr := x.act(ctx, cur, el, s)
 		res.Via = via
-		if actErr != nil && (ctx.Err() != nil || refused(actErr)) {
-			return res, actErr // a refusal is final: no second attempt
+		if actErr != nil && (ctx.Err() != nil || refused(actErr) || errors.Is(actErr, ErrStale)) {
+			// A refusal is final: no second attempt. A stale element was
+			// not acted on: whatever changed on screen is not its effect.
+			return res, actErr
 		}
 		after, err := x.Extract(ctx)
 		if err != nil {
@@ -160,8 +176,31 @@ func effective(s Step, after *Map, d Diff) bool {
 	return !d.Empty()
 }
 
-// act performs one attempt of s on el and says how.
+// act performs one attempt of s on el and says how; with s.Recheck, the
+// places it points at are read again first (relocate), and a move is told
+// in the Via.
 func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (string, error) {
+	var moved []string
+	locate := func(e *Element) (*Element, error) {
+		if !s.Recheck || e == nil {
+			return e, nil
+		}
+		cur, note, err := x.relocate(ctx, m, e)
+		if note != "" {
+			moved = append(moved, note)
+		}
+		return cur, err
+	}
+	via, err := x.act1(ctx, m, el, s, locate)
+	if len(moved) > 0 {
+		via += " (" + strings.Join(moved, "; ") + ")"
+	}
+	return via, err
+}
+
+// act1 is one attempt of act; locate gives an element's place at the
+// moment of a pointer effect.
+func (x *Extractor) act1(ctx context.Context, m *Map, el *Element, s Step, locate func(*Element) (*Element, error)) (string, error) {
 	tree := x.opts.Tree
 	switch s.Kind {
 	case StepClick:
@@ -176,7 +215,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 			}
 			x.log.Debug("action failed, clicking instead", "element", el.ID, "err", err)
 		}
-		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el)
+		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el, locate)
 	case StepType:
 		if !s.Pointer && tree != nil && el.HasEditableText() && el.Editable {
 			err := x.effect(ctx, el, "type", func(ctx context.Context) error { return tree.SetText(ctx, el.Ref, s.Text) })
@@ -188,7 +227,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 			}
 			x.log.Debug("editable text failed, typing instead", "element", el.ID, "err", err)
 		}
-		if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el); err != nil {
+		if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el, locate); err != nil {
 			return ViaPointer, err
 		}
 		if el.Editable {
@@ -208,16 +247,16 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 				focused = err == nil
 			}
 			if !focused {
-				if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el); err != nil {
+				if err := x.pointer(ctx, gate.Action{Kind: gate.KindClick}, el, locate); err != nil {
 					return ViaPointer, err
 				}
 			}
 		}
 		return ViaPointer, x.key(ctx, s.Text)
 	case StepDoubleClick:
-		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindDoubleClick}, el)
+		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindDoubleClick}, el, locate)
 	case StepRightClick:
-		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindRightClick}, el)
+		return ViaPointer, x.pointer(ctx, gate.Action{Kind: gate.KindRightClick}, el, locate)
 	case StepScroll:
 		a := gate.Action{Kind: gate.KindScroll}
 		n := s.amount()
@@ -235,7 +274,7 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 			a.X, a.Y = gate.NormMax/2, gate.NormMax/2
 			return ViaPointer, x.do(ctx, a)
 		}
-		return ViaPointer, x.pointer(ctx, a, el)
+		return ViaPointer, x.pointer(ctx, a, el, locate)
 	case StepDrag:
 		to, ok := m.Get(s.To)
 		if !ok {
@@ -244,11 +283,15 @@ func (x *Extractor) act(ctx context.Context, m *Map, el *Element, s Step) (strin
 		if x.opts.Input == nil {
 			return ViaPointer, ErrNoInput
 		}
+		to, err := locate(to)
+		if err != nil {
+			return ViaPointer, err
+		}
 		c := to.Center()
 		area := x.opts.Input.Area()
 		a := gate.Action{Kind: gate.KindDrag}
 		a.X2, a.Y2 = area.ToNorm(c.X, c.Y)
-		return ViaPointer, x.pointer(ctx, a, el)
+		return ViaPointer, x.pointer(ctx, a, el, locate)
 	}
 	return "", fmt.Errorf("step kind %q unknown", s.Kind)
 }
@@ -313,9 +356,14 @@ func pickAction(names []string) int {
 	return 0
 }
 
-func (x *Extractor) pointer(ctx context.Context, a gate.Action, el *Element) error {
+// pointer carries out a at el's centre, where locate says el is now.
+func (x *Extractor) pointer(ctx context.Context, a gate.Action, el *Element, locate func(*Element) (*Element, error)) error {
 	if x.opts.Input == nil {
 		return ErrNoInput
+	}
+	el, err := locate(el)
+	if err != nil {
+		return err
 	}
 	if el.Box.Empty() {
 		return fmt.Errorf("click %s: it has no bounds on screen: use another element", el.ID)
@@ -362,6 +410,70 @@ func (x *Extractor) Do(ctx context.Context, m *Map, s Step) (string, error) {
 		el = e
 	}
 	return x.act(ctx, m, el, s)
+}
+
+// relocate says where el of map m is now, just before a pointer effect on
+// it, for a map that may be older than the screen. An accessible object's
+// bounds and states are read again: gone or no longer showing is ErrStale;
+// other bounds are its new place. OCR text (no accessible object) is
+// looked at again only when the pixels of its box changed since m's frame:
+// a new map is read and the element of the same id is its new place, or
+// ErrStale when it has none. The note says how it moved ("" when it did
+// not).
+func (x *Extractor) relocate(ctx context.Context, m *Map, el *Element) (*Element, string, error) {
+	if tree := x.opts.Tree; tree != nil && !el.Ref.IsNull() {
+		n, err := tree.Read(ctx, el.Ref)
+		switch {
+		case ctx.Err() != nil:
+			return nil, "", ctx.Err()
+		case err != nil:
+			return nil, "", fmt.Errorf("%s: %w: it is gone from the screen since the map was read (%v): look at the current map", el.ID, ErrStale, err)
+		case !n.States.Has(atspi.StateShowing) || n.Bounds.Empty():
+			return nil, "", fmt.Errorf("%s: %w: it is no longer showing since the map was read: look at the current map", el.ID, ErrStale)
+		case n.Bounds == el.Box:
+			return el, "", nil
+		}
+		e := *el
+		e.Box = n.Bounds
+		return &e, moveNote(el, &e), nil
+	}
+	if x.opts.Capture == nil || m == nil || m.Frame == nil || !el.Ref.IsNull() {
+		return el, "", nil
+	}
+	now, err := x.opts.Capture.Capture(ctx, x.opts.Display, capture.Target{Kind: capture.Screen})
+	if err != nil {
+		return nil, "", fmt.Errorf("look at %s again before acting: %w", el.ID, err)
+	}
+	same := now == m.Frame || now.Hash == m.Frame.Hash || now.Bounds() == m.Frame.Bounds() && sameBox(now, m.Frame, el.Box)
+	now.Release()
+	if same {
+		return el, "", nil
+	}
+	fresh, err := x.Extract(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("look at %s again before acting (its pixels changed): %w", el.ID, err)
+	}
+	e, ok := fresh.Get(el.ID)
+	if !ok || e.Box.Empty() {
+		return nil, "", fmt.Errorf("%s: %w: %q is gone from the screen since the map was read: look at the current map", el.ID, ErrStale, el.Text)
+	}
+	if e.Box == el.Box {
+		return e, "", nil
+	}
+	return e, moveNote(el, e), nil
+}
+
+// sameBox reports whether a and b hold the same pixels in r.
+func sameBox(a, b *frame.Frame, r image.Rectangle) bool {
+	sa, sb := a.Sub(r, ""), b.Sub(r, "")
+	defer sa.Release()
+	defer sb.Release()
+	return sa.Hash == sb.Hash
+}
+
+func moveNote(was, now *Element) string {
+	a, b := was.Center(), now.Center()
+	return fmt.Sprintf("%s moved from (%d,%d) to (%d,%d) since the map was read: acted at its new place", was.ID, a.X, a.Y, b.X, b.Y)
 }
 
 // effect runs an accessibility effect on el (an action, text set into it,

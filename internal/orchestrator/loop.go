@@ -198,6 +198,7 @@ func (l *loop) failed(msg string) Result {
 func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Observation) (bool, string) {
 	ev := IterationEvent{Iteration: i, Elements: len(m.Elements), LayoutHash: obs.Hash, Stagnant: obs.Stagnant, Guided: l.plan != nil}
 	ev.FrameHash = l.keepFrame(ctx, m)
+	l.plan.refreshStale(m) // the warning tells only of changes still on screen
 	enhanced := l.enhancedTask(m)
 	ev.Loop, _ = sameElementLoop(l.actions)
 	diff := ""
@@ -291,7 +292,7 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 			if ctx.Err() != nil {
 				return false, ""
 			}
-			a.Error = err.Error()
+			a.fail(err)
 			ev.Steps = append(ev.Steps, a)
 			l.actions = append(l.actions, a)
 			notes = append(notes, fmt.Sprintf("WARNING: step %q didn't work: %s. Look at the current map before trying again.", a.Step, a.Error))
@@ -532,11 +533,7 @@ func (l *loop) staleCheck(ctx context.Context, before *elements.Map, p *Plan) *e
 	if d.Empty() {
 		return nil
 	}
-	p.Stale = fmt.Sprintf("the screen changed while this plan was being made (%d elements added, %d removed, %d changed): "+
-		"its steps were written for the screen before; check the current element map before following them", len(d.Added), len(d.Removed), len(d.Changed))
-	for _, directive := range staleDirectives(d, p) {
-		p.Stale += "\n- " + directive
-	}
+	p.setStale(d)
 	l.prev = fresh
 	return fresh
 }
@@ -631,7 +628,7 @@ func (l *loop) typeBatch(ctx context.Context, i int, cur *elements.Map, sts []el
 		}
 		acts[k].Via = res.Via
 		if err != nil {
-			acts[k].Error = err.Error()
+			acts[k].fail(err)
 			return acts[:k+1], after, &acts[k]
 		}
 		acts[k].OK = true

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/llm"
 )
 
@@ -37,8 +38,11 @@ type Plan struct {
 	Iteration   int        `json:"iteration"` // when the plan was asked for
 	Kind        string     `json:"kind"`      // PlanInitial, PlanRecovery or PlanLastResort
 	// Stale says how the screen changed while a blocking plan was made
-	// (the seed's stale-UI check); the guidance tells the fast agent.
+	// (the seed's stale-UI check); the guidance tells the fast agent, as
+	// long as the screen still shows the change (refreshStale).
 	Stale string `json:"stale,omitempty"`
+	// change is the part of that change the screen still shows.
+	change *elements.Diff
 }
 
 // Plan kinds.

@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -96,8 +97,11 @@ type fastStepWire struct {
 // actionComplete is agentrelay's step that claims the task is done.
 const actionComplete = "complete"
 
+// step is s as the element map carries it out. Recheck is on: the map
+// the model chose from is as old as its thinking, and a control that moved
+// meanwhile is clicked where it is now, or the step is stale.
 func (s fastStep) step() (elements.Step, error) {
-	st := elements.Step{Target: s.Target}
+	st := elements.Step{Target: s.Target, Recheck: true}
 	switch strings.ToLower(s.Action) {
 	case "click", "tap", "press", "activate":
 		st.Kind = elements.StepClick
@@ -200,6 +204,15 @@ type Action struct {
 	OK        bool   `json:"ok"`
 	Via       string `json:"via,omitempty"`
 	Error     string `json:"error,omitempty"`
+	// Stale: the step was not carried out because its element moved off
+	// or vanished since the map was read (elements.ErrStale).
+	Stale bool `json:"stale,omitempty"`
+}
+
+// fail records err as the action's failure.
+func (a *Action) fail(err error) {
+	a.Error = err.Error()
+	a.Stale = errors.Is(err, elements.ErrStale)
 }
 
 func (a Action) String() string {

@@ -130,7 +130,7 @@ func (l *loop) windowAgent(ctx context.Context, i int, window, task string, sh *
 				inputMu.Unlock()
 			}
 			if err != nil {
-				a.Error = err.Error()
+				a.fail(err)
 				ev.Steps = append(ev.Steps, a)
 				history = append(history, llm.Message{Role: "user", Text: fmt.Sprintf("WARNING: step %q didn't work: %s.", a.Step, a.Error)})
 				break

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -67,12 +68,28 @@ type scripted struct {
 	work   string
 	cursor int
 	misses int
+	vars   []string // the groups of the last read step: {1}, {2}, ...
 }
 
 func (s *scripted) start(t taskbench.Task, work string) {
 	s.mu.Lock()
-	s.task, s.work, s.cursor, s.misses = t, work, 0, 0
+	s.task, s.work, s.cursor, s.misses, s.vars = t, work, 0, 0, nil
 	s.mu.Unlock()
+}
+
+// mapBox is an element line's centre: (x,y WxH).
+var mapBox = regexp.MustCompile(`\((-?\d+),(-?\d+) \d+x\d+\)`)
+
+// onScreen reports whether the line's element has its centre on the task's
+// screen.
+func onScreen(line string) bool {
+	m := mapBox.FindStringSubmatch(line)
+	if m == nil {
+		return true // OCR lines and windows without a box
+	}
+	x, _ := strconv.Atoi(m[1])
+	y, _ := strconv.Atoi(m[2])
+	return x >= 0 && y >= 0 && x < taskbench.ScreenW && y < taskbench.ScreenH
 }
 
 func findElement(st taskbench.ScriptStep, els []mapElement) string {
@@ -84,7 +101,7 @@ func findElement(st taskbench.ScriptStep, els []mapElement) string {
 		if st.Name != "" && e.name != st.Name {
 			continue
 		}
-		if strings.Contains(e.line, " hidden") || strings.Contains(e.line, "(-") {
+		if strings.Contains(e.line, " hidden") || !onScreen(e.line) {
 			continue
 		}
 		if st.NameHas != "" && !strings.Contains(e.line, st.NameHas) {
@@ -102,6 +119,14 @@ func (s *scripted) handle(r llmtest.Request) llmtest.Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.handleLocked(r)
+}
+
+// expand fills {1}, {2} from the last read step and $WORK.
+func (s *scripted) expand(v string) string {
+	for i, x := range s.vars {
+		v = strings.ReplaceAll(v, fmt.Sprintf("{%d}", i+1), x)
+	}
+	return strings.ReplaceAll(v, "$WORK", s.work)
 }
 
 func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
@@ -127,6 +152,7 @@ func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
 	}
 	els := parseMap(r.System)
 	id := ""
+	line := ""
 	if st.Role != "" || st.Name != "" || st.NameHas != "" {
 		id = findElement(st, els)
 		if id == "" {
@@ -137,6 +163,11 @@ func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
 			time.Sleep(500 * time.Millisecond)
 			return llmtest.Reply{Text: `{"thought":"waiting for the element","steps":[],"complete":false}`}
 		}
+		for _, e := range els {
+			if e.id == id {
+				line = e.line
+			}
+		}
 	}
 	if st.Until == "" || findElement(taskbench.ScriptStep{Name: st.Until}, els) != "" {
 		s.cursor++
@@ -144,21 +175,60 @@ func (s *scripted) handleLocked(r llmtest.Request) llmtest.Reply {
 	if st.Until != "" && findElement(taskbench.ScriptStep{Name: st.Until}, els) != "" {
 		return s.handleLocked(r)
 	}
-	step := map[string]string{"action": st.Action}
+	step := map[string]any{"action": st.Action}
+	var steps []any
 	switch st.Action {
 	case "wait":
 		return llmtest.Reply{Text: `{"thought":"it is there","steps":[],"complete":false}`}
-	case "click":
+	case "read":
+		m := regexp.MustCompile(st.Pattern).FindStringSubmatch(line)
+		if m == nil {
+			s.t.Errorf("%s: read %q: no match in %q", s.task.ID, st.Pattern, line)
+			return llmtest.Reply{Text: done}
+		}
+		s.vars = m[1:]
+		return s.handleLocked(r) // reading is free: the next step goes in this reply
+	case "click", "double_click", "right_click":
 		step["target"] = id
 	case "type":
-		step["target"], step["text"] = id, strings.ReplaceAll(st.Text, "$WORK", s.work)
+		step["target"], step["text"] = id, s.expand(st.Text)
 	case "key":
-		step["keys"] = st.Keys
+		step["keys"] = s.expand(st.Keys)
 		if id != "" {
 			step["target"] = id
 		}
+	case "scroll":
+		step["direction"], step["amount"] = st.Direction, st.Amount
+		if id != "" {
+			step["target"] = id
+		}
+	case "drag":
+		to := findElement(taskbench.ScriptStep{Name: st.ToName}, els)
+		if to == "" {
+			s.t.Errorf("%s: drag onto %q: not in the map", s.task.ID, st.ToName)
+			return llmtest.Reply{Text: done}
+		}
+		step["target"], step["to"] = id, to
+	case "launch":
+		step["app"] = st.App
+	case "wait_for":
+		step["condition"], step["timeout"] = st.Condition, st.Timeout
+	case "clicks":
+		// One click a character, on the key of that name: a model
+		// working a calculator's keypad.
+		for _, ch := range s.expand(st.Text) {
+			k := findElement(taskbench.ScriptStep{Role: st.Role, Name: string(ch)}, els)
+			if k == "" {
+				s.t.Errorf("%s: no %s named %q in the map", s.task.ID, st.Role, string(ch))
+				return llmtest.Reply{Text: done}
+			}
+			steps = append(steps, map[string]any{"action": "click", "target": k})
+		}
 	}
-	b, _ := json.Marshal(map[string]any{"thought": "script step", "steps": []any{step}, "complete": false})
+	if steps == nil {
+		steps = []any{step}
+	}
+	b, _ := json.Marshal(map[string]any{"thought": "script step", "steps": steps, "complete": false})
 	return llmtest.Reply{Text: string(b)}
 }
 
@@ -210,6 +280,11 @@ func runSuite(t *testing.T, ts []taskbench.Task, model string, h llmtest.Handler
 		}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every step the prompt offers works in this engine: wait_for and
+	// launch included (no daemon runs here).
+	if strings.Contains(log.String(), "steps are not available here") {
+		t.Errorf("a step the prompt offers was refused as not available here")
 	}
 	if t.Failed() || os.Getenv("ACU_TASKBENCH_LOG") != "" {
 		t.Logf("engine log:\n%s", log.String())
@@ -405,5 +480,102 @@ func TestCLI(t *testing.T) {
 	os.WriteFile(filepath.Join(bad, "x.json"), []byte(`{"id":"x","prompt":"p","timeLimit":"1m","stepLimit":3,"setup":[{"run":["true"]}],"check":{"kind":"file","path":"f"}}`), 0o644)
 	if _, errOut, code := acuCLI(t, env, "bench", "tasks", "-dir", bad, "-list"); code == 0 || !strings.Contains(errOut, "x.json") || !strings.Contains(errOut, "no condition") {
 		t.Errorf("bad task file: exit %d: %s", code, errOut)
+	}
+}
+
+// TestHarnessOwnsOnlyItsProcesses runs a task with a relative -work path
+// (the session bus listens there) while a process the harness did not
+// start names the task's directory on its command line: the task runs and
+// passes, the bystander lives on, and nothing the harness started
+// outlives the task (the accessibility bus's dbus-daemon, in a session of
+// its own, included).
+func TestHarnessOwnsOnlyItsProcesses(t *testing.T) {
+	ts := builtin(t, false)
+	ts, err := taskbench.Select(ts, []string{"zenity-entry"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	t.Chdir(base)
+	taskDir := filepath.Join(base, "rel", "work", "zenity-entry")
+	if err := os.MkdirAll(taskDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Started in its own directory: the harness clears the task's.
+	by := exec.Command("sh", "-c", "sleep 600", taskDir+"/bystander")
+	if err := by.Start(); err != nil {
+		t.Fatal(err)
+	}
+	byDone := make(chan struct{})
+	go func() { _ = by.Wait(); close(byDone) }()
+	t.Cleanup(func() { _ = by.Process.Kill(); <-byDone })
+
+	m := &scripted{t: t}
+	srv := llmtest.NewOpenAI(t, m.handle)
+	var log bytes.Buffer
+	rep, err := taskbench.Run(t.Context(), ts, taskbench.Options{Bin: acuBin, Engine: taskbench.Orchestrator{Env: modelEnv(srv)}, Model: "scripted",
+		WorkDir: filepath.Join("rel", "work"), Log: &log, Before: m.start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Tasks[0]; !r.Success {
+		t.Errorf("with a relative work directory: %+v\n%s", r, log.String())
+	}
+	select {
+	case <-byDone:
+		t.Error("the harness killed a process it did not start (its command line names the task's directory)")
+	default:
+	}
+	// What the harness started names the task's directory (the session
+	// bus's socket, the accessibility bus's) or runs on its display: none
+	// may be left.
+	dirs, _ := os.ReadDir("/proc")
+	for _, e := range dirs {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == by.Process.Pid || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(taskDir)) {
+			t.Errorf("process %d outlived its task: %s", pid, bytes.ReplaceAll(b, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
+// TestCheckersRefuseLookalikes: outcomes that look like the asked-for one
+// but are not fail their checkers: the question dialog dismissed with
+// Escape (a non-zero exit, as the Delete button's), the calculator's
+// result typed as a constant (not computed from the numbers shown), the
+// spreadsheet's total typed as a value (not a formula of its inputs).
+func TestCheckersRefuseLookalikes(t *testing.T) {
+	all, err := taskbench.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookalike := map[string]struct {
+		script []taskbench.ScriptStep
+		check  string // in the checker's verdict: the lookalike happened
+	}{
+		"zenity-question": {[]taskbench.ScriptStep{{Action: "key", Keys: "Escape"}, {Action: "done"}}, `is "exit=1"`},
+		"galculator-add": {[]taskbench.ScriptStep{{Action: "launch", App: "galculator"}, {Action: "wait", Role: "button", Name: "="},
+			{Action: "clicks", Role: "button", Text: "6912"}, {Action: "key", Keys: "ctrl+c"}, {Action: "done"}}, "the clipboard holds '6912'"},
+		"gnumeric-sum": {[]taskbench.ScriptStep{{Action: "type", Role: "input", Nth: 1, Text: "A4"}, {Action: "key", Role: "input", Nth: 1, Keys: "Return"},
+			{Action: "type", Role: "input", Nth: 2, Text: "60"}, {Action: "key", Role: "input", Nth: 2, Keys: "Return"}, {Action: "key", Keys: "ctrl+s"},
+			{Action: "done"}}, `"11\n20\n30\n60", want it to match`},
+	}
+	var ts []taskbench.Task
+	for _, task := range all {
+		if l, ok := lookalike[task.ID]; ok {
+			task.Script = l.script
+			ts = append(ts, task)
+		}
+	}
+	m := &scripted{t: t}
+	rep := runSuite(t, ts, "lookalike", m.handle, m.start)
+	for _, r := range rep.Tasks {
+		if r.Success || r.Error != "" || r.Skipped != "" || !strings.Contains(r.Check, lookalike[r.ID].check) {
+			t.Errorf("%s done the lookalike way: success %v, check %q, error %q, skipped %q; want the checker's failure mentioning %q",
+				r.ID, r.Success, r.Check, r.Error, r.Skipped, lookalike[r.ID].check)
+		}
 	}
 }

@@ -180,20 +180,38 @@ func (d *desktop) Env() []string {
 		"GDK_BACKEND=x11", "WORK="+d.work, "CDP_PORT="+strconv.Itoa(d.cdpPort))
 }
 
-// EngineEnv is the environment of an engine (an acu process): the user's
-// own (HOME, so acu finds its configuration file; the ACU_* settings) with
-// the task's display and session bus.
+// EngineEnv is the environment of an engine (an acu process): the
+// applications' (the task's display, session bus and $HOME, so that what
+// the engine launches keeps to the task's directory) with the user's
+// ACU_* settings and keys, and the user's configuration file (ACU_CONFIG)
+// found as acu would find it in the user's $HOME.
 func (d *desktop) EngineEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "DISPLAY", k == "DBUS_SESSION_BUS_ADDRESS", k == "AT_SPI_BUS", strings.HasPrefix(k, "ACU_TASKBENCH_"):
-			continue
-		}
-		env = append(env, kv)
+	env := d.Env()
+	if f := userConfig(os.Getenv); f != "" {
+		env = append(env, "ACU_CONFIG="+f)
 	}
-	return append(env, "DISPLAY="+d.x.Name(), "DBUS_SESSION_BUS_ADDRESS="+d.bus)
+	return env
+}
+
+// userConfig is acu's configuration file of the user running the bench:
+// ACU_CONFIG, else $XDG_CONFIG_HOME/acu/acu.env or $HOME/.config/acu/acu.env
+// when present; "" when there is none.
+func userConfig(getenv func(string) string) string {
+	if f := getenv("ACU_CONFIG"); f != "" {
+		return f
+	}
+	base := getenv("XDG_CONFIG_HOME")
+	if base == "" && getenv("HOME") != "" {
+		base = filepath.Join(getenv("HOME"), ".config")
+	}
+	if base == "" {
+		return ""
+	}
+	f := filepath.Join(base, "acu", "acu.env")
+	if _, err := os.Stat(f); err != nil {
+		return ""
+	}
+	return f
 }
 
 // expand replaces $WORK, $HOME and $CDP_PORT.
@@ -372,35 +390,97 @@ func (d *desktop) dump(w io.Writer) {
 	}
 }
 
-// close kills every process group, then the X server.
+// close kills what the task started, by pid, then the X server: each
+// started process's group, and every process descended from one, found
+// before the kill (the accessibility bus launcher's dbus-daemon runs in a
+// session of its own, outside the launcher's group). Nothing else is
+// touched, whatever its command line names. X clients the engine launched
+// end with the X server.
 func (d *desktop) close() {
 	d.mu.Lock()
 	procs := d.procs
 	d.procs = nil
 	d.mu.Unlock()
+	roots := make([]int, len(procs))
+	for i, p := range procs {
+		roots[i] = p.cmd.Process.Pid
+	}
+	left := descendants(roots)
 	for i := len(procs) - 1; i >= 0; i-- {
 		killGroup(procs[i])
 	}
-	sweep(d.work)
+	for _, p := range left {
+		p.kill()
+	}
 	if d.x != nil {
 		_ = d.x.Stop()
 	}
 }
 
-// sweep kills what outlived its process group: a process whose command
-// line names the work directory (the accessibility bus's dbus-daemon,
-// started in a session of its own, listens there).
-func sweep(work string) {
+// procID names a process by its pid and its start time (in clock ticks
+// since boot), so that a pid reused by another process is not taken for it.
+type procID struct {
+	pid   int
+	start uint64
+}
+
+// statOf reads a process's parent and start time from /proc/pid/stat.
+func statOf(pid int) (ppid int, start uint64, ok bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, false
+	}
+	// The command name, in parentheses, may hold spaces: fields count
+	// from after its last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state): ppid is field 4, starttime field 22.
+	if len(f) < 20 {
+		return 0, 0, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	return ppid, start, err1 == nil && err2 == nil
+}
+
+// descendants lists every living process descended from one of roots.
+func descendants(roots []int) []procID {
+	kids := map[int][]procID{}
 	dirs, _ := os.ReadDir("/proc")
 	for _, e := range dirs {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
+		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte(work+"/")) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+		if ppid, start, ok := statOf(pid); ok {
+			kids[ppid] = append(kids[ppid], procID{pid, start})
 		}
+	}
+	var out []procID
+	queue := append([]int(nil), roots...)
+	seen := map[int]bool{}
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[pid] {
+			if !seen[k.pid] {
+				seen[k.pid] = true
+				out = append(out, k)
+				queue = append(queue, k.pid)
+			}
+		}
+	}
+	return out
+}
+
+// kill sends SIGKILL to p if it is still the process found (same start
+// time).
+func (p procID) kill() {
+	if _, start, ok := statOf(p.pid); ok && start == p.start {
+		_ = syscall.Kill(p.pid, syscall.SIGKILL)
 	}
 }
 

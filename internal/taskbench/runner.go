@@ -45,6 +45,16 @@ func Run(ctx context.Context, tasks []Task, o Options) (*Report, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if o.WorkDir != "" {
+		// The session bus listens in the work directory, and the
+		// applications start in it: a relative path would name another
+		// place from each of them.
+		abs, err := filepath.Abs(o.WorkDir)
+		if err != nil {
+			return nil, fmt.Errorf("taskbench: work directory %s: %w", o.WorkDir, err)
+		}
+		o.WorkDir = abs
+	}
 	if o.WorkDir == "" {
 		d, err := os.MkdirTemp("", "acu-bench-tasks-")
 		if err != nil {

@@ -89,19 +89,40 @@ type Check struct {
 
 // ScriptStep is one step of the scripted model: an action on the element
 // the selector finds on screen (Role and Name: exact text; NameHas: a
-// substring of the line; Nth: the nth match, from 0), or "wait" until the
-// selector finds one, or "done". Until repeats the step until an element
-// with that exact text is on screen.
+// substring of the line; Nth: the nth match, from 0; only elements whose
+// centre is on the screen count), or "wait" until the selector finds one,
+// or "done". Until repeats the step until an element with that exact text
+// is on screen.
+//
+// Actions: click, double_click, right_click, type (Text), key (Keys; the
+// selector, when given, is focused first), scroll (over the selector's
+// element, or the screen's centre without one; Direction, Amount), drag
+// (the selector's element onto the one named ToName), launch (App, a
+// desktop entry), wait_for (Condition, Timeout in seconds: acu's smart
+// wait), clicks (one click a character of Text on the element of that
+// name: "{1}+{2}=" on a calculator's keys), read (Pattern, a regular
+// expression, matched on the selector's line: its groups become {1}, {2}
+// in later steps' Text and Keys), wait and done.
 type ScriptStep struct {
-	Action  string `json:"action"`
-	Role    string `json:"role,omitempty"`
-	Name    string `json:"name,omitempty"`
-	NameHas string `json:"nameHas,omitempty"`
-	Nth     int    `json:"nth,omitempty"`
-	Text    string `json:"text,omitempty"`
-	Keys    string `json:"keys,omitempty"`
-	Until   string `json:"until,omitempty"`
+	Action    string  `json:"action"`
+	Role      string  `json:"role,omitempty"`
+	Name      string  `json:"name,omitempty"`
+	NameHas   string  `json:"nameHas,omitempty"`
+	Nth       int     `json:"nth,omitempty"`
+	Text      string  `json:"text,omitempty"`
+	Keys      string  `json:"keys,omitempty"`
+	Until     string  `json:"until,omitempty"`
+	Direction string  `json:"direction,omitempty"`
+	Amount    int     `json:"amount,omitempty"`
+	ToName    string  `json:"toName,omitempty"`
+	App       string  `json:"app,omitempty"`
+	Condition string  `json:"condition,omitempty"`
+	Timeout   float64 `json:"timeout,omitempty"`
+	Pattern   string  `json:"pattern,omitempty"`
 }
+
+// ScriptActions are the actions a ScriptStep may take.
+var ScriptActions = []string{"click", "double_click", "right_click", "type", "key", "scroll", "drag", "launch", "wait_for", "clicks", "read", "wait", "done"}
 
 // Duration is a time.Duration written as "90s" or "2m" in JSON.
 type Duration time.Duration
@@ -168,8 +189,19 @@ func (t *Task) Validate() error {
 		bad("check: %v", err)
 	}
 	for i, s := range t.Script {
-		if !slices.Contains([]string{"click", "type", "key", "wait", "done"}, s.Action) {
-			bad("script[%d]: action %q: use click, type, key, wait or done", i, s.Action)
+		switch {
+		case !slices.Contains(ScriptActions, s.Action):
+			bad("script[%d]: action %q: use one of %s", i, s.Action, strings.Join(ScriptActions, ", "))
+		case s.Action == "drag" && s.ToName == "":
+			bad("script[%d]: drag without toName, the element to drop on", i)
+		case s.Action == "launch" && s.App == "":
+			bad("script[%d]: launch without app, the desktop entry", i)
+		case s.Action == "wait_for" && s.Condition == "":
+			bad("script[%d]: wait_for without condition", i)
+		case s.Action == "read":
+			if _, err := regexp.Compile(s.Pattern); err != nil || s.Pattern == "" {
+				bad("script[%d]: read needs a pattern, a regular expression with groups: %v", i, err)
+			}
 		}
 	}
 	return errors.Join(errs...)
