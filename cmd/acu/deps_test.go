@@ -40,11 +40,13 @@ var layers = map[string]int{
 
 	"internal/display": layerSystem, "internal/xvfb": layerSystem, "internal/store": layerSystem, "internal/ocr": layerSystem,
 	"internal/runlog": layerSystem, "internal/launch": layerSystem,
+	"internal/wayland": layerSystem, "internal/wayland/sway": layerSystem,
 
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
+	"internal/wayland/waylandtest": layerHelpers,
 
 	"internal/runs": layerEngines, "internal/judge": layerEngines, "internal/notify": layerEngines, "internal/elements": layerEngines,
 
@@ -64,7 +66,7 @@ var layers = map[string]int{
 // one (Go refuses the cycles), code that is not itself a helper may not.
 var testHelpers = []string{
 	"internal/leakcheck", "internal/testx", "internal/testfs", "internal/pgtest", "internal/llm/llmtest",
-	"internal/ocr/ocrtest", "internal/atspi/atspitest", "internal/guard/guardtest",
+	"internal/ocr/ocrtest", "internal/atspi/atspitest", "internal/guard/guardtest", "internal/wayland/waylandtest",
 	"bench/internal/rig", // the benchmarks' shared set-up
 }
 
@@ -81,6 +83,7 @@ var sameLayer = []depEdges{
 	{"internal/dialect/anthropic", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/openai", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/dialect/uitars", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
+	{"internal/wayland/sway", []string{"internal/wayland"}, "start-up waits until the compositor's socket answers a registry round trip"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
