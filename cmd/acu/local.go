@@ -19,6 +19,7 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
 
@@ -180,8 +181,9 @@ func parseCrop(s string) ([4]int, error) {
 }
 
 func runDisplay(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "display", "start [:N] [--size 1280x720] [--wm] | list | stop :N")
+	fs := newFlags(e, "display", "start [:N] [--size 1280x720] [--wm] [--wayland] | list | stop :N|WAYLAND_DISPLAY")
 	size := fs.String("size", "1280x720", "screen size WxH")
+	wl := fs.Bool("wayland", false, "start a headless Wayland compositor (sway) instead of Xvfb; prints WAYLAND_DISPLAY")
 	depth := fs.Int("depth", 24, "colour depth")
 	wm := fs.Bool("wm", false, "also start a light window manager when one is installed")
 	noSHM := fs.Bool("no-shm", false, "disable MIT-SHM (as on a remote X server)")
@@ -191,7 +193,7 @@ func runDisplay(ctx context.Context, e *env, args []string) error {
 	}
 	sub, rest := args[0], args[1:]
 	var name string
-	if len(rest) > 0 && strings.HasPrefix(rest[0], ":") {
+	if len(rest) > 0 && (strings.HasPrefix(rest[0], ":") || sway.IsName(rest[0])) {
 		name, rest = rest[0], rest[1:]
 	}
 	if err := fs.Parse(rest); err != nil {
@@ -213,6 +215,9 @@ func runDisplay(ctx context.Context, e *env, args []string) error {
 		}
 		sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
+		if *wl {
+			return startWayland(sctx, e, stateDir, name, w, h, *wm, *noSHM)
+		}
 		srv, err := xvfb.Start(sctx, xvfb.Options{Display: name, Width: w, Height: h, Depth: *depth, NoSHM: *noSHM,
 			WindowManager: *wm, StateDir: stateDir, Detach: true, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
@@ -231,12 +236,46 @@ func runDisplay(ctx context.Context, e *env, args []string) error {
 		for _, r := range recs {
 			fmt.Fprintf(tw, "%s\t%dx%dx%d\t%d\t%s\t%s\n", r.Display, r.Width, r.Height, r.Depth, r.Pid, r.WM, r.Started.Local().Format(time.DateTime))
 		}
+		wrecs, err := sway.List(stateDir)
+		if err != nil {
+			return err
+		}
+		for _, r := range wrecs {
+			fmt.Fprintf(tw, "%s\t%dx%d\t%d\tsway (as %s)\t%s\n", r.Socket, r.Width, r.Height, r.Pid, r.User, r.Started.Local().Format(time.DateTime))
+		}
 		return tw.Flush()
 	case "stop":
 		if name == "" {
 			return fmt.Errorf("display stop: name the display, e.g. `acu display stop :99` (see `acu display list`)")
 		}
+		if sway.IsName(name) {
+			return sway.StopByName(ctx, stateDir, name)
+		}
 		return xvfb.StopByName(ctx, stateDir, name)
 	}
 	return fmt.Errorf("display: unknown subcommand %q: use start, list or stop", sub)
+}
+
+// startWayland is `acu display start --wayland`: a detached headless sway,
+// its socket's absolute path printed as WAYLAND_DISPLAY (usable by root
+// and by the compositor's own user alike).
+func startWayland(ctx context.Context, e *env, stateDir, name string, w, h int, wm, noSHM bool) error {
+	switch {
+	case name != "":
+		return fmt.Errorf("display start --wayland: the compositor picks its socket; drop %q", name)
+	case wm:
+		return fmt.Errorf("display start --wayland: --wm is for Xvfb; sway is its own window manager")
+	case noSHM:
+		return fmt.Errorf("display start --wayland: --no-shm is for Xvfb")
+	}
+	c, err := sway.Start(ctx, sway.Options{Width: w, Height: h, StateDir: stateDir, Detach: true,
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "started headless sway (%dx%d, pid %d, as %s); stop it with `acu display stop %s`\n", w, h, c.Pid(), c.User(), c.Socket())
+	for _, kv := range c.Env() {
+		fmt.Fprintln(e.stdout, kv)
+	}
+	return nil
 }

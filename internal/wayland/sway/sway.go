@@ -150,7 +150,9 @@ func Start(ctx context.Context, opts Options) (*Compositor, error) {
 	} else {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
-	cmd.Stdout, cmd.Stderr = c.stderr, c.stderr
+	if !opts.Detach {
+		cmd.Stdout, cmd.Stderr = c.stderr, c.stderr
+	} // a detached compositor outlives this process: its output goes to a file or nowhere, never to a pipe
 	var logFile *os.File
 	if opts.Detach && opts.StateDir != "" {
 		if err := os.MkdirAll(opts.StateDir, 0o700); err != nil {

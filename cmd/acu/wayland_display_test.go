@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/wayland"
+	"github.com/acu-dev/acu/internal/wayland/waylandtest"
+)
+
+// TestDisplayStartWayland runs `acu display start --wayland`, connects to
+// the printed WAYLAND_DISPLAY, and lists and stops the compositor with the
+// CLI.
+func TestDisplayStartWayland(t *testing.T) {
+	waylandtest.Need(t, "sway")
+	env, _, _ := newEnv(t, ":0")
+	out, errOut, code := acu(t, env, "display", "start", "--wayland", "--size", "320x200")
+	if code != 0 {
+		t.Fatalf("acu display start --wayland: exit %d: %s", code, errOut)
+	}
+	vars := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		vars[k] = v
+	}
+	sock := vars["WAYLAND_DISPLAY"]
+	if sock == "" || vars["XDG_RUNTIME_DIR"] == "" {
+		t.Fatalf("stdout = %q, want WAYLAND_DISPLAY= and XDG_RUNTIME_DIR= lines", out)
+	}
+	t.Cleanup(func() { // after a failure: the test's context is over by now
+		stop := exec.Command(acuBin, "display", "stop", sock)
+		stop.Env = env
+		_ = stop.Run()
+	})
+
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	c, err := wayland.Dial(ctx, sock)
+	if err != nil {
+		t.Fatalf("dial the printed WAYLAND_DISPLAY: %v", err)
+	}
+	outs, err := wayland.BindOutputs(ctx, c)
+	c.Close()
+	if err != nil || len(outs) != 1 || outs[0].Width != 320 || outs[0].Height != 200 {
+		t.Fatalf("outputs = %v, %v; want one of 320x200", outs, err)
+	}
+
+	list, _, _ := acu(t, env, "display", "list")
+	if !strings.Contains(list, sock) || !strings.Contains(list, "320x200") {
+		t.Errorf("display list = %q, want a row for %s at 320x200", list, sock)
+	}
+	if _, errOut, code := acu(t, env, "display", "stop", sock); code != 0 {
+		t.Fatalf("acu display stop %s: exit %d: %s", sock, code, errOut)
+	}
+	if list, _, _ := acu(t, env, "display", "list"); strings.Contains(list, sock) {
+		t.Errorf("display list after stop = %q, still lists %s", list, sock)
+	}
+	if _, err := os.Stat(vars["XDG_RUNTIME_DIR"]); !os.IsNotExist(err) {
+		t.Errorf("runtime dir %s left after stop: %v", vars["XDG_RUNTIME_DIR"], err)
+	}
+	if _, errOut, code := acu(t, env, "display", "start", "--wayland", "--wm"); code == 0 || !strings.Contains(errOut, "--wm") {
+		t.Errorf("display start --wayland --wm: exit %d, stderr %q; want a refusal naming --wm", code, errOut)
+	}
+}
