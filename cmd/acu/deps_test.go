@@ -43,6 +43,7 @@ var layers = map[string]int{
 	"internal/wayland": layerSystem, "internal/wayland/sway": layerSystem,
 
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
+	"internal/wayland/screencopy": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
