@@ -43,7 +43,7 @@ var layers = map[string]int{
 	"internal/wayland": layerSystem, "internal/wayland/sway": layerSystem,
 
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
-	"internal/wayland/screencopy": layerDevices,
+	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
@@ -100,6 +100,7 @@ var testOnly = []depEdges{
 		"the tools are tested on the real engines in-process, not on a mock of the daemon (the scope test on a real server and gate)"},
 	{"internal/sense", []string{"internal/relay"}, "the sense client is tested against a real relay"},
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
+	{"internal/wayland/virtual", []string{"internal/wayland/screencopy"}, "input tests find the app's cells on the real screen before clicking them"},
 }
 
 const module = "github.com/acu-dev/acu/"
