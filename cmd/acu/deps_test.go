@@ -44,6 +44,7 @@ var layers = map[string]int{
 
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
 	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
+	"internal/wayland/toplevel": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
@@ -101,6 +102,7 @@ var testOnly = []depEdges{
 	{"internal/sense", []string{"internal/relay"}, "the sense client is tested against a real relay"},
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
 	{"internal/wayland/virtual", []string{"internal/wayland/screencopy"}, "input tests find the app's cells on the real screen before clicking them"},
+	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
 }
 
 const module = "github.com/acu-dev/acu/"

@@ -158,6 +158,16 @@ func (c *Conn) NewObject(iface string, handler func(*Event)) uint32 {
 	return id
 }
 
+// Adopt registers an object the compositor created (a new_id in one of
+// its events), whose events go to handler.
+func (c *Conn) Adopt(id uint32, iface string, handler func(*Event)) {
+	c.objects[id] = &object{iface: iface, handler: handler}
+}
+
+// Forget drops an object the compositor created once it is destroyed: the
+// compositor sends no delete_id for its own ids.
+func (c *Conn) Forget(id uint32) { delete(c.objects, id) }
+
 // Request sends request opcode op on object obj. Arguments are marshalled
 // by type: uint32 (uint, object, new_id), int32, Fixed, string, []byte
 // (array) and FD.

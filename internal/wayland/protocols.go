@@ -9,7 +9,9 @@ package wayland
 //   - wlr-screencopy-unstable-v1.xml (wlr-protocols, version 3);
 //   - wlr-virtual-pointer-unstable-v1.xml (wlr-protocols, version 2);
 //   - virtual-keyboard-unstable-v1.xml (wlroots' protocol directory,
-//     version 1).
+//     version 1);
+//   - wlr-foreign-toplevel-management-unstable-v1.xml (wlr-protocols,
+//     version 3).
 // docs/wayland.md lists them with what acu uses each for.
 
 // wl_shm
@@ -101,4 +103,33 @@ const (
 	KeyboardReqModifiers     = 2 // (uint depressed, uint latched, uint locked, uint group)
 	KeyboardReqDestroy       = 3
 	KeymapFormatXKBV1        = 1 // wl_keyboard.keymap_format.xkb_v1
+)
+
+// zwlr_foreign_toplevel_manager_v1 and zwlr_foreign_toplevel_handle_v1
+const (
+	ToplevelManagerReqStop     = 0
+	ToplevelManagerEvToplevel  = 0 // (new_id zwlr_foreign_toplevel_handle_v1)
+	ToplevelManagerEvFinished  = 1
+	ToplevelReqSetMaximized    = 0
+	ToplevelReqUnsetMaximized  = 1
+	ToplevelReqSetMinimized    = 2
+	ToplevelReqUnsetMinimized  = 3
+	ToplevelReqActivate        = 4 // (object wl_seat)
+	ToplevelReqClose           = 5
+	ToplevelReqSetRectangle    = 6 // (object wl_surface, int x, int y, int w, int h)
+	ToplevelReqDestroy         = 7
+	ToplevelReqSetFullscreen   = 8 // since 2 (object wl_output or null)
+	ToplevelReqUnsetFullscreen = 9 // since 2
+	ToplevelEvTitle            = 0 // (string)
+	ToplevelEvAppID            = 1 // (string)
+	ToplevelEvOutputEnter      = 2 // (object wl_output)
+	ToplevelEvOutputLeave      = 3 // (object wl_output)
+	ToplevelEvState            = 4 // (array of uint32 states)
+	ToplevelEvDone             = 5
+	ToplevelEvClosed           = 6
+	ToplevelEvParent           = 7 // since 3 (object handle or null)
+	ToplevelStateMaximized     = 0
+	ToplevelStateMinimized     = 1
+	ToplevelStateActivated     = 2
+	ToplevelStateFullscreen    = 3
 )

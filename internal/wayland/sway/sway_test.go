@@ -87,3 +87,19 @@ func TestDetachedListAndStopByName(t *testing.T) {
 		t.Errorf("runtime dir %s left after StopByName: %v", c.RuntimeDir(), err)
 	}
 }
+
+// TestCommandReportsSwaysError runs sway commands over the IPC socket: a
+// valid one succeeds, an unknown one fails with sway's message.
+func TestCommandReportsSwaysError(t *testing.T) {
+	c := waylandtest.Start(t, 200, 100)
+	if err := sway.Command(t.Context(), c.IPCSocket(), "workspace number 3"); err != nil {
+		t.Fatalf("Command(workspace number 3): %v", err)
+	}
+	err := sway.Command(t.Context(), c.IPCSocket(), "frobnicate now")
+	if err == nil || !strings.Contains(err.Error(), "frobnicate") {
+		t.Fatalf("Command(frobnicate now) = %v, want sway's error naming it", err)
+	}
+	if ws, err := sway.Windows(t.Context(), c.IPCSocket()); err != nil || len(ws) != 0 {
+		t.Fatalf("Windows on an empty desktop = %+v, %v; want none", ws, err)
+	}
+}
