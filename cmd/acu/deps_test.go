@@ -44,7 +44,7 @@ var layers = map[string]int{
 
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
 	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
-	"internal/wayland/toplevel": layerDevices,
+	"internal/wayland/toplevel": layerDevices, "internal/wayland/datacontrol": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -29,6 +30,32 @@ type Conn struct {
 
 	globals  []Global
 	registry uint32
+
+	woken atomic.Bool // Wake was called and DispatchWake has not yet returned ErrWoken
+}
+
+// ErrWoken is DispatchWake's answer to a Wake.
+var ErrWoken = errors.New("wayland connection woken")
+
+// Wake makes the owner's DispatchWake (waiting, or next) return ErrWoken,
+// so that a goroutine dispatching a connection for good can be handed
+// work. It is the one method safe to call from any goroutine.
+func (c *Conn) Wake() {
+	c.woken.Store(true)
+	_ = c.sock.SetReadDeadline(time.Unix(1, 0))
+}
+
+// DispatchWake is Dispatch that also returns ErrWoken after a Wake.
+func (c *Conn) DispatchWake(ctx context.Context) error {
+	if c.woken.Swap(false) {
+		return ErrWoken
+	}
+	err := c.dispatch(ctx, true)
+	if errors.Is(err, errInterrupted) {
+		c.woken.Store(false)
+		return ErrWoken
+	}
+	return err
 }
 
 type object struct {
@@ -250,57 +277,75 @@ func (c *Conn) Roundtrip(ctx context.Context) error {
 // Dispatch reads what the compositor sent (waiting for at least one
 // message unless some are buffered) and calls the handlers of the events.
 // It returns ctx's error when ctx ends first.
-func (c *Conn) Dispatch(ctx context.Context) error {
+func (c *Conn) Dispatch(ctx context.Context) error { return c.dispatch(ctx, false) }
+
+func (c *Conn) dispatch(ctx context.Context, wakeable bool) error {
 	if c.err != nil {
 		return c.err
 	}
 	if c.dispatchBuffered() {
 		return c.err
 	}
-	if err := c.read(ctx); err != nil {
+	if err := c.read(ctx, wakeable); err != nil {
 		return err
 	}
 	c.dispatchBuffered()
 	return c.err
 }
 
-func (c *Conn) read(ctx context.Context) error {
+// errInterrupted is a read ended by Wake.
+var errInterrupted = errors.New("interrupted")
+
+func (c *Conn) read(ctx context.Context, wakeable bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	dl, _ := ctx.Deadline()
-	_ = c.sock.SetReadDeadline(dl)
-	stop := context.AfterFunc(ctx, func() { _ = c.sock.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
 	buf := make([]byte, 4096)
 	oob := make([]byte, unix.CmsgSpace(28*4))
-	n, oobn, _, _, err := c.sock.ReadMsgUnix(buf, oob)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	for {
+		_ = c.sock.SetReadDeadline(dl)
+		stop := context.AfterFunc(ctx, func() { _ = c.sock.SetReadDeadline(time.Unix(1, 0)) })
+		// Checked after the deadline is set: a Wake from here on moves the
+		// deadline to the past again, so the read below returns.
+		if wakeable && c.woken.Load() {
+			stop()
+			return errInterrupted
 		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return context.DeadlineExceeded
+		n, oobn, _, _, err := c.sock.ReadMsgUnix(buf, oob)
+		stop()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				if !dl.IsZero() && !time.Now().Before(dl) {
+					return context.DeadlineExceeded
+				}
+				if wakeable {
+					return errInterrupted
+				}
+				continue // a Wake meant for DispatchWake: its flag stays set
+			}
+			c.err = fmt.Errorf("read from wayland display %s: %w", c.path, err)
+			return c.err
 		}
-		c.err = fmt.Errorf("read from wayland display %s: %w", c.path, err)
-		return c.err
-	}
-	if n == 0 {
-		c.err = fmt.Errorf("wayland display %s closed the connection", c.path)
-		return c.err
-	}
-	if oobn > 0 {
-		msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
-		if err == nil {
-			for _, m := range msgs {
-				if fds, err := unix.ParseUnixRights(&m); err == nil {
-					c.rfds = append(c.rfds, fds...)
+		if n == 0 {
+			c.err = fmt.Errorf("wayland display %s closed the connection", c.path)
+			return c.err
+		}
+		if oobn > 0 {
+			if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+				for _, m := range msgs {
+					if fds, err := unix.ParseUnixRights(&m); err == nil {
+						c.rfds = append(c.rfds, fds...)
+					}
 				}
 			}
 		}
+		c.rbuf = append(c.rbuf, buf[:n]...)
+		return nil
 	}
-	c.rbuf = append(c.rbuf, buf[:n]...)
-	return nil
 }
 
 // dispatchBuffered dispatches every complete message buffered and reports

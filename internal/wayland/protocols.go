@@ -11,7 +11,8 @@ package wayland
 //   - virtual-keyboard-unstable-v1.xml (wlroots' protocol directory,
 //     version 1);
 //   - wlr-foreign-toplevel-management-unstable-v1.xml (wlr-protocols,
-//     version 3).
+//     version 3);
+//   - wlr-data-control-unstable-v1.xml (wlr-protocols, version 2).
 // docs/wayland.md lists them with what acu uses each for.
 
 // wl_shm
@@ -132,4 +133,23 @@ const (
 	ToplevelStateMinimized     = 1
 	ToplevelStateActivated     = 2
 	ToplevelStateFullscreen    = 3
+)
+
+// zwlr_data_control_manager_v1, _device_v1, _source_v1 and _offer_v1
+const (
+	DataControlReqCreateSource = 0 // (new_id source)
+	DataControlReqGetDevice    = 1 // (new_id device, object wl_seat)
+	DataDeviceReqSetSelection  = 0 // (object source or null)
+	DataDeviceReqDestroy       = 1
+	DataDeviceEvDataOffer      = 0 // (new_id offer)
+	DataDeviceEvSelection      = 1 // (object offer or null)
+	DataDeviceEvFinished       = 2
+	DataDeviceEvPrimary        = 3 // since 2 (object offer or null)
+	DataSourceReqOffer         = 0 // (string mime_type)
+	DataSourceReqDestroy       = 1
+	DataSourceEvSend           = 0 // (string mime_type, fd)
+	DataSourceEvCancelled      = 1
+	DataOfferReqReceive        = 0 // (string mime_type, fd)
+	DataOfferReqDestroy        = 1
+	DataOfferEvOffer           = 0 // (string mime_type)
 )

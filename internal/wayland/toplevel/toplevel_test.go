@@ -96,13 +96,24 @@ func TestListActivateClose(t *testing.T) {
 	if a.AppID != "acu-ALPHA" || b.AppID != "acu-BETA" {
 		t.Errorf("app ids = %q, %q; want acu-ALPHA, acu-BETA", a.AppID, b.AppID)
 	}
+	// Once both apps have drawn and sway has laid them out, each window's
+	// rectangle holds its app's red block.
 	screen := image.Rect(0, 0, 640, 400)
-	if !a.Rect.In(screen) || !b.Rect.In(screen) || a.Rect.Overlaps(b.Rect) || a.Rect.Dx() < 200 || b.Rect.Dx() < 200 {
-		t.Fatalf("rects ALPHA %v, BETA %v: want two side by side within %v", a.Rect, b.Rect, screen)
-	}
-	left, right := redBlocks(t, c, b.Rect.Min.X)
-	if left.Empty() || right.Empty() || !left.In(a.Rect) || !right.In(b.Rect) {
-		t.Fatalf("red blocks %v, %v; want one inside ALPHA's rect %v and one inside BETA's %v", left, right, a.Rect, b.Rect)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ws = byTitle(t, m, "both listed", func(w map[string]toplevel.Window) bool { return len(w) == 2 })
+		a, b = ws["ALPHA"], ws["BETA"]
+		left, right := redBlocks(t, c, 320)
+		ok := a.Rect.In(screen) && b.Rect.In(screen) && !a.Rect.Overlaps(b.Rect) && a.Rect.Dx() >= 200 && b.Rect.Dx() >= 200 &&
+			!left.Empty() && !right.Empty() && left.In(a.Rect) && right.In(b.Rect)
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rects ALPHA %v, BETA %v, red blocks %v, %v: want two windows side by side within %v, each holding its app's block",
+				a.Rect, b.Rect, left, right, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 
 	if err := m.Activate(t.Context(), a); err != nil {
@@ -121,7 +132,7 @@ func TestListActivateClose(t *testing.T) {
 		t.Fatalf("CloseWindow: %v", err)
 	}
 	byTitle(t, m, "BETA closed", func(w map[string]toplevel.Window) bool { _, ok := w["BETA"]; return len(w) == 1 && !ok })
-	deadline := time.Now().Add(30 * time.Second)
+	deadline = time.Now().Add(30 * time.Second)
 	for beta.Process.Signal(syscall.Signal(0)) == nil { // the test's Client reaps it when it exits
 		if time.Now().After(deadline) {
 			t.Fatalf("BETA's foot still runs after its window closed")
