@@ -66,3 +66,21 @@ func TestDisplayStartWayland(t *testing.T) {
 		t.Errorf("display start --wayland --wm: exit %d, stderr %q; want a refusal naming --wm", code, errOut)
 	}
 }
+
+// TestDoctorReportsWaylandSupport runs `acu doctor` with WAYLAND_DISPLAY
+// naming a real headless sway: it lists the protocol acu uses for each
+// feature, and says that the daemon does not drive Wayland yet.
+func TestDoctorReportsWaylandSupport(t *testing.T) {
+	c := waylandtest.Start(t, 200, 100)
+	env, _, _ := newEnv(t, ":0")
+	env = append(env, c.Env()...)
+	out, errOut, _ := acu(t, env, "doctor")
+	for _, want := range []string{
+		"ok   wayland    " + c.Socket() + ": capture: zwlr_screencopy_manager_v1 v3; pointer: zwlr_virtual_pointer_manager_v1 v2; keyboard: zwp_virtual_keyboard_manager_v1 v1; windows: zwlr_foreign_toplevel_manager_v1 v3; clipboard: zwlr_data_control_manager_v1 v2",
+		"warn wayland    the daemon does not drive Wayland displays yet",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("acu doctor has no line %q:\n%s\n%s", want, out, errOut)
+		}
+	}
+}
