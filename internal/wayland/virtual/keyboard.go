@@ -46,30 +46,59 @@ var modifierAliases = map[string]string{
 // modOrder fixes the modifiers' keycodes: the first four of every keymap.
 var modOrder = []string{"shift", "ctrl", "alt", "super"}
 
-// keymapCapacity is how many keysyms a keymap holds: keycodes 9..255
-// (xkb's X11-compatible range) less the modifiers'.
-const keymapCapacity = 255 - 8 - 4
+// keymapSize is how many keysyms a keymap holds: keycodes 9..255, xkb's
+// X11-compatible range.
+const keymapSize = 255 - 8
 
 // keymap is the xkb keymap acu uploads: each keysym on a keycode of its
-// own, at level one, so no modifier is needed to type it.
+// own, at level one, so no modifier is needed to type it. The first
+// keycodes hold a fixed base (the modifiers, the named keys, F1-F12 and
+// printable ASCII) that every keymap of a device repeats on the same
+// keycodes: GTK 3 on Wayland matches its key bindings (Return in an
+// entry, BackSpace, the arrows) against the first keymap it saw and does
+// not notice later ones, so the keys bindings use must never move.
 type keymap struct {
-	syms  []uint32       // keysym of keycode 9+i; the modifiers first
+	syms  []uint32       // keysym of keycode 9+i; the base first
 	index map[uint32]int // keysym -> i
+	base  int            // len of the base
 }
 
 func newKeymap() *keymap {
 	m := &keymap{index: map[uint32]int{}}
 	m.reset()
+	m.base = len(m.syms)
 	return m
 }
 
+// reset leaves the base only.
 func (m *keymap) reset() {
 	m.syms = m.syms[:0]
 	clear(m.index)
 	for _, name := range modOrder {
 		m.add(modifiers[name].keysym)
 	}
+	names := make([]string, 0, len(namedKeys))
+	for n := range namedKeys {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if _, ok := m.index[namedKeys[n]]; !ok {
+			m.add(namedKeys[n])
+		}
+	}
+	for f := uint32(0); f < 12; f++ {
+		m.add(0xffbe + f) // F1..F12
+	}
+	for r := uint32(0x20); r < 0x7f; r++ {
+		if _, ok := m.index[r]; !ok {
+			m.add(r)
+		}
+	}
 }
+
+// room is how many keysyms beyond the base one keymap holds.
+func (m *keymap) room() int { return keymapSize - m.base }
 
 func (m *keymap) add(ks uint32) {
 	m.index[ks] = len(m.syms)
@@ -134,7 +163,7 @@ func (d *Device) ensure(syms []uint32) error {
 	if len(miss) == 0 {
 		return nil
 	}
-	if len(d.keymap.syms)+len(miss) > 4+keymapCapacity {
+	if len(d.keymap.syms)+len(miss) > keymapSize {
 		d.keymap.reset()
 		miss = d.keymap.missing(syms)
 	}
@@ -172,11 +201,18 @@ func (d *Device) Type(ctx context.Context, text string) error {
 		syms = append(syms, ks)
 	}
 	for len(syms) > 0 {
-		// The longest prefix whose distinct keysyms fit one keymap.
+		// The longest prefix whose distinct keysyms beyond the base fit
+		// one keymap.
 		n, seen := 0, map[uint32]bool{}
-		for n < len(syms) && (seen[syms[n]] || len(seen) < keymapCapacity) {
-			seen[syms[n]] = true
-			n++
+		for ; n < len(syms); n++ {
+			ks := syms[n]
+			if i, ok := d.keymap.index[ks]; (ok && i < d.keymap.base) || seen[ks] {
+				continue
+			}
+			if len(seen) == d.keymap.room() {
+				break
+			}
+			seen[ks] = true
 		}
 		if err := d.ensure(syms[:n]); err != nil {
 			return err

@@ -17,6 +17,7 @@ package virtual
 import (
 	"context"
 	"fmt"
+	"image"
 	"time"
 
 	"github.com/acu-dev/acu/internal/wayland"
@@ -234,4 +235,60 @@ func (d *Device) scroll(dx, dy int) error {
 		}
 	}
 	return d.conn.Request(d.pointer, wayland.PointerReqFrame)
+}
+
+// Press moves to (x, y) and presses button (1-3, 8, 9) without releasing
+// it: the start of a drag, or a hold.
+func (d *Device) Press(ctx context.Context, x, y, button int) error {
+	return d.pressOrRelease(ctx, x, y, button, true)
+}
+
+// Release moves to (x, y) and releases button.
+func (d *Device) Release(ctx context.Context, x, y, button int) error {
+	return d.pressOrRelease(ctx, x, y, button, false)
+}
+
+func (d *Device) pressOrRelease(ctx context.Context, x, y, button int, down bool) error {
+	if _, ok := buttonCodes[button]; !ok {
+		return fmt.Errorf("press or release mouse button %d: want 1, 2, 3, 8 or 9 (4-7 are the wheel)", button)
+	}
+	if err := d.move(x, y); err != nil {
+		return err
+	}
+	if err := d.button(button, down); err != nil {
+		return err
+	}
+	return d.sync(ctx)
+}
+
+// Drag presses button at path[0], moves through the rest of path (each
+// point taken by the compositor before the next, step apart) and
+// releases it at the last point.
+func (d *Device) Drag(ctx context.Context, button int, path []image.Point, step time.Duration) error {
+	if len(path) < 2 {
+		return fmt.Errorf("drag: a path needs at least two points, got %d", len(path))
+	}
+	if err := d.Press(ctx, path[0].X, path[0].Y, button); err != nil {
+		return err
+	}
+	release := func() error {
+		return d.Release(context.WithoutCancel(ctx), path[len(path)-1].X, path[len(path)-1].Y, button)
+	}
+	for _, p := range path[1:] {
+		if step > 0 {
+			t := time.NewTimer(step)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				_ = release() // never leave the button down
+				return ctx.Err()
+			case <-t.C:
+			}
+		}
+		if err := d.Move(ctx, p.X, p.Y); err != nil {
+			_ = release()
+			return err
+		}
+	}
+	return release()
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"image"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,5 +152,79 @@ func TestButtonsAndWheelAtCells(t *testing.T) {
 	}
 	if err := d.Button(t.Context(), 10, true); err == nil {
 		t.Errorf("Button(10): no error, want one naming the range 1..9")
+	}
+}
+
+// TestDragReportsMotionWithButtonHeld drags with button 1 through foot
+// with button-event mouse tracking on: the app sees the press at the
+// start cell, motion with the button held, and the release at the end.
+func TestDragReportsMotionWithButtonHeld(t *testing.T) {
+	c := waylandtest.Start(t, 640, 400)
+	d := open(t, c)
+	out, block := footReading(t, c, `\033[?1002h\033[?1006h`)
+	cw, ch := block.Dx()/10, block.Dy()
+	at := func(col, row int) image.Point {
+		return image.Pt(block.Min.X+(col-1)*cw+cw/2, block.Min.Y+(row-1)*ch+ch/2)
+	}
+	if err := d.Drag(t.Context(), 1, []image.Point{at(3, 3), at(8, 4), at(15, 6)}, 0); err != nil {
+		t.Fatalf("Drag: %v", err)
+	}
+	want := "\033[<0;3;3M\033[<32;8;4M\033[<32;15;6M\033[<0;15;6m"
+	waitFor(t, out, []byte(want))
+	if err := d.Drag(t.Context(), 4, []image.Point{at(1, 1), at(2, 2)}, 0); err == nil {
+		t.Errorf("Drag with the wheel (button 4): no error")
+	}
+}
+
+// TestTypeIntoGTKEntry types into a native Wayland GTK app (zenity's entry
+// dialog with GDK_BACKEND=wayland) and presses Return: the app prints what
+// its entry holds.
+func TestTypeIntoGTKEntry(t *testing.T) {
+	waylandtest.Need(t, "zenity")
+	c := waylandtest.Start(t, 640, 400)
+	d := open(t, c)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "zenity", "--entry", "--title=acu-gtk", "--text=Name")
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1"}, c.Env()...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start zenity: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cancel(); <-exited })
+
+	// The dialog is up (and its entry focused) once sway lists it focused.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		nodes, err := sway.Windows(ctx, c.IPCSocket())
+		if err == nil && len(nodes) == 1 && nodes[0].Name == "acu-gtk" && nodes[0].Focused {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("zenity's dialog never showed focused: %+v, %v", nodes, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	const text = "Grüße ✓ 日本!"
+	if err := d.Type(ctx, text); err != nil {
+		t.Fatalf("Type: %v", err)
+	}
+	if err := d.Key(ctx, "Left BackSpace Return"); err != nil { // GTK's bindings: the keys must reach them
+		t.Fatalf("Key: %v", err)
+	}
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Fatalf("zenity: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatalf("zenity did not close on Return")
+	}
+	if got, want := strings.TrimSuffix(stdout.String(), "\n"), "Grüße ✓ 日!"; got != want {
+		t.Fatalf("zenity printed %q, want %q", got, want)
 	}
 }
