@@ -55,7 +55,7 @@ func redPixels(f *frame.Frame, r image.Rectangle) int {
 	return n
 }
 
-func open(t *testing.T, c *sway.Compositor) *screencopy.Capturer {
+func open(t testing.TB, c *sway.Compositor) *screencopy.Capturer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()

@@ -58,7 +58,7 @@ func footReading(t *testing.T, c *sway.Compositor, setup string) (out string, bl
 	}
 }
 
-func open(t *testing.T, c *sway.Compositor) *virtual.Device {
+func open(t testing.TB, c *sway.Compositor) *virtual.Device {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
