@@ -112,7 +112,19 @@ func (c *Capturer) Version() uint32 { return c.version }
 
 // Grab captures the output as it is now.
 func (c *Capturer) Grab(ctx context.Context) (*frame.Frame, error) {
-	f, _, err := c.capture(ctx, false)
+	f, _, err := c.capture(ctx, false, image.Rectangle{}, "screen")
+	return f, err
+}
+
+// GrabRegion captures only r of the output (a window's rectangle), as a
+// frame of r's size named target; the compositor copies just that region
+// (capture_output_region). r is clipped to the output.
+func (c *Capturer) GrabRegion(ctx context.Context, r image.Rectangle, target string) (*frame.Frame, error) {
+	r = r.Intersect(image.Rect(0, 0, c.output.Width, c.output.Height))
+	if r.Empty() {
+		return nil, fmt.Errorf("screencopy on %s: region %v lies outside the %dx%d output", c.display, r, c.output.Width, c.output.Height)
+	}
+	f, _, err := c.capture(ctx, false, r, target)
 	return f, err
 }
 
@@ -124,7 +136,7 @@ func (c *Capturer) Next(ctx context.Context) (*frame.Frame, []image.Rectangle, e
 	if c.version < 2 {
 		return nil, nil, fmt.Errorf("screencopy on %s: the compositor offers version %d, copy_with_damage needs 2", c.display, c.version)
 	}
-	return c.capture(ctx, true)
+	return c.capture(ctx, true, image.Rectangle{}, "screen")
 }
 
 type frameState struct {
@@ -137,7 +149,7 @@ type frameState struct {
 	nsec                          uint32
 }
 
-func (c *Capturer) capture(ctx context.Context, withDamage bool) (*frame.Frame, []image.Rectangle, error) {
+func (c *Capturer) capture(ctx context.Context, withDamage bool, region image.Rectangle, target string) (*frame.Frame, []image.Rectangle, error) {
 	var st frameState
 	id := c.conn.NewObject("zwlr_screencopy_frame_v1", func(ev *wayland.Event) {
 		switch ev.Opcode {
@@ -162,7 +174,14 @@ func (c *Capturer) capture(ctx context.Context, withDamage bool) (*frame.Frame, 
 		_ = c.conn.Request(id, wayland.FrameReqDestroy)
 		c.conn.Destroyed(id)
 	}
-	if err := c.conn.Request(c.manager, wayland.ScreencopyReqCaptureOutput, id, int32(0), c.output.ID); err != nil {
+	var err error
+	if region.Empty() {
+		err = c.conn.Request(c.manager, wayland.ScreencopyReqCaptureOutput, id, int32(0), c.output.ID)
+	} else {
+		err = c.conn.Request(c.manager, wayland.ScreencopyReqCaptureOutputRegion, id, int32(0), c.output.ID,
+			int32(region.Min.X), int32(region.Min.Y), int32(region.Dx()), int32(region.Dy()))
+	}
+	if err != nil {
 		return nil, nil, err
 	}
 	// The buffer's description ends with buffer_done from version 3 on,
@@ -204,7 +223,7 @@ func (c *Capturer) capture(ctx context.Context, withDamage bool) (*frame.Frame, 
 		return nil, nil, fmt.Errorf("screencopy on %s: %w", c.display, err)
 	}
 	w, h := int(st.width), int(st.height)
-	return frame.New(pix, w, h, w*4, c.display, "screen", at), clipRects(st.damage, w, h, st.flags&wayland.FrameFlagYInvert != 0), nil
+	return frame.New(pix, w, h, w*4, c.display, target, at), clipRects(st.damage, w, h, st.flags&wayland.FrameFlagYInvert != 0), nil
 }
 
 func (c *Capturer) fail(err error) error {

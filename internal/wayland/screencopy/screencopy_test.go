@@ -227,3 +227,44 @@ func TestNextWaitsForDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestGrabRegionIsTheSubFrame captures a region of the screen and checks
+// it equals the same rectangle of a full capture, pixel for pixel.
+func TestGrabRegionIsTheSubFrame(t *testing.T) {
+	c := waylandtest.Start(t, 480, 320)
+	cap := open(t, c)
+	footShowing(t, c, cap, `printf '\033[41m%30s\033[0m\n' ''; exec sleep 600`, 500)
+	r := image.Rect(2, 20, 203, 61)
+	for try := 0; ; try++ {
+		full, err := cap.Grab(t.Context())
+		if err != nil {
+			t.Fatalf("Grab: %v", err)
+		}
+		part, err := cap.GrabRegion(t.Context(), r, "window:test")
+		if err != nil {
+			t.Fatalf("GrabRegion: %v", err)
+		}
+		again, err := cap.Grab(t.Context())
+		if err != nil {
+			t.Fatalf("Grab: %v", err)
+		}
+		if full.Hash != again.Hash { // the screen changed meanwhile
+			if try > 20 {
+				t.Fatalf("the screen never held still")
+			}
+			continue
+		}
+		want := full.Sub(r, "window:test")
+		if part.W != r.Dx() || part.H != r.Dy() || part.Target != "window:test" || part.Hash != want.Hash {
+			t.Fatalf("GrabRegion(%v) = %dx%d %q hash %x; want %dx%d window:test hash %x (the full frame's view)",
+				r, part.W, part.H, part.Target, part.Hash, r.Dx(), r.Dy(), want.Hash)
+		}
+		if redPixels(part, part.Bounds()) == 0 {
+			t.Fatalf("the region holds none of foot's red block")
+		}
+		break
+	}
+	if _, err := cap.GrabRegion(t.Context(), image.Rect(500, 0, 600, 10), "x"); err == nil {
+		t.Errorf("GrabRegion outside the output: no error")
+	}
+}
