@@ -47,7 +47,9 @@ func Windows(ctx context.Context, ipc string) ([]Node, error) {
 	var walk func(n *treeNode)
 	walk = func(n *treeNode) {
 		if n.PID > 0 && (n.Type == "con" || n.Type == "floating_con") {
-			r := image.Rect(n.Rect.X, n.Rect.Y, n.Rect.X+n.Rect.W, n.Rect.Y+n.Rect.H)
+			// sway's rect leaves out the title bar, which sits just above
+			// it (deco_rect); the window on screen has both.
+			r := image.Rect(n.Rect.X, n.Rect.Y-n.DecoRect.H, n.Rect.X+n.Rect.W, n.Rect.Y+n.Rect.H)
 			c := image.Rect(n.Rect.X+n.WindowRect.X, n.Rect.Y+n.WindowRect.Y,
 				n.Rect.X+n.WindowRect.X+n.WindowRect.W, n.Rect.Y+n.WindowRect.Y+n.WindowRect.H)
 			appID := ""
@@ -66,6 +68,16 @@ func Windows(ctx context.Context, ipc string) ([]Node, error) {
 	}
 	walk(&root)
 	return out, nil
+}
+
+// MoveResize floats window id (a con_id) and places it, title bar and
+// borders included, at r.
+func MoveResize(ctx context.Context, ipc string, id int64, r image.Rectangle) error {
+	if r.Dx() <= 0 || r.Dy() <= 0 {
+		return fmt.Errorf("move and resize window %d to %v: the rectangle is empty", id, r)
+	}
+	return Command(ctx, ipc, fmt.Sprintf("[con_id=%d] floating enable, resize set width %d px height %d px, move absolute position %d %d",
+		id, r.Dx(), r.Dy(), r.Min.X, r.Min.Y))
 }
 
 // Command runs sway commands ("[con_id=12] focus") and returns the first
@@ -100,6 +112,7 @@ type treeNode struct {
 	Visible    *bool   `json:"visible"`
 	Rect       ipcRect `json:"rect"`
 	WindowRect ipcRect `json:"window_rect"`
+	DecoRect   ipcRect `json:"deco_rect"`
 
 	Nodes         []treeNode `json:"nodes"`
 	FloatingNodes []treeNode `json:"floating_nodes"`

@@ -2,7 +2,7 @@
 // through wlr-foreign-toplevel-management-unstable-v1: titles, app ids and
 // states, activate and close. The protocol gives no
 // geometry; on sway, each window's rectangle comes from sway's IPC tree,
-// matched by title and app id.
+// matched by title and app id, and moving and resizing goes through it.
 //
 // A Manager owns its own connection and is used by one goroutine at a
 // time. It does not apply the deny-list or audit: the gate does, above it.
@@ -31,7 +31,13 @@ type Window struct {
 	// Rect is the window on screen with its decorations, from sway's IPC;
 	// empty when the compositor gives none.
 	Rect image.Rectangle
+
+	swayID int64 // sway's con_id, 0 when not matched
 }
+
+// ErrUnsupported is returned for an operation the compositor has no
+// protocol for (move and resize without sway's IPC).
+var ErrUnsupported = errors.New("the compositor offers no way to do this")
 
 // Manager watches one compositor's toplevels.
 type Manager struct {
@@ -158,7 +164,7 @@ func (m *Manager) Windows(ctx context.Context) ([]Window, error) {
 		for i := range out {
 			for j, n := range nodes {
 				if !used[j] && n.Name == out[i].Title && n.AppID == out[i].AppID {
-					out[i].Rect, used[j] = n.Rect, true
+					out[i].Rect, out[i].swayID, used[j] = n.Rect, n.ID, true
 					break
 				}
 			}
@@ -188,4 +194,20 @@ func (m *Manager) Activate(ctx context.Context, w Window) error {
 // CloseWindow asks w to close (the app may ask the user first).
 func (m *Manager) CloseWindow(ctx context.Context, w Window) error {
 	return m.request(ctx, w, "close", wayland.ToplevelReqClose)
+}
+
+// MoveResize places w, decorations included, at r (floating it on sway,
+// a tiling compositor). It needs sway's IPC: the toplevel protocol has no
+// geometry, so elsewhere it is ErrUnsupported.
+func (m *Manager) MoveResize(ctx context.Context, w Window, r image.Rectangle) error {
+	if m.ipc == "" {
+		return fmt.Errorf("move window %q on %s: %w (moving and resizing needs sway's IPC)", w.Title, m.display, ErrUnsupported)
+	}
+	if w.swayID == 0 {
+		return fmt.Errorf("move window %q on %s: sway's tree has no window of that title and app id", w.Title, m.display)
+	}
+	if err := sway.MoveResize(ctx, m.ipc, w.swayID, r); err != nil {
+		return fmt.Errorf("move window %q on %s: %w", w.Title, m.display, err)
+	}
+	return nil
 }

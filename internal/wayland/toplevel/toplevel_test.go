@@ -2,6 +2,7 @@ package toplevel_test
 
 import (
 	"context"
+	"errors"
 	"image"
 	"os/exec"
 	"slices"
@@ -68,6 +69,30 @@ func redBlocks(t *testing.T, c *sway.Compositor, split int) (left, right image.R
 	return left, right
 }
 
+// redWithin returns the bounding box of pure red pixels within r.
+func redWithin(t *testing.T, c *sway.Compositor, r image.Rectangle) image.Rectangle {
+	t.Helper()
+	var out image.Rectangle
+	cap, err := screencopy.Open(t.Context(), c.Socket(), "", "")
+	if err != nil {
+		t.Fatalf("screencopy: %v", err)
+	}
+	defer cap.Close()
+	f, err := cap.GrabRegion(t.Context(), r, "region")
+	if err != nil {
+		t.Fatalf("GrabRegion: %v", err)
+	}
+	for y := 0; y < f.H; y++ {
+		for x := 0; x < f.W; x++ {
+			p := f.Pix[y*f.Stride+x*4:]
+			if p[2] == 0xff && p[1] == 0 && p[0] == 0 {
+				out = out.Union(image.Rect(x, y, x+1, y+1).Add(r.Min))
+			}
+		}
+	}
+	return out
+}
+
 // TestListActivateClose opens two foot windows on a real sway, lists them
 // with their titles, app ids and rectangles (each holds the red block its
 // app drew), activates the one without focus and closes the other.
@@ -128,6 +153,31 @@ func TestListActivateClose(t *testing.T) {
 		t.Errorf("sway's focused window after Activate: %+v, want ALPHA", nodes)
 	}
 
+	// Move and resize ALPHA: sway floats it at exactly the rectangle, and
+	// its app's block moves with it.
+	to := image.Rect(40, 50, 340, 250)
+	if err := m.MoveResize(t.Context(), a, to); err != nil {
+		t.Fatalf("MoveResize: %v", err)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		a = byTitle(t, m, "ALPHA listed", func(w map[string]toplevel.Window) bool { return len(w) == 2 })["ALPHA"]
+		// ALPHA floats above BETA: the red within its rectangle is its own
+		// block, drawn just inside its top-left corner.
+		block := redWithin(t, c, to)
+		near := image.Rect(to.Min.X+1, to.Min.Y+1, to.Min.X+40, to.Min.Y+40)
+		if a.Rect == to && !block.Empty() && block.Min.In(near) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after MoveResize to %v: ALPHA's rect %v, the red block within it %v", to, a.Rect, block)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := m.MoveResize(t.Context(), a, image.Rectangle{}); err == nil {
+		t.Errorf("MoveResize to an empty rectangle: no error")
+	}
+
 	if err := m.CloseWindow(t.Context(), b); err != nil {
 		t.Fatalf("CloseWindow: %v", err)
 	}
@@ -141,5 +191,24 @@ func TestListActivateClose(t *testing.T) {
 	}
 	if err := m.Activate(t.Context(), b); err == nil {
 		t.Errorf("Activate of a closed window: no error")
+	}
+}
+
+// TestMoveResizeWithoutIPCIsUnsupported: without sway's IPC the toplevel
+// protocol cannot move a window, and says so.
+func TestMoveResizeWithoutIPCIsUnsupported(t *testing.T) {
+	c := waylandtest.Start(t, 320, 200)
+	waylandtest.Client(t, c, "foot", "--title=SOLO", "sh", "-c", "exec sleep 600")
+	m, err := toplevel.Open(t.Context(), c.Socket(), "", "")
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer m.Close()
+	w := byTitle(t, m, "SOLO shows", func(w map[string]toplevel.Window) bool { _, ok := w["SOLO"]; return ok })["SOLO"]
+	if !w.Rect.Empty() {
+		t.Errorf("without IPC, Rect = %v, want empty", w.Rect)
+	}
+	if err := m.MoveResize(t.Context(), w, image.Rect(0, 0, 100, 100)); !errors.Is(err, toplevel.ErrUnsupported) {
+		t.Errorf("MoveResize without IPC = %v, want ErrUnsupported", err)
 	}
 }
