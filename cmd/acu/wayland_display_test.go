@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/wayland"
+	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
@@ -83,4 +87,60 @@ func TestDoctorReportsWaylandSupport(t *testing.T) {
 			t.Errorf("acu doctor has no line %q:\n%s\n%s", want, out, errOut)
 		}
 	}
+}
+
+// TestScreenshotWayland runs `acu screenshot` on a real headless sway: a
+// window target gives a PNG of the window's size, and ACU_EXCLUDE_WINDOWS
+// blacks the window out of a screen capture.
+func TestScreenshotWayland(t *testing.T) {
+	c := waylandtest.Start(t, 400, 300)
+	waylandtest.Client(t, c, "foot", "--title=SHOTME", "--override=colors.background=ff0000", "sh", "-c", "exec sleep 600")
+	env, dir, _ := newEnv(t, ":0")
+	env = append(env, c.Env()...)
+	var rect image.Rectangle
+	deadline := time.Now().Add(30 * time.Second)
+	for rect.Empty() {
+		if nodes, err := sway.Windows(t.Context(), c.IPCSocket()); err == nil && len(nodes) == 1 {
+			rect = nodes[0].Rect
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("foot's window never showed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := filepath.Join(dir, "win.png")
+	if _, errOut, code := acu(t, env, "screenshot", "--display", c.Socket(), "--target", "window:shotme", "-o", out); code != 0 {
+		t.Fatalf("acu screenshot window:shotme: exit %d: %s", code, errOut)
+	}
+	if m := decodePNG(t, out); m.Bounds().Dx() != rect.Dx() || m.Bounds().Dy() != rect.Dy() {
+		t.Errorf("window PNG is %v, want the window's %dx%d", m.Bounds(), rect.Dx(), rect.Dy())
+	}
+	// The window's background is red; excluded, the window is black.
+	screen := filepath.Join(dir, "screen.png")
+	env = append(env, "ACU_EXCLUDE_WINDOWS=shotme")
+	if _, errOut, code := acu(t, env, "screenshot", "--display", c.Socket(), "-o", screen); code != 0 {
+		t.Fatalf("acu screenshot: exit %d: %s", code, errOut)
+	}
+	m := decodePNG(t, screen)
+	for y := rect.Min.Y; y < rect.Max.Y; y += 7 {
+		for x := rect.Min.X; x < rect.Max.X; x += 7 {
+			if r, g, b, _ := m.At(x, y).RGBA(); r|g|b != 0 {
+				t.Fatalf("pixel (%d,%d) of the excluded window is not black", x, y)
+			}
+		}
+	}
+}
+
+func decodePNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decode %s: %v", path, err)
+	}
+	return m
 }
