@@ -103,7 +103,7 @@ var testOnly = []depEdges{
 		"the tools are tested on the real engines in-process, not on a mock of the daemon (the scope test on a real server and gate)"},
 	{"internal/sense", []string{"internal/relay"}, "the sense client is tested against a real relay"},
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
-	{"internal/wayland/virtual", []string{"internal/wayland/screencopy"}, "input tests find the app's cells on the real screen before clicking them"},
+	{"internal/wayland/virtual", []string{"internal/wayland/screencopy", "internal/atspi"}, "input tests find the app's cells on the real screen, and a GTK form's elements in its accessible tree, before clicking them"},
 	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
 }
 
