@@ -1,13 +1,15 @@
 // Package waylandtest starts real headless sway compositors for tests of
 // the Wayland backend, and native Wayland clients on them.
 //
-// A test is skipped, with the reason, only when sway is not installed
-// (scripts/install-deps.sh installs it, so CI runs them); any other
-// failure to start fails the test.
+// A test is skipped, with the reason, only when sway (or the client it
+// needs) is not installed; scripts/install-deps.sh installs them and
+// scripts/test.sh sets ACU_REQUIRE_WAYLAND=1, so in CI a missing one
+// fails. Any other failure to start fails the test.
 package waylandtest
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -30,10 +32,15 @@ func Start(t testing.TB, w, h int) *sway.Compositor {
 	return c
 }
 
-// Need skips the test when a program of the Wayland desktop is missing.
+// Need skips the test when a program of the Wayland desktop is missing,
+// or fails it when ACU_REQUIRE_WAYLAND=1 (scripts/test.sh sets it: CI has
+// run install-deps.sh, so a missing program there is a broken set-up).
 func Need(t testing.TB, program string) {
 	t.Helper()
 	if _, err := exec.LookPath(program); err != nil {
+		if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
+			t.Fatalf("%s is not installed, and ACU_REQUIRE_WAYLAND=1 requires it (run scripts/install-deps.sh): %v", program, err)
+		}
 		t.Skipf("%s is not installed (scripts/install-deps.sh installs it): %v", program, err)
 	}
 }
