@@ -114,7 +114,7 @@ func Start(ctx context.Context, opts Options) (*Compositor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "acu-wayland-")
+	dir, err := os.MkdirTemp(runtimeBase(cred != nil), "acu-wayland-")
 	if err != nil {
 		return nil, fmt.Errorf("start sway: runtime dir: %w", err)
 	}
@@ -187,6 +187,23 @@ func Start(ctx context.Context, opts Options) (*Compositor, error) {
 		}
 	}
 	return c, nil
+}
+
+// runtimeBase is where runtime dirs are made: the temporary directory,
+// unless the socket path would pass the 108 bytes a Unix socket's name
+// may have, or another user (the compositor's) could not reach into it;
+// then /tmp.
+func runtimeBase(otherUser bool) string {
+	base := os.TempDir()
+	if len(base) > 60 {
+		return "/tmp"
+	}
+	if otherUser {
+		if st, err := os.Stat(base); err != nil || st.Mode().Perm()&0o001 == 0 {
+			return "/tmp"
+		}
+	}
+	return base
 }
 
 // config is the compositor's configuration: one output of the asked size,

@@ -103,3 +103,22 @@ func TestCommandReportsSwaysError(t *testing.T) {
 		t.Fatalf("Windows on an empty desktop = %+v, %v; want none", ws, err)
 	}
 }
+
+// TestStartWithPrivateTMPDIR: with TMPDIR a directory only root may enter
+// (as a root's private temporary directory is), the compositor's user still
+// reaches its runtime dir, made in /tmp instead.
+func TestStartWithPrivateTMPDIR(t *testing.T) {
+	waylandtest.Need(t, "sway")
+	if os.Geteuid() != 0 {
+		t.Skip("only a root acu runs the compositor as another user")
+	}
+	private := t.TempDir()
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", private)
+	c := waylandtest.Start(t, 200, 100)
+	if strings.HasPrefix(c.RuntimeDir(), private) {
+		t.Errorf("runtime dir %s is inside the private TMPDIR %s", c.RuntimeDir(), private)
+	}
+}
