@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -266,5 +267,25 @@ func TestGrabRegionIsTheSubFrame(t *testing.T) {
 	}
 	if _, err := cap.GrabRegion(t.Context(), image.Rect(500, 0, 600, 10), "x"); err == nil {
 		t.Errorf("GrabRegion outside the output: no error")
+	}
+}
+
+// TestGrabAfterCompositorExitFails: when the compositor goes away, Grab
+// and Next fail at once naming the display, rather than waiting.
+func TestGrabAfterCompositorExitFails(t *testing.T) {
+	c := waylandtest.Start(t, 200, 100)
+	cap := open(t, c)
+	if _, err := cap.Grab(t.Context()); err != nil {
+		t.Fatalf("Grab: %v", err)
+	}
+	c.Stop()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	_, err := cap.Grab(ctx)
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), c.Socket()) {
+		t.Fatalf("Grab after the compositor exited = %v, want an error naming %s", err, c.Socket())
+	}
+	if _, _, err := cap.Next(ctx); err == nil || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Next after the compositor exited = %v, want the connection's error", err)
 	}
 }
