@@ -45,7 +45,7 @@ var layers = map[string]int{
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
 	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
 	"internal/wayland/toplevel": layerDevices, "internal/wayland/datacontrol": layerDevices,
-	"internal/wayland/snapshot": layerDevices,
+	"internal/wayland/snapshot": layerDevices, "internal/wayland/frames": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
@@ -88,6 +88,7 @@ var sameLayer = []depEdges{
 	{"internal/dialect/uitars", []string{"internal/dialect"}, "a vendor dialect builds on the shared Plan, Outcome and error types"},
 	{"internal/wayland/sway", []string{"internal/wayland"}, "start-up waits until the compositor's socket answers a registry round trip"},
 	{"internal/wayland/snapshot", []string{"internal/wayland/screencopy", "internal/wayland/toplevel"}, "a one-shot Wayland frame is a capture with window rectangles for targets and exclusions, as capture.Once on X11"},
+	{"internal/wayland/frames", []string{"internal/capture", "internal/wayland/screencopy", "internal/wayland/toplevel"}, "the Wayland capture hub takes capture's target types, so the wait engine drives either hub"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }

@@ -101,30 +101,14 @@ func Take(ctx context.Context, o Options, t Target) (*frame.Frame, error) {
 	return f, nil
 }
 
-// find picks the one window q names: titles containing q
-// (case-insensitively), the exact title first; else an app id equal to q.
+// find picks the one window q names (toplevel.Find), or says why not.
 func find(dpy, q string, ws []toplevel.Window) (toplevel.Window, error) {
-	lq := strings.ToLower(q)
-	var subs, exact, apps []toplevel.Window
-	for _, w := range ws {
-		title := strings.ToLower(w.Title)
-		if strings.Contains(title, lq) {
-			subs = append(subs, w)
-			if title == lq {
-				exact = append(exact, w)
-			}
-		}
-		if strings.EqualFold(w.AppID, q) {
-			apps = append(apps, w)
-		}
-	}
-	for _, set := range [][]toplevel.Window{exact, subs, apps} {
-		switch {
-		case len(set) == 1:
-			return set[0], nil
-		case len(set) > 1:
-			return toplevel.Window{}, fmt.Errorf("target window:%s on %s matches %d windows (%s); use a longer title", q, dpy, len(set), titles(set))
-		}
+	w, ambiguous, ok := toplevel.Find(ws, q)
+	switch {
+	case ok:
+		return w, nil
+	case len(ambiguous) > 0:
+		return toplevel.Window{}, fmt.Errorf("target window:%s on %s matches %d windows (%s); use a longer title", q, dpy, len(ambiguous), titles(ambiguous))
 	}
 	return toplevel.Window{}, fmt.Errorf("target window:%s on %s matches no window; the windows are: %s", q, dpy, titles(ws))
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"strings"
 
 	"github.com/acu-dev/acu/internal/wayland"
 	"github.com/acu-dev/acu/internal/wayland/sway"
@@ -210,4 +211,34 @@ func (m *Manager) MoveResize(ctx context.Context, w Window, r image.Rectangle) e
 		return fmt.Errorf("move window %q on %s: %w", w.Title, m.display, err)
 	}
 	return nil
+}
+
+// Find picks the one window q names: titles containing q
+// (case-insensitively), the exact title first; else an app id equal to q.
+// When q names several, they are returned as ambiguous; when it names
+// none, ok is false and ambiguous empty.
+func Find(ws []Window, q string) (match Window, ambiguous []Window, ok bool) {
+	lq := strings.ToLower(q)
+	var subs, exact, apps []Window
+	for _, w := range ws {
+		title := strings.ToLower(w.Title)
+		if strings.Contains(title, lq) {
+			subs = append(subs, w)
+			if title == lq {
+				exact = append(exact, w)
+			}
+		}
+		if strings.EqualFold(w.AppID, q) {
+			apps = append(apps, w)
+		}
+	}
+	for _, set := range [][]Window{exact, subs, apps} {
+		switch {
+		case len(set) == 1:
+			return set[0], nil, true
+		case len(set) > 1:
+			return Window{}, set, false
+		}
+	}
+	return Window{}, nil, false
 }
