@@ -38,6 +38,7 @@ import (
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
+	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 )
 
 // shutdownGrace bounds how long in-flight requests get at shutdown.
@@ -158,6 +159,7 @@ type daemon struct {
 	db       *store.DB
 	runs     *runs.Registry
 	hub      *capture.Hub
+	wayland  *wlframes.Hub // the capture hub of Wayland displays, for waits (docs/wayland.md)
 	engine   *smartwait.Engine
 	dispatch *notify.Dispatcher
 	choice   judge.Choice
@@ -241,8 +243,9 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	if c.KeepJudgedFrames {
 		frames = d.db
 	}
+	d.wayland = wlframes.New(wlframes.Options{Exclude: c.ExcludeWindows, Logger: log.With("component", "wayland")})
 	d.engine = smartwait.New(smartwait.Options{
-		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
+		Runs: d.runs, Capture: waitCapture{x: d.hub, wl: d.wayland}, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency, Host: d.runs.Host(),
@@ -457,6 +460,9 @@ func unwrapExec(err error) error {
 func (d *daemon) close() {
 	if d.desktop != nil {
 		d.desktop.Close()
+	}
+	if d.wayland != nil {
+		d.wayland.Close()
 	}
 	switch {
 	case d.parts != nil:
