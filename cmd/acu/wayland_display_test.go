@@ -1,10 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"image"
+	"image/jpeg"
 	"image/png"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,5 +205,84 @@ func TestWaitResolvesOnWaylandWindow(t *testing.T) {
 	// The screenshot the wait saved is of the Wayland window.
 	if m := decodePNG(t, w.Screenshot); m.Bounds().Dx() < 100 || m.Bounds().Dx() > 800 {
 		t.Errorf("the wait's screenshot is %v, want the foot window's", m.Bounds())
+	}
+}
+
+// TestLiveViewAndRecordingOnWayland: the daemon's live view streams a
+// Wayland display's frames, and a recording of it decodes at its size.
+func TestLiveViewAndRecordingOnWayland(t *testing.T) {
+	c := waylandtest.Start(t, 400, 300)
+	waylandtest.Client(t, c, "foot", "--override=colors.background=ff0000", "sh", "-c", "exec sleep 600")
+	env, dataDir, port := newEnv(t, ":0")
+	startDaemon(t, env, dataDir, port)
+	cl := apiClient(t, dataDir, port)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	// The live view: the first frame event is the Wayland screen, and
+	// once foot has drawn, a frame shows its red.
+	req, err := http.NewRequestWithContext(ctx, "GET", cl.BaseURL()+"/v1/live/frames?display="+url.QueryEscape(c.Socket()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tokenOf(t, dataDir))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET /v1/live/frames: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET /v1/live/frames: %s: %s", resp.Status, b)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 8<<20)
+	for red := false; !red; {
+		if !sc.Scan() {
+			t.Fatalf("the frame stream ended: %v", sc.Err())
+		}
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var f api.LiveFrame
+		if err := json.Unmarshal([]byte(data), &f); err != nil {
+			t.Fatalf("frame event %q: %v", data, err)
+		}
+		if f.ScreenW != 400 || f.ScreenH != 300 {
+			t.Fatalf("live frame of a %dx%d screen, want 400x300", f.ScreenW, f.ScreenH)
+		}
+		b, _ := base64.StdEncoding.DecodeString(f.JPEG)
+		m, err := jpeg.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("live frame JPEG: %v", err)
+		}
+		r, g, bl, _ := m.At(m.Bounds().Dx()/2, m.Bounds().Dy()/2).RGBA()
+		red = r>>8 > 200 && g>>8 < 60 && bl>>8 < 60
+	}
+	resp.Body.Close()
+
+	// A recording of the display.
+	rec, err := cl.StartRecording(ctx, api.StartRecording{Display: c.Socket(), Format: "webm"})
+	if err != nil {
+		t.Fatalf("StartRecording: %v", err)
+	}
+	time.Sleep(3 * time.Second)
+	if _, err := cl.StopRecording(ctx, rec.ID); err != nil {
+		t.Fatalf("StopRecording: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "rec.webm")
+	if out, stderr, code := acu(t, env, "record", "get", rec.ID, "-o", file); code != 0 {
+		t.Fatalf("acu record get: exit %d, %q, %s", code, out, stderr)
+	}
+	pr, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height",
+		"-of", "csv=p=0", file).Output()
+	if err != nil || strings.TrimSpace(string(pr)) != "vp8,400,300" {
+		t.Fatalf("ffprobe of the recording: %q, %v; want vp8,400,300", pr, err)
+	}
+
+	// A relative name is refused with what to give instead.
+	if _, err := cl.StartRecording(ctx, api.StartRecording{Display: "wayland-1"}); err == nil || !strings.Contains(err.Error(), "absolute path") {
+		t.Errorf("StartRecording on wayland-1: %v, want a refusal asking for the absolute path", err)
 	}
 }

@@ -84,10 +84,12 @@ type Record struct {
 // the name.
 var ErrNotFound = errors.New("no such wayland display recorded")
 
-// IsName reports whether a display name is a Wayland one: a socket path or
-// a "wayland-N" name, as opposed to an X11 ":N".
+// IsName reports whether a display name is a Wayland one: a socket named
+// "wayland-…" (libwayland's and the compositors' names), bare or as a
+// path, as opposed to an X11 ":N" (which has a colon, also in its
+// "/tmp/.X11-unix/X0:0" form).
 func IsName(name string) bool {
-	return strings.HasPrefix(name, "/") || strings.HasPrefix(name, "wayland-")
+	return strings.HasPrefix(filepath.Base(name), "wayland-") && !strings.Contains(name, ":")
 }
 
 // Start starts sway and returns once its Wayland socket answers (or ctx

@@ -122,3 +122,14 @@ func TestStartWithPrivateTMPDIR(t *testing.T) {
 		t.Errorf("runtime dir %s is inside the private TMPDIR %s", c.RuntimeDir(), private)
 	}
 }
+
+func TestIsName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"wayland-1": true, "/tmp/acu-wayland-42/wayland-1": true, "/run/user/1000/wayland-0": true,
+		":99": false, "localhost:1": false, "/tmp/.X11-unix/X0:0": false, "": false, "/tmp/x": false,
+	} {
+		if got := sway.IsName(name); got != want {
+			t.Errorf("IsName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
