@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/display"
@@ -41,7 +42,11 @@ type Options struct {
 	RuntimeDir string
 	// Exclude names the windows never shown (ACU_EXCLUDE_WINDOWS).
 	Exclude []string
-	Logger  *slog.Logger
+	// IdleAfter pauses a display's capture loop when nothing has watched
+	// or read it for this long (default 10s): a busy screen nobody looks
+	// at is not copied at every change. The next read resumes it.
+	IdleAfter time.Duration
+	Logger    *slog.Logger
 }
 
 // Hub captures Wayland displays.
@@ -66,6 +71,9 @@ func New(o Options) *Hub {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.IdleAfter <= 0 {
+		o.IdleAfter = 10 * time.Second
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Hub{opts: o, exclude: privacy.New(o.Exclude), log: log, ctx: ctx, cancel: cancel, sources: map[string]*source{}}
 }
@@ -85,10 +93,16 @@ type source struct {
 	wmu     sync.Mutex // guards wins, the toplevel connection's single owner
 	wins    *toplevel.Manager
 	ready   chan struct{} // closed at the first frame, or when the source dies
+	wake    chan struct{} // resumes a paused loop
+	gone    chan struct{} // closed when the source dies
 	mu      sync.Mutex
 	cur     *frame.Frame
+	fresh   chan struct{} // closed and replaced at each frame published
 	err     error
 	watched map[*watcher]struct{}
+	lastUse time.Time // the last read or watch
+	paused  bool      // the loop waits on wake
+	copies  int       // frames copied from the compositor
 }
 
 type watcher struct {
@@ -123,7 +137,8 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 		cap.Close()
 		return nil, err
 	}
-	s := &source{h: h, name: dpy, ipc: ipc, wins: wins, ready: make(chan struct{}), watched: map[*watcher]struct{}{}}
+	s := &source{h: h, name: dpy, ipc: ipc, wins: wins, ready: make(chan struct{}), wake: make(chan struct{}, 1), gone: make(chan struct{}),
+		fresh: make(chan struct{}), watched: map[*watcher]struct{}{}, lastUse: time.Now()}
 	h.sources[dpy] = s
 	h.wg.Add(1)
 	go s.run(cap)
@@ -132,13 +147,30 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 }
 
 // run publishes a frame at every change until the hub closes or the
-// compositor fails, then drops the source.
+// compositor fails, then drops the source. While nothing watches or reads
+// the display it pauses; a read resumes it with a copy of the screen as
+// it is then.
 func (s *source) run(cap *screencopy.Capturer) {
 	defer s.h.wg.Done()
 	defer cap.Close()
-	first := true
 	for {
-		f, damage, err := cap.Next(s.h.ctx)
+		var f *frame.Frame
+		var damage []image.Rectangle
+		var err error
+		if s.pause() {
+			select {
+			case <-s.wake:
+			case <-s.h.ctx.Done():
+				s.die(s.h.ctx.Err())
+				return
+			}
+			f, err = cap.Grab(s.h.ctx) // what changed while paused is unknown: all of it
+			if f != nil {
+				damage = []image.Rectangle{f.Bounds()}
+			}
+		} else {
+			f, damage, err = cap.Next(s.h.ctx)
+		}
 		if err == nil {
 			err = s.blackout(s.h.ctx, f)
 		}
@@ -146,34 +178,70 @@ func (s *source) run(cap *screencopy.Capturer) {
 			s.die(err)
 			return
 		}
-		s.mu.Lock()
-		s.cur = f
-		var ws []*watcher
-		for w := range s.watched {
-			ws = append(ws, w)
-		}
-		s.mu.Unlock()
-		if first {
-			close(s.ready)
-			first = false
-		}
-		var touched []*watcher
-		for _, w := range ws {
-			if s.touches(w.t, f, damage) {
-				touched = append(touched, w)
-			}
-		}
-		s.mu.Lock() // a watcher's channel is closed under mu: send only to those still watching
-		for _, w := range touched {
-			if _, ok := s.watched[w]; ok {
-				select {
-				case w.ch <- struct{}{}:
-				default: // a pending notification covers this one
-				}
-			}
-		}
-		s.mu.Unlock()
+		s.publish(f, damage)
 	}
+}
+
+// pause reports whether the loop should wait for a reader, and marks it
+// paused if so (under mu, so a reader either sees it paused and wakes it,
+// or has just read and keeps it running).
+func (s *source) pause() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil || len(s.watched) > 0 || time.Since(s.lastUse) < s.h.opts.IdleAfter {
+		return false
+	}
+	s.paused = true
+	return true
+}
+
+// publish makes f the display's frame and notifies the watchers whose
+// rectangle the damage touches.
+func (s *source) publish(f *frame.Frame, damage []image.Rectangle) {
+	s.mu.Lock()
+	first := s.cur == nil
+	s.cur, s.paused = f, false
+	s.copies++
+	close(s.fresh)
+	s.fresh = make(chan struct{})
+	var ws []*watcher
+	for w := range s.watched {
+		ws = append(ws, w)
+	}
+	s.mu.Unlock()
+	if first {
+		close(s.ready)
+	}
+	var touched []*watcher
+	for _, w := range ws {
+		if s.touches(w.t, f, damage) {
+			touched = append(touched, w)
+		}
+	}
+	s.mu.Lock() // a watcher's channel is closed under mu: send only to those still watching
+	defer s.mu.Unlock()
+	for _, w := range touched {
+		if _, ok := s.watched[w]; ok {
+			select {
+			case w.ch <- struct{}{}:
+			default: // a pending notification covers this one
+			}
+		}
+	}
+}
+
+// Copies returns how many frames the hub has copied from dpy's compositor
+// (for tests and metrics); 0 for a display it has not connected.
+func (h *Hub) Copies(dpy string) int {
+	h.mu.Lock()
+	s := h.sources[dpy]
+	h.mu.Unlock()
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.copies
 }
 
 // die ends the source: waiters get err, watchers' channels close, and the
@@ -200,6 +268,7 @@ func (s *source) die(err error) {
 	default:
 		close(s.ready)
 	}
+	close(s.gone)
 	s.mu.Unlock()
 	s.wmu.Lock()
 	s.wins.Close()
@@ -250,10 +319,24 @@ func (s *source) touches(t capture.Target, f *frame.Frame, damage []image.Rectan
 	return false
 }
 
-// current waits for the first frame and returns the latest.
+// current returns the display's frame as it is now: the latest published
+// while the loop runs (it is blocked on an unchanged screen, or about to
+// publish a change), a fresh copy when the loop was paused.
 func (s *source) current(ctx context.Context) (*frame.Frame, error) {
+	s.mu.Lock()
+	s.lastUse = time.Now()
+	wait := s.ready
+	if s.paused {
+		wait = s.fresh
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+	s.mu.Unlock()
 	select {
-	case <-s.ready:
+	case <-wait:
+	case <-s.dead():
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -264,6 +347,8 @@ func (s *source) current(ctx context.Context) (*frame.Frame, error) {
 	}
 	return s.cur, nil
 }
+
+func (s *source) dead() <-chan struct{} { return s.gone }
 
 // Resolve resolves t on dpy now: its rectangle and label. A window target
 // matching no window or several is a *capture.TargetError.

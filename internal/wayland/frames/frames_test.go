@@ -186,3 +186,50 @@ func TestHubBlacksOutExcludedWindows(t *testing.T) {
 		t.Errorf("Resolve of the excluded window = %v, want a TargetError", err)
 	}
 }
+
+// TestHubPausesWhileUnused: on a screen that changes all the time, the hub
+// stops copying frames once nothing has read or watched the display for
+// IdleAfter, and a read then returns a fresh copy and a watch keeps it
+// copying.
+func TestHubPausesWhileUnused(t *testing.T) {
+	c := waylandtest.Start(t, 320, 200)
+	waylandtest.Client(t, c, "foot", "sh", "-c", "while :; do date +%s%N; sleep 0.02; done")
+	h := frames.New(frames.Options{IdleAfter: 300 * time.Millisecond})
+	defer h.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	screen := target(t, "screen")
+	first, err := h.Capture(ctx, c.Socket(), screen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// still reports whether no frame was copied over a second.
+	still := func() bool {
+		n := h.Copies(c.Socket())
+		time.Sleep(time.Second)
+		return h.Copies(c.Socket()) == n
+	}
+	for !still() {
+		if ctx.Err() != nil {
+			t.Fatalf("the hub never paused: %d frames copied of a screen nobody reads", h.Copies(c.Socket()))
+		}
+	}
+	n := h.Copies(c.Socket())
+	f, err := h.Capture(ctx, c.Socket(), screen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Copies(c.Socket()) <= n || f.Hash == first.Hash {
+		t.Fatalf("a read after the pause: %d copies (was %d), same frame as before: %v; want a fresh copy", h.Copies(c.Socket()), n, f.Hash == first.Hash)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if _, err := h.Watch(wctx, c.Socket(), screen); err != nil {
+		t.Fatal(err)
+	}
+	for still() {
+		if ctx.Err() != nil {
+			t.Fatalf("a watched display is not copied as it changes")
+		}
+	}
+}
