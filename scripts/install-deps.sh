@@ -4,7 +4,8 @@
 # frame encoder, tmux for pty targets, and the Python pieces of the
 # reference benchmark, ffmpeg for recordings, and the applications of the
 # task suite (`acu bench tasks`: 12 MB), and PostgreSQL 15 for the fleet
-# store's tests (its service is not started). Go itself must already
+# store's tests (its service is not started), and a headless Wayland
+# desktop (sway, foot, grim, wtype, wl-clipboard). Go itself must already
 # be installed (1.26 or newer, at /usr/local/go or on PATH): Debian 12's
 # golang-go is too old.
 set -euo pipefail
@@ -23,6 +24,7 @@ packages=(
   ffmpeg
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests python3-gi gir1.2-gtk-3.0
+  sway foot grim wtype wl-clipboard
   # the container release check (scripts/container-test.sh)
   podman podman-compose mmdebstrap runc containernetworking-plugins
   golang-github-containernetworking-plugin-dnsname iptables catatonit uidmap
@@ -58,6 +60,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   apt-get install -y --no-install-recommends "${missing[@]}"
   if [ -n "$policy" ]; then rm -f "$policy"; trap - EXIT; fi
+fi
+
+# sway refuses to run as root: a root acu runs its headless Wayland
+# compositors (`acu display start --wayland`, the Wayland backend's tests)
+# as this unprivileged system user (internal/wayland/sway).
+if [ "$(id -u)" = 0 ] && ! id acu-compositor >/dev/null 2>&1; then
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin acu-compositor
 fi
 
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then

@@ -6,8 +6,8 @@
 # corpora and the OCR judge benchmark set), then the store's, runs' and
 # notify's tests again on PostgreSQL, OpenClaw end to end, and the
 # container release check with Podman (ACU_SKIP_CONTAINERS=1 skips it).
-# Tests start and stop their own Xvfb servers, PostgreSQL servers,
-# daemons, containers and helpers.
+# Tests start and stop their own Xvfb servers, headless sway compositors,
+# PostgreSQL servers, daemons, containers and helpers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -36,9 +36,13 @@ echo "== fuzz the parsers of model output and of the event stream, 10 s each"
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./internal/dialect/anthropic/
 go test -run '^$' -fuzz '^FuzzDecode$' -fuzztime 10s ./internal/dialect/openai/
 go test -run '^$' -fuzz '^FuzzReadSSE$' -fuzztime 10s ./internal/api/
+go test -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 10s ./internal/wayland/
 echo "== go test -race"
 # The pinned MCP clients (clients/, installed above) must run, not skip.
 export ACU_REQUIRE_CLIENTS=1
+# The Wayland backend's tests (sway, foot, grim, wl-clipboard, installed
+# above) must run, not skip.
+export ACU_REQUIRE_WAYLAND=1
 go test -race -count=1 -timeout 40m ./... 2>&1 | tee /tmp/acu-test.log
 echo "== go test -race on PostgreSQL (store, runs, notify)"
 # The same tests once more with the store on a real PostgreSQL 15 server

@@ -40,11 +40,16 @@ var layers = map[string]int{
 
 	"internal/display": layerSystem, "internal/xvfb": layerSystem, "internal/store": layerSystem, "internal/ocr": layerSystem,
 	"internal/runlog": layerSystem, "internal/launch": layerSystem,
+	"internal/wayland": layerSystem, "internal/wayland/sway": layerSystem,
 
 	"internal/input": layerDevices, "internal/capture": layerDevices, "internal/atspi": layerDevices, "internal/clipboard": layerDevices,
+	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
+	"internal/wayland/toplevel": layerDevices, "internal/wayland/datacontrol": layerDevices,
+	"internal/wayland/snapshot": layerDevices, "internal/wayland/frames": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
+	"internal/wayland/waylandtest": layerHelpers,
 
 	"internal/runs": layerEngines, "internal/judge": layerEngines, "internal/notify": layerEngines, "internal/elements": layerEngines,
 
@@ -64,7 +69,7 @@ var layers = map[string]int{
 // one (Go refuses the cycles), code that is not itself a helper may not.
 var testHelpers = []string{
 	"internal/leakcheck", "internal/testx", "internal/testfs", "internal/pgtest", "internal/llm/llmtest",
-	"internal/ocr/ocrtest", "internal/atspi/atspitest", "internal/guard/guardtest",
+	"internal/ocr/ocrtest", "internal/atspi/atspitest", "internal/guard/guardtest", "internal/wayland/waylandtest",
 	"bench/internal/rig", // the benchmarks' shared set-up
 }
 
@@ -88,6 +93,9 @@ var sameLayer = []depEdges{
 	{"internal/computer", []string{"internal/session"}, "the computer-use loop runs in the session harness"},
 	{"internal/agent", []string{"internal/session"}, "the desktop agent loop runs in the session harness"},
 	{"internal/orchestrator", []string{"internal/session"}, "the task loop runs in the session harness"},
+	{"internal/wayland/sway", []string{"internal/wayland"}, "start-up waits until the compositor's socket answers a registry round trip"},
+	{"internal/wayland/snapshot", []string{"internal/wayland/screencopy", "internal/wayland/toplevel"}, "a one-shot Wayland frame is a capture with window rectangles for targets and exclusions, as capture.Once on X11"},
+	{"internal/wayland/frames", []string{"internal/capture", "internal/wayland/screencopy", "internal/wayland/toplevel"}, "the Wayland capture hub takes capture's target types, so the wait engine drives either hub"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
@@ -105,6 +113,8 @@ var testOnly = []depEdges{
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
 	{"internal/computer", []string{"internal/actions", "internal/smartwait"},
 		"every vendor action is checked on the real action service on a real display"},
+	{"internal/wayland/virtual", []string{"internal/wayland/screencopy", "internal/atspi"}, "input tests find the app's cells on the real screen, and a GTK form's elements in its accessible tree, before clicking them"},
+	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
 }
 
 const module = "github.com/acu-dev/acu/"

@@ -55,6 +55,8 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
+	checkWayland(ctx, e, report, warn)
+
 	// Judge.
 	_, choice, err := judge.Select(ctx, selectOptions(c, log))
 	if err != nil {

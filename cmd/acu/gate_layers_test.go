@@ -13,7 +13,8 @@ import (
 // effectPackages send effects to the desktop: only the gate imports them
 // (docs/security.md). A package that needs one of their types uses the
 // gate's names for it.
-var effectPackages = []string{"internal/input", "internal/launch", "internal/clipboard"}
+var effectPackages = []string{"internal/input", "internal/launch", "internal/clipboard",
+	"internal/wayland/virtual", "internal/wayland/datacontrol"} // Wayland's input device and clipboard (docs/wayland.md)
 
 // effectImporters may import them anyway, each for a stated reason.
 var effectImporters = map[string]string{
@@ -37,15 +38,16 @@ var effectCalls = map[string]bool{
 
 // effectCallers may make them, each for a stated reason.
 var effectCallers = map[string]string{
-	"internal/gate":      "the gate",
-	"internal/display":   "defines the window operations the gate calls",
-	"internal/input":     "the XTest device the gate holds",
-	"internal/clipboard": "the selection owner the gate holds",
-	"internal/capture":   "SendEvent to its own marker window, to flush damage events",
-	"internal/testx":     "test windows and their own events",
-	"bench/pipeline":     "destroys its own benchmark window",
-	"internal/atspi":     "defines the accessibility effects",
-	"internal/elements":  "runs its accessibility effects inside Options.Effect, which the wiring sets to the gate's Hands.Element",
+	"internal/gate":             "the gate",
+	"internal/display":          "defines the window operations the gate calls",
+	"internal/input":            "the XTest device the gate holds",
+	"internal/clipboard":        "the selection owner the gate holds",
+	"internal/capture":          "SendEvent to its own marker window, to flush damage events",
+	"internal/testx":            "test windows and their own events",
+	"bench/pipeline":            "destroys its own benchmark window",
+	"internal/atspi":            "defines the accessibility effects",
+	"internal/elements":         "runs its accessibility effects inside Options.Effect, which the wiring sets to the gate's Hands.Element",
+	"internal/wayland/toplevel": "defines the Wayland window operations (toplevel protocol, sway's IPC) for the gate to call",
 }
 
 // TestOnlyTheGateActs: no package above the gate imports the input

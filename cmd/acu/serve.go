@@ -38,6 +38,7 @@ import (
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
+	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 )
 
 // shutdownGrace bounds how long in-flight requests get at shutdown.
@@ -160,6 +161,7 @@ type daemon struct {
 	db       *store.DB
 	runs     *runs.Registry
 	hub      *capture.Hub
+	wayland  *wlframes.Hub // the capture hub of Wayland displays, for waits (docs/wayland.md)
 	engine   *smartwait.Engine
 	dispatch *notify.Dispatcher
 	choice   judge.Choice
@@ -243,8 +245,9 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	if c.KeepJudgedFrames {
 		frames = d.db
 	}
+	d.wayland = wlframes.New(wlframes.Options{Exclude: c.ExcludeWindows, Logger: log.With("component", "wayland")})
 	d.engine = smartwait.New(smartwait.Options{
-		Runs: d.runs, Capture: d.hub, Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
+		Runs: d.runs, Capture: d.screens(), Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency, Host: d.runs.Host(),
@@ -282,9 +285,9 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 	if err != nil {
 		return err
 	}
-	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
+	lv := live.New(live.Options{Capture: d.screens(), DefaultDisplay: c.Display,
 		Takeover: live.TakeoverOptions{Runs: d.runs, Gate: d.desktop, Logger: log.With("component", "live")}})
-	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
+	recorder, err := record.New(record.Options{Capture: d.screens(), Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
 		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns,
 		Max: c.RecordMax, MaxDuration: c.RecordMaxDuration, DiskBudget: diskBudget(c.RecordDisk), Logger: log.With("component", "record")})
 	if err != nil {
@@ -459,6 +462,9 @@ func unwrapExec(err error) error {
 func (d *daemon) close() {
 	if d.desktop != nil {
 		d.desktop.Close()
+	}
+	if d.wayland != nil {
+		d.wayland.Close()
 	}
 	switch {
 	case d.parts != nil:

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/record"
+	"github.com/acu-dev/acu/internal/wayland/sway"
 )
 
 // Recordings is what the recording routes need (*record.Recorder).
@@ -165,6 +167,12 @@ func (s *Server) handleRecording(w http.ResponseWriter, r *http.Request) error {
 // names they do not allow, with the same error).
 func checkDisplayName(name string) error {
 	if name == "" {
+		return nil
+	}
+	if sway.IsName(name) { // a Wayland socket (docs/wayland.md)
+		if !filepath.IsAbs(name) {
+			return errInvalid("display", "Wayland display %q: give the socket's absolute path ($XDG_RUNTIME_DIR/%s)", name, name)
+		}
 		return nil
 	}
 	if _, err := display.ParseName(name, true); err != nil {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acu-dev/acu/internal/wayland"
+)
+
+// checkWayland reports, when WAYLAND_DISPLAY is set, what acu can do on
+// that compositor: for each feature the protocol it would use, or what is
+// missing (docs/wayland.md).
+func checkWayland(ctx context.Context, e *env, report func(bool, string, string), warn func(string, string)) {
+	name := e.getenv("WAYLAND_DISPLAY")
+	if name == "" {
+		return
+	}
+	path, err := wayland.SocketPath(name, e.getenv("XDG_RUNTIME_DIR"))
+	if err != nil {
+		report(false, "wayland", err.Error())
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	conn, err := wayland.Dial(dctx, path)
+	if err != nil {
+		report(false, "wayland", err.Error())
+		return
+	}
+	defer conn.Close()
+	var have, lack []string
+	for _, s := range wayland.Supports(conn.Globals()) {
+		if s.OK() {
+			have = append(have, s.String())
+		} else {
+			lack = append(lack, s.String())
+		}
+	}
+	if len(have) > 0 {
+		report(true, "wayland", fmt.Sprintf("%s: %s", path, strings.Join(have, "; ")))
+	}
+	for _, l := range lack {
+		warn("wayland", l)
+	}
+	if len(have) == 0 {
+		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md)")
+	}
+	warn("wayland", "give the daemon "+path+": smart waits, the live view, recordings and `acu screenshot` take it; actions, take-over input and MCP tools drive X11 displays only so far (docs/wayland.md)")
+}

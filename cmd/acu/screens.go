@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+
+	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/frame"
+	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
+	"github.com/acu-dev/acu/internal/wayland/sway"
+)
+
+// screens is the capture hub of the engines that only read frames (smart
+// waits, the live view, recordings): a display named by a Wayland socket
+// path or wayland-N goes to the Wayland hub, any other to the X11 one. It
+// is the first use of the display backend seam (docs/wayland.md); the
+// gate's effects (actions, take-over input) still take X11 displays only.
+func (d *daemon) screens() screens { return screens{x: d.hub, wl: d.wayland} }
+
+type screens struct {
+	x  *capture.Hub
+	wl *wlframes.Hub
+}
+
+func (w screens) Resolve(ctx context.Context, dpy string, t capture.Target) (capture.Resolved, error) {
+	if sway.IsName(dpy) {
+		return w.wl.Resolve(ctx, dpy, t)
+	}
+	return w.x.Resolve(ctx, dpy, t)
+}
+
+func (w screens) Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error) {
+	if sway.IsName(dpy) {
+		return w.wl.Capture(ctx, dpy, t)
+	}
+	return w.x.Capture(ctx, dpy, t)
+}
+
+func (w screens) Watch(ctx context.Context, dpy string, t capture.Target) (<-chan struct{}, error) {
+	if sway.IsName(dpy) {
+		return w.wl.Watch(ctx, dpy, t)
+	}
+	return w.x.Watch(ctx, dpy, t)
+}

@@ -1,0 +1,11 @@
+package datacontrol_test
+
+import (
+	"testing"
+
+	"github.com/acu-dev/acu/internal/leakcheck"
+)
+
+// TestMain fails the tests when a goroutine they started (a Clipboard's
+// loop, a write to a pasting app) is still running after them.
+func TestMain(m *testing.M) { leakcheck.Main(m, "acu-dev/acu/") }
