@@ -550,3 +550,34 @@ func build(r rule, m []string, quoted []string) (Predicate, bool) {
 	}
 	return p, true
 }
+
+// textWords are the words a condition about quoted text only is made of,
+// besides its quotes: `"Done" is visible`, `the terminal shows "OK" and
+// "Saved"`, `"Loading" is gone`.
+var textWords = map[string]bool{
+	"the": true, "a": true, "screen": true, "terminal": true, "window": true, "page": true, "app": true,
+	"dialog": true, "editor": true, "browser": true, "shows": true, "show": true, "displays": true,
+	"contains": true, "reads": true, "says": true, "is": true, "are": true, "visible": true, "shown": true,
+	"displayed": true, "on": true, "present": true, "there": true, "gone": true, "no": true, "longer": true,
+	"not": true, "hidden": true, "absent": true, "appears": true, "appear": true, "disappears": true,
+	"disappear": true, "disappeared": true, "vanished": true, "and": true, "text": true, "both": true,
+	"now": true, "has": true, "have": true, "been": true, "was": true,
+}
+
+// TextOnly reports whether condition is about quoted text only: a quoted
+// phrase, and besides the quotes nothing but the words of "is visible",
+// "the terminal shows", "is gone". The OCR judge decides such a condition
+// fully; anything else in it (a colour, a layout) needs a vision model.
+func TextOnly(condition string) bool {
+	masked, quoted := mask(condition)
+	if len(quoted) == 0 {
+		return false
+	}
+	s := placeholderRE().ReplaceAllString(strings.ToLower(masked), " ")
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '\'') }) {
+		if !textWords[w] {
+			return false
+		}
+	}
+	return true
+}

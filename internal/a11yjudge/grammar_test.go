@@ -148,3 +148,20 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestTextOnly(t *testing.T) {
+	for cond, want := range map[string]bool{
+		`"Done" is visible`:                     true,
+		`the terminal shows "OK" and "Saved"`:   true,
+		`"Loading..." is no longer visible`:     true,
+		`'Export complete' appears`:             true,
+		`"Done" is visible in green`:            false,
+		`the icon next to "Wi-Fi" is connected`: false,
+		`the page is loaded`:                    false,
+		`"A" and the chart shows a rising line`: false,
+	} {
+		if got := TextOnly(cond); got != want {
+			t.Errorf("TextOnly(%q) = %v, want %v", cond, got, want)
+		}
+	}
+}

@@ -132,12 +132,18 @@ func (j *Judge) desk(ctx context.Context, display string) (*desk, error) {
 		d.c.Close()
 	}
 	ao := atspi.Options{SessionBus: j.o.SessionBus, CallTimeout: j.o.CallTimeout, Logger: j.log}
+	var busErr error
 	if j.o.Bus != nil {
-		if addr, err := j.o.Bus(ctx, display); err == nil && addr != "" {
+		addr, err := j.o.Bus(ctx, display)
+		if err == nil && addr != "" {
 			ao.Address = addr
 		}
+		busErr = err
 	}
 	if ao.Address == "" && ao.SessionBus == "" {
+		if busErr != nil {
+			return nil, fmt.Errorf("%w on %s: %v", ErrNoTree, display, busErr)
+		}
 		return nil, fmt.Errorf("%w on %s: no accessibility bus on the display and no session bus (DBUS_SESSION_BUS_ADDRESS)", ErrNoTree, display)
 	}
 	c, err := atspi.Connect(ctx, ao)
@@ -286,7 +292,13 @@ func (j *Judge) Decide(ctx context.Context, display string, preds []Predicate) (
 	}
 	dec.Apps = len(apps)
 	if len(apps) == 0 {
-		return dec, fmt.Errorf("%w on %s: no accessible application is running (start applications with accessibility on)", ErrNoTree, display)
+		// Nothing is open yet, or nothing open is accessible: "open" is
+		// not yet, but "gone" cannot be told from an empty tree.
+		for _, p := range preds {
+			if p.Check == Gone {
+				return dec, fmt.Errorf("%w on %s: no accessible application is running, so whether %s is gone cannot be read from the tree (start applications with accessibility on)", ErrNoTree, display, p.what())
+			}
+		}
 	}
 	if !j.exclude.Empty() {
 		apps = j.visible(apps)

@@ -114,9 +114,13 @@ func TestJudgeNoTree(t *testing.T) {
 	s := atspitest.Start(t, dpy)
 	j2 := New(Options{SessionBus: s.SessionBus})
 	t.Cleanup(j2.Close)
-	_, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is open"))
+	// With no application, "open" is not yet; "gone" cannot be told.
+	if d, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is open")); err != nil || d.Met {
+		t.Errorf("Decide(open) with no application = %+v, %v; want not met", d, err)
+	}
+	_, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is gone"))
 	if !errors.Is(err, ErrNoTree) || !strings.Contains(err.Error(), "no accessible application") {
-		t.Errorf("Decide with no application = %v, want ErrNoTree naming it", err)
+		t.Errorf("Decide(gone) with no application = %v, want ErrNoTree naming it", err)
 	}
 }
 
