@@ -261,10 +261,13 @@ type Decision struct {
 }
 
 // Decide reads what events marked since the last decision on display (the
-// whole tree the first time, or when events are unavailable) and decides
-// every predicate. An error wrapping ErrNoTree means there is no tree to
-// decide on: no bus, or no accessible application.
-func (j *Judge) Decide(ctx context.Context, display string, preds []Predicate) (Decision, error) {
+// whole tree the first time, when events are unavailable, or when fresh
+// is set) and decides every predicate. A new wait asks fresh: events of a
+// change made just before it may still be on their way, and the tree as
+// last read would answer for the state before that change. An error
+// wrapping ErrNoTree means there is no tree to decide on: no bus, or no
+// accessible application when something must be gone.
+func (j *Judge) Decide(ctx context.Context, display string, preds []Predicate, fresh bool) (Decision, error) {
 	start := time.Now()
 	d, err := j.desk(ctx, display)
 	if err != nil {
@@ -272,6 +275,11 @@ func (j *Judge) Decide(ctx context.Context, display string, preds []Predicate) (
 	}
 	d.readMu.Lock()
 	defer d.readMu.Unlock()
+	if fresh {
+		d.mu.Lock()
+		d.all = true
+		d.mu.Unlock()
+	}
 	read, err := d.refresh(ctx, j.o.Backstop)
 	if err != nil {
 		if ctx.Err() == nil {

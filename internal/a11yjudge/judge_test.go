@@ -30,7 +30,7 @@ func decideSoon(t *testing.T, j *Judge, ch <-chan struct{}, display, cond string
 	preds := pred(t, cond)
 	var last Decision
 	for {
-		d, err := j.Decide(ctx, display, preds)
+		d, err := j.Decide(ctx, display, preds, false)
 		if err == nil && d.Met {
 			return d
 		}
@@ -48,7 +48,7 @@ func decideSoon(t *testing.T, j *Judge, ch <-chan struct{}, display, cond string
 
 func notNow(t *testing.T, j *Judge, display, cond string) {
 	t.Helper()
-	d, err := j.Decide(t.Context(), display, pred(t, cond))
+	d, err := j.Decide(t.Context(), display, pred(t, cond), false)
 	if err != nil {
 		t.Fatalf("Decide(%q): %v", cond, err)
 	}
@@ -108,17 +108,17 @@ func TestJudgeNoTree(t *testing.T) {
 	dpy := testx.StartXvfb(t, xvfb.Options{})
 	j := New(Options{SessionBus: "unix:path=/nonexistent/bus"})
 	t.Cleanup(j.Close)
-	if _, err := j.Decide(t.Context(), dpy, pred(t, "the Save dialog is open")); !errors.Is(err, ErrNoTree) {
+	if _, err := j.Decide(t.Context(), dpy, pred(t, "the Save dialog is open"), true); !errors.Is(err, ErrNoTree) {
 		t.Errorf("Decide without a bus = %v, want ErrNoTree", err)
 	}
 	s := atspitest.Start(t, dpy)
 	j2 := New(Options{SessionBus: s.SessionBus})
 	t.Cleanup(j2.Close)
 	// With no application, "open" is not yet; "gone" cannot be told.
-	if d, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is open")); err != nil || d.Met {
+	if d, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is open"), true); err != nil || d.Met {
 		t.Errorf("Decide(open) with no application = %+v, %v; want not met", d, err)
 	}
-	_, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is gone"))
+	_, err := j2.Decide(t.Context(), dpy, pred(t, "the Save dialog is gone"), true)
 	if !errors.Is(err, ErrNoTree) || !strings.Contains(err.Error(), "no accessible application") {
 		t.Errorf("Decide(gone) with no application = %v, want ErrNoTree naming it", err)
 	}

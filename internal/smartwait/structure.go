@@ -19,9 +19,10 @@ type Structure interface {
 	// Watch signals every accessibility event on display; the channel is
 	// closed when the display's bus goes away.
 	Watch(ctx context.Context, display string) (<-chan struct{}, error)
-	// Decide decides every predicate; an error wrapping
+	// Decide decides every predicate, reading the whole tree again when
+	// fresh (a wait's first decision); an error wrapping
 	// a11yjudge.ErrNoTree means the display has no tree to decide on.
-	Decide(ctx context.Context, display string, preds []a11yjudge.Predicate) (a11yjudge.Decision, error)
+	Decide(ctx context.Context, display string, preds []a11yjudge.Predicate, fresh bool) (a11yjudge.Decision, error)
 }
 
 // StreamPlan carries a wait's plan: how its condition was split and which
@@ -66,6 +67,7 @@ type structState struct {
 	restHash  uint64 // the frame the rest was last judged on, under restCrit
 	restCrit  string
 	restDone  bool
+	decided   bool // a first (fresh) decision was made
 }
 
 // structPlan returns the plan of the job's criteria when part of them is
@@ -232,7 +234,15 @@ func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger
 		j.mu.Unlock()
 	}()
 	no := observation{at: trigger}
-	dec, err := e.opts.Structure.Decide(ectx, sp.Display, plan.Predicates())
+	j.mu.Lock()
+	fresh := !j.structure.decided
+	j.mu.Unlock()
+	dec, err := e.opts.Structure.Decide(ectx, sp.Display, plan.Predicates(), fresh)
+	if err == nil {
+		j.mu.Lock()
+		j.structure.decided = true
+		j.mu.Unlock()
+	}
 	if ectx.Err() != nil {
 		return no, judge.Verdict{}, false
 	}
@@ -255,6 +265,7 @@ func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger
 		j.lastJudge = msg
 		changed := st.lastError != msg
 		st.lastError = msg
+		j.lastVerdict = &Verdict{At: e.now().UTC(), Backend: a11yjudge.Name, Error: msg}
 		j.mu.Unlock()
 		if changed {
 			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "error": msg, "backend": a11yjudge.Name, "judge": a11yjudge.Name})
@@ -420,6 +431,7 @@ func (e *Engine) restError(ctx context.Context, j *job, obs observation, err err
 	j.lastErr = "judge: " + msg
 	changed := j.structure.lastError != msg
 	j.structure.lastError = msg
+	j.lastVerdict = &Verdict{At: e.now().UTC(), Backend: "none", Error: msg}
 	j.mu.Unlock()
 	if changed {
 		e.emitVerdict(ctx, j.id, map[string]any{"met": false, "error": msg, "backend": "none"})

@@ -31,7 +31,7 @@ import (
 //	text S         the text field's content
 //	row S          a row added to the list
 //	dialog T       a dialog titled T with a Done button
-//	close T        that dialog destroyed
+//	close T        that dialog destroyed (none: nothing)
 //
 // After each command the application prints "applied N", N its
 // CLOCK_MONOTONIC time in nanoseconds once the change is made (the
@@ -222,7 +222,8 @@ def apply(line):
         d.show_all()
         dialogs[arg] = d
     elif cmd == "close":
-        dialogs.pop(arg).destroy()
+        if arg in dialogs:
+            dialogs.pop(arg).destroy()
     elif cmd == "quit":
         Gtk.main_quit()
 
@@ -300,7 +301,7 @@ def apply(line):
         QVBoxLayout(d).addWidget(QDialogButtonBox(QDialogButtonBox.Ok))
         d.show()
         dialogs[arg] = d
-    elif cmd == "close":
+    elif cmd == "close" and arg in dialogs:
         d = dialogs.pop(arg)
         d.close()
         d.deleteLater()
