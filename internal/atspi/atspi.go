@@ -76,7 +76,7 @@ type Client struct {
 	address string
 
 	mu       sync.Mutex
-	oneByOne map[string]bool // applications (by bus name) whose properties are read one at a time
+	getAll   map[string]bool // by application bus name: whether Properties.GetAll is safe (false: Qt)
 }
 
 // Connect finds the accessibility bus and connects to it.
@@ -112,7 +112,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to accessibility bus %s: %w", addr, err)
 	}
-	return &Client{conn: conn, opts: o, log: log, address: addr, oneByOne: map[string]bool{}}, nil
+	return &Client{conn: conn, opts: o, log: log, address: addr, getAll: map[string]bool{}}, nil
 }
 
 // BusAddress asks the session bus at sessionAddr for the accessibility
@@ -350,16 +350,18 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 	app := n.Role == "application"
 	var props map[string]dbus.Variant
 	if app {
+		// GetAll is used only for toolkits known to survive it: a toolkit
+		// that does not say its name is read one property at a time.
 		var tk string
-		if c.prop(ctx, r, ifaceApp, "ToolkitName", &tk) == nil {
-			c.mu.Lock()
-			c.oneByOne[r.Bus] = strings.EqualFold(tk, "qt")
-			c.mu.Unlock()
-		}
+		_ = c.prop(ctx, r, ifaceApp, "ToolkitName", &tk)
+		c.mu.Lock()
+		c.getAll[r.Bus] = tk != "" && !strings.Contains(strings.ToLower(tk), "qt")
+		c.mu.Unlock()
 	}
 	c.mu.Lock()
-	oneByOne := app || c.oneByOne[r.Bus]
+	getAll, known := c.getAll[r.Bus]
 	c.mu.Unlock()
+	oneByOne := app || (known && !getAll)
 	if oneByOne {
 		n.childCount = -1
 		_ = c.prop(ctx, r, ifaceAcc, "Name", &n.Name)
