@@ -75,8 +75,8 @@ type Client struct {
 	log     *slog.Logger
 	address string
 
-	mu       sync.Mutex
-	getAll   map[string]bool // by application bus name: whether Properties.GetAll is safe (false: Qt)
+	mu     sync.Mutex
+	getAll map[string]bool // by application bus name: whether Properties.GetAll is safe (false: Qt)
 }
 
 // Connect finds the accessibility bus and connects to it.
