@@ -19,7 +19,7 @@ func explainWait(ctx context.Context, cl *api.Client, w io.Writer, job api.Wait)
 	var events []api.Event
 	after := int64(0)
 	for {
-		page, err := cl.EventsAfter(ctx, api.EventQuery{RunID: job.ID, Streams: []string{"plan", "verdict"}, After: after, Limit: 1000})
+		page, err := cl.EventsAfter(ctx, api.EventQuery{RunID: job.ID, Streams: []string{"judges", "verdict"}, After: after, Limit: 1000})
 		if err != nil {
 			return fmt.Errorf("explain wait %s: read its events: %w", job.ID, err)
 		}
@@ -85,7 +85,7 @@ func explainText(job api.Wait, events []api.Event, result json.RawMessage) strin
 	order := []string{}
 	for _, ev := range events {
 		switch ev.Stream {
-		case "plan":
+		case "judges":
 			var p planEvent
 			if json.Unmarshal(ev.Data, &p) != nil {
 				continue

@@ -25,10 +25,10 @@ type Structure interface {
 	Decide(ctx context.Context, display string, preds []a11yjudge.Predicate, fresh bool) (a11yjudge.Decision, error)
 }
 
-// StreamPlan carries a wait's plan: how its condition was split and which
+// StreamJudges carries a wait's plan: how its condition was split and which
 // judge decides each part (at the start, after an update of the criteria,
 // and when the parts of the tree fall back to another judge).
-const StreamPlan = "plan"
+const StreamJudges = "judges"
 
 // accounting is what a wait's judgements cost: calls per judge, calls to
 // a model, and their cost.
@@ -212,7 +212,7 @@ func (e *Engine) emitPlan(ctx context.Context, j *job, sp spec, fallback string)
 	if fallback != "" {
 		data["fallback"] = fallback
 	}
-	if _, err := e.opts.Runs.Emit(ctx, j.id, StreamPlan, data); err != nil && ctx.Err() == nil {
+	if _, err := e.opts.Runs.Emit(ctx, j.id, StreamJudges, data); err != nil && ctx.Err() == nil {
 		e.log.Debug("emit plan event", "run_id", j.id, "error", err)
 	}
 }
