@@ -311,3 +311,22 @@ func TestWaitAccessibilityFallsBackToOCR(t *testing.T) {
 		}
 	}
 }
+
+// A window of ACU_EXCLUDE_WINDOWS is as absent to a structural wait as to
+// every other read: the wait neither finds it in the tree nor says that
+// the X server has it (no fallback naming it), and times out.
+func TestWaitAccessibilityExcludedWindow(t *testing.T) {
+	dpy := startDisplay(t)
+	s := atspitest.Start(t, dpy)
+	env, dataDir, port := newEnv(t, dpy)
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+s.SessionBus, "ACU_LOG_LEVEL=info", "ACU_EXCLUDE_WINDOWS=vault")
+	startDaemon(t, env, dataDir, port)
+	s.StartFixture(t, atspitest.GTK, "Acu Vault")
+	xtermShowing(t, dpy, "Vault Keys", "Vault Keys", 0)
+	for _, cond := range []string{"the window 'Acu Vault' is open", "the window 'Vault Keys' is open"} {
+		out, errOut, code := acu(t, env, "wait", cond, "--timeout", "4", "--explain")
+		if code != 2 || strings.Contains(out, "fallback") || strings.Contains(out, "is showing") || strings.Contains(out, "is on :") {
+			t.Errorf("acu wait %q: exit %d, want a timeout with no trace of the window\nstdout: %s\nstderr: %s", cond, code, out, errOut)
+		}
+	}
+}

@@ -81,6 +81,10 @@ func New(o Options) *Judge {
 	return &Judge{o: o, log: log, exclude: privacy.New(o.Exclude), ctx: ctx, cancel: cancel, desks: map[string]*desk{}}
 }
 
+// Excludes reports whether a window or application called name is one no
+// read may show (Options.Exclude).
+func (j *Judge) Excludes(name string) bool { return j.exclude.Excludes(name) }
+
 // Close stops the event listeners and closes the bus connections.
 func (j *Judge) Close() {
 	j.mu.Lock()

@@ -23,6 +23,9 @@ type Structure interface {
 	// fresh (a wait's first decision); an error wrapping
 	// a11yjudge.ErrNoTree means the display has no tree to decide on.
 	Decide(ctx context.Context, display string, preds []a11yjudge.Predicate, fresh bool) (a11yjudge.Decision, error)
+	// Excludes reports whether name is one no read may show
+	// (ACU_EXCLUDE_WINDOWS).
+	Excludes(name string) bool
 }
 
 // StreamJudges carries a wait's plan: how its condition was split and which
@@ -335,8 +338,8 @@ func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger
 func (e *Engine) untracked(ctx context.Context, sp spec, dec a11yjudge.Decision) string {
 	for _, o := range dec.Outcomes {
 		p := o.Pred
-		if !p.Window || p.Name == "" {
-			continue
+		if !p.Window || p.Name == "" || e.opts.Structure.Excludes(p.Name) {
+			continue // an excluded window is not looked for in the X window list either
 		}
 		absent := (p.Check == a11yjudge.Open || p.Check == a11yjudge.Focused) && !o.Met && strings.HasPrefix(o.Evidence, "no ")
 		if !absent && !(p.Check == a11yjudge.Gone && o.Met) {
