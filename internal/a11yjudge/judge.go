@@ -113,7 +113,7 @@ type desk struct {
 	dirtyApps map[string]bool
 	dirtyObjs map[atspi.Ref]bool
 	listening bool
-	wholeAt   time.Time // the last whole read
+	wholeAt   time.Time // when the last whole read began
 	listenErr error
 	broken    bool
 	subs      map[chan struct{}]struct{}
@@ -277,13 +277,16 @@ func (j *Judge) Decide(ctx context.Context, display string, preds []Predicate, f
 	if err != nil {
 		return Decision{}, err
 	}
+	asked := time.Now()
 	d.readMu.Lock()
 	defer d.readMu.Unlock()
-	if fresh {
-		d.mu.Lock()
+	d.mu.Lock()
+	if fresh && !d.wholeAt.After(asked) {
+		// Not if a whole read began after the question: waits created
+		// together share one.
 		d.all = true
-		d.mu.Unlock()
 	}
+	d.mu.Unlock()
 	read, err := d.refresh(ctx, j.o.Backstop)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -364,6 +367,7 @@ func (d *desk) refresh(ctx context.Context, backstop time.Duration) (string, err
 		d.mu.Unlock()
 	}
 	if all {
+		began := time.Now()
 		refs, err := d.c.Applications(ctx)
 		if err != nil {
 			restore()
@@ -384,7 +388,9 @@ func (d *desk) refresh(ctx context.Context, backstop time.Duration) (string, err
 			}
 		}
 		d.apps = apps
-		d.wholeAt = time.Now()
+		d.mu.Lock()
+		d.wholeAt = began
+		d.mu.Unlock()
 		return "tree", nil
 	}
 	for bus := range dirtyApps {
