@@ -240,7 +240,8 @@ func evaluate(p Predicate, apps []app) Outcome {
 		o.Evidence = "no " + p.what() + " in the accessibility tree"
 		return o
 	}
-	test := func(n *atspi.Node) (bool, string) {
+	test := func(f found) (bool, string) {
+		n := f.n()
 		switch p.Check {
 		case Open:
 			if showing(n) {
@@ -250,6 +251,15 @@ func evaluate(p Predicate, apps []app) Outcome {
 		case Focused:
 			if n.States.Has(atspi.StateFocused) || (p.Window && n.States.Has(atspi.StateActive)) {
 				return true, "has the focus"
+			}
+			if p.Window {
+				// A window has the focus when a widget in it has.
+				for i := range f.a {
+					c := &f.a[i]
+					if i != f.i && c.Window == n.Name && c.States.Has(atspi.StateFocused) {
+						return true, "has the focus (on " + describe(c) + ")"
+					}
+				}
 			}
 			return false, "does not have the focus (states: " + n.States.String() + ")"
 		case Enabled:
@@ -320,7 +330,7 @@ func evaluate(p Predicate, apps []app) Outcome {
 			c := rows(f)
 			ok, why = p.Cmp.holds(float64(c), p.Number), fmt.Sprintf("has %d rows", c)
 		} else {
-			ok, why = test(n)
+			ok, why = test(f)
 		}
 		if ok {
 			o.Met, o.Evidence = true, describe(n)+" "+why

@@ -29,6 +29,7 @@ import (
 //	enable, disable the Install button
 //	check, uncheck the check box
 //	text S         the text field's content
+//	focus          the keyboard focus to the text field
 //	row S          a row added to the list
 //	dialog T       a dialog titled T with a Done button
 //	close T        that dialog destroyed (none: nothing)
@@ -213,6 +214,9 @@ def apply(line):
         check.set_active(False)
     elif cmd == "text":
         entry.set_text(arg)
+    elif cmd == "focus":
+        win.present()
+        entry.grab_focus()
     elif cmd == "row":
         files.add(Gtk.Label(label=arg))
         files.show_all()
@@ -293,6 +297,9 @@ def apply(line):
         check.setChecked(False)
     elif cmd == "text":
         entry.setText(arg)
+    elif cmd == "focus":
+        win.activateWindow()
+        entry.setFocus()
     elif cmd == "row":
         files.addItem(arg)
     elif cmd == "dialog":
