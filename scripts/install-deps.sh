@@ -17,7 +17,7 @@ packages=(
   libturbojpeg0-dev
   tmux
   chromium
-  dbus-x11 at-spi2-core zenity
+  dbus-x11 at-spi2-core zenity python3-gi gir1.2-gtk-3.0 python3-pyqt5
   xdotool
   openbox xclip
   mousepad galculator gnumeric pcmanfm lxterminal

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/acu-dev/acu/internal/a11yjudge"
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
@@ -175,6 +176,11 @@ type daemon struct {
 	metrics     *prometheus.Registry
 	started     time.Time
 	sessionBus  string // DBUS_SESSION_BUS_ADDRESS, to find accessibility buses
+	// a11y decides the structural parts of waits from the accessibility
+	// tree; textJudge is the OCR judge for their quoted-text rest when the
+	// judge is a model (nil when it is the OCR judge itself).
+	a11y      *a11yjudge.Judge
+	textJudge judge.Backend
 	// degraded are the optional parts off because they could not start;
 	// set before the API serves.
 	degraded []api.Degraded
@@ -246,8 +252,10 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		frames = d.db
 	}
 	d.wayland = wlframes.New(wlframes.Options{Exclude: c.ExcludeWindows, Logger: log.With("component", "wayland")})
+	d.a11y, d.textJudge = openStructureJudges(c, d, choice, log)
 	d.engine = smartwait.New(smartwait.Options{
 		Runs: d.runs, Capture: d.screens(), Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
+		Structure: d.a11y, Text: d.textJudge,
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency, Host: d.runs.Host(),
@@ -460,6 +468,9 @@ func unwrapExec(err error) error {
 }
 
 func (d *daemon) close() {
+	if d.a11y != nil {
+		d.a11y.Close()
+	}
 	if d.desktop != nil {
 		d.desktop.Close()
 	}

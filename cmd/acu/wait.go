@@ -40,6 +40,7 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	strict := fs.Bool("strict-target", false, "fail at once when the target window is not open (default: wait for it to open)")
 	detach := fs.Bool("detach", false, "print the job id and return at once")
 	asJSON := fs.Bool("json", false, "print the final job as JSON")
+	explain := fs.Bool("explain", false, "when the wait ends, say which judge decided each part of the condition and from what evidence, and what its judgements cost")
 	// Flags before, after or around the condition ("--" ends them).
 	cond, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -91,6 +92,15 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		}
 	} else {
 		fmt.Fprintln(e.stdout, final.Message)
+	}
+	if *explain {
+		out := e.stdout
+		if *asJSON {
+			out = e.stderr // stdout stays one JSON document
+		}
+		if err := explainWait(ctx, cl, out, final); err != nil {
+			return err
+		}
 	}
 	switch final.State {
 	case "resolved":

@@ -24,6 +24,9 @@ const (
 	ifaceAction   = "org.a11y.atspi.Action"
 	ifaceText     = "org.a11y.atspi.Text"
 	ifaceEditText = "org.a11y.atspi.EditableText"
+	ifaceValue    = "org.a11y.atspi.Value"
+	ifaceApp      = "org.a11y.atspi.Application"
+	ifaceTable    = "org.a11y.atspi.Table"
 	ifaceProps    = "org.freedesktop.DBus.Properties"
 	nullPath      = "/org/a11y/atspi/null"
 	coordScreen   = uint32(0)
@@ -71,6 +74,9 @@ type Client struct {
 	opts    Options
 	log     *slog.Logger
 	address string
+
+	mu     sync.Mutex
+	getAll map[string]bool // by application bus name: whether Properties.GetAll is safe (false: Qt)
 }
 
 // Connect finds the accessibility bus and connects to it.
@@ -106,7 +112,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to accessibility bus %s: %w", addr, err)
 	}
-	return &Client{conn: conn, opts: o, log: log, address: addr}, nil
+	return &Client{conn: conn, opts: o, log: log, address: addr, getAll: map[string]bool{}}, nil
 }
 
 // BusAddress asks the session bus at sessionAddr for the accessibility
@@ -198,6 +204,11 @@ type Node struct {
 	Bounds  image.Rectangle
 	Actions []string // Action interface names, in index order ("click")
 	Ifaces  Ifaces
+	// Value, Min and Max are the Value interface's current, minimum and
+	// maximum (progress bars, sliders, spin buttons); zero without IfValue.
+	Value, Min, Max float64
+	// Rows is the Table interface's row count; zero without IfTable.
+	Rows int
 
 	childCount int // from the Accessible properties; -1 unknown
 }
@@ -211,6 +222,8 @@ const (
 	IfAction
 	IfText
 	IfEditableText
+	IfValue
+	IfTable
 )
 
 // Has reports whether all of f are set.
@@ -227,6 +240,7 @@ const (
 	StateEnabled    = 8
 	StateFocusable  = 11
 	StateFocused    = 12
+	StatePressed    = 20
 	StateSelected   = 23
 	StateSensitive  = 24
 	StateShowing    = 25
@@ -253,7 +267,7 @@ func statesFrom(v []uint32) States {
 
 var stateNames = map[int]string{
 	StateActive: "active", StateChecked: "checked", StateEditable: "editable", StateEnabled: "enabled",
-	StateFocusable: "focusable", StateFocused: "focused", StateSelected: "selected", StateSensitive: "sensitive",
+	StateFocusable: "focusable", StateFocused: "focused", StatePressed: "pressed", StateSelected: "selected", StateSensitive: "sensitive",
 	StateShowing: "showing", StateVisible: "visible", StateIsDefault: "default", StateCheckable: "checkable",
 	StateReadOnly: "read_only",
 }
@@ -330,8 +344,31 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 	if err := c.call(ctx, r, ifaceAcc+".GetRoleName").Store(&n.Role); err != nil {
 		return err
 	}
+	// Qt 5 crashes on Properties.GetAll of its objects: an application
+	// object, and every object of a Qt application, has its properties
+	// read one by one.
+	app := n.Role == "application"
 	var props map[string]dbus.Variant
-	if err := c.call(ctx, r, ifaceProps+".GetAll", ifaceAcc).Store(&props); err == nil {
+	if app {
+		// GetAll is used only for toolkits known to survive it: a toolkit
+		// that does not say its name is read one property at a time.
+		var tk string
+		_ = c.prop(ctx, r, ifaceApp, "ToolkitName", &tk)
+		c.mu.Lock()
+		c.getAll[r.Bus] = tk != "" && !strings.Contains(strings.ToLower(tk), "qt")
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	getAll, known := c.getAll[r.Bus]
+	c.mu.Unlock()
+	oneByOne := app || (known && !getAll)
+	if oneByOne {
+		n.childCount = -1
+		_ = c.prop(ctx, r, ifaceAcc, "Name", &n.Name)
+		if !app {
+			_ = c.prop(ctx, r, ifaceAcc, "Description", &n.Description)
+		}
+	} else if err := c.call(ctx, r, ifaceProps+".GetAll", ifaceAcc).Store(&props); err == nil {
 		if v, ok := props["Name"]; ok {
 			_ = v.Store(&n.Name)
 		}
@@ -348,6 +385,11 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 		n.childCount = -1
 		_ = c.prop(ctx, r, ifaceAcc, "Name", &n.Name)
 		_ = c.prop(ctx, r, ifaceAcc, "Description", &n.Description)
+	}
+	if app {
+		// Nothing else of an application matters, and Qt 5's crashes on
+		// GetInterfaces too.
+		return nil
 	}
 	var st []uint32
 	if err := c.call(ctx, r, ifaceAcc+".GetState").Store(&st); err != nil {
@@ -368,6 +410,10 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 			n.Ifaces |= IfText
 		case ifaceEditText:
 			n.Ifaces |= IfEditableText
+		case ifaceValue:
+			n.Ifaces |= IfValue
+		case ifaceTable:
+			n.Ifaces |= IfTable
 		}
 	}
 	if n.Ifaces.Has(IfComponent) {
@@ -385,6 +431,24 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 			}
 		}
 	}
+	if n.Ifaces.Has(IfValue) {
+		// One property at a time: Qt 5 crashes on GetAll of interfaces.
+		for _, v := range []struct {
+			name string
+			to   *float64
+		}{{"CurrentValue", &n.Value}, {"MinimumValue", &n.Min}, {"MaximumValue", &n.Max}} {
+			var variant dbus.Variant
+			if err := c.call(ctx, r, ifaceProps+".Get", ifaceValue, v.name).Store(&variant); err == nil {
+				*v.to = number(variant)
+			}
+		}
+	}
+	if n.Ifaces.Has(IfTable) {
+		var rows int32
+		if err := c.prop(ctx, r, ifaceTable, "NRows", &rows); err == nil {
+			n.Rows = int(rows)
+		}
+	}
 	if n.Ifaces.Has(IfText) && (n.Ifaces.Has(IfEditableText) || n.Name == "") {
 		var s string
 		if err := c.call(ctx, r, ifaceText+".GetText", int32(0), int32(c.opts.MaxText)).Store(&s); err == nil {
@@ -392,6 +456,24 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 		}
 	}
 	return nil
+}
+
+// number reads a numeric D-Bus variant (the Value interface's doubles;
+// some toolkits send integers); 0 when it is none.
+func number(v dbus.Variant) float64 {
+	switch x := v.Value().(type) {
+	case float64:
+		return x
+	case int32:
+		return float64(x)
+	case uint32:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	}
+	return 0
 }
 
 // Tree walks every application's accessible tree, breadth first, and
@@ -404,6 +486,13 @@ func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.TreeOf(ctx, apps)
+}
+
+// TreeOf walks the accessible trees of the given applications only, as
+// Tree walks all of them: what a reader kept up to date by events (Listen)
+// calls for the one application that changed.
+func (c *Client) TreeOf(ctx context.Context, apps []Ref) ([]Node, error) {
 	var (
 		mu    sync.Mutex
 		nodes []Node
@@ -490,7 +579,9 @@ func (c *Client) Tree(ctx context.Context) ([]Node, error) {
 			} else {
 				n.App = n.Name
 			}
-			if isWindowRole(n.Role) {
+			if isWindowRole(n.Role) || n.Depth == 1 {
+				// An application's children are its windows, whatever
+				// their role (a Qt top-level widget is a "filler").
 				n.Window = n.Name
 			}
 			nodes = append(nodes, n)

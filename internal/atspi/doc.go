@@ -8,7 +8,12 @@
 // GrabFocus to execute semantic steps. Tests start a private session bus,
 // the accessibility bus and GTK programs with package atspitest.
 //
+// Listen registers for AT-SPI events (windows created and destroyed,
+// states, names, values, text, children) and delivers them; TreeOf walks
+// the applications an event touched. internal/a11yjudge keeps a tree up to
+// date with them to decide wait conditions.
+//
 // What it does not do: read the environment (the session bus address comes
-// in Options), listen to AT-SPI events, cache trees between walks, or decide
-// which nodes matter (internal/elements does).
+// in Options), cache trees between walks, or decide which nodes matter
+// (internal/elements and internal/a11yjudge do).
 package atspi

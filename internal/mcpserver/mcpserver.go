@@ -107,7 +107,7 @@ const instructions = `acu watches this computer's screen for you. Instead of tak
 
 const smartWaitDesc = `Wait until a condition is visible on screen, instead of polling screenshots yourself.
 acu watches the target, asks a cheap judge "is this condition met?" whenever the screen changes (and at least every poll_interval seconds), and ends the wait the moment the answer is YES, or at the timeout.
-Give the condition as something visible: "the download finished", "\"Build succeeded\" is visible", "the Save dialog is gone". With the built-in OCR judge (no API key), quote the exact text: "\"Done\" is visible" or "\"Loading...\" is gone".
+Give the condition as something visible: "the download finished", "\"Build succeeded\" is visible", "the Save dialog is gone". With the built-in OCR judge (no API key), quote the exact text: "\"Done\" is visible" or "\"Loading...\" is gone". Windows, controls and progress are read from the accessibility tree with no key at all: "the Save dialog is open", "the Install button is enabled", "the download progress reaches 100%", "the window 'Downloads' is gone".
 By default returns at once with the job (id, state "watching"); the agent is woken by acu's notifier when it ends. Set block_seconds (up to 55) to wait here instead, with progress notifications; if it is still watching when that runs out, call wait_status with block_seconds to keep waiting.
 Final states: resolved (evidence says what was seen), timeout, cancelled, error.`
 

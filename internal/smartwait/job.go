@@ -132,6 +132,12 @@ type result struct {
 	Message     string `json:"message,omitempty"`
 	Reason      string `json:"reason,omitempty"`
 	LastError   string `json:"lastError,omitempty"`
+	// Judges counts the judgements by judge (a11y, ocr, a model backend);
+	// ModelCalls the paid calls to a model, CostUSD their cost (null when
+	// unknown).
+	Judges     map[string]int `json:"judges,omitempty"`
+	ModelCalls int            `json:"modelCalls"`
+	CostUSD    *float64       `json:"costUsd"`
 }
 
 // Source values.
@@ -171,7 +177,9 @@ type job struct {
 	judgedCrit   string
 	judged       bool
 	evalCancel   context.CancelFunc
-	ended        *Job // set once the run has ended
+	ended        *Job         // set once the run has ended
+	structure    *structState // the plan of structural criteria (structure.go)
+	acct         accounting   // judgements and their cost, for the run's result
 
 	updated  chan struct{} // buffered 1
 	cancelCh chan string   // buffered 1
@@ -235,7 +243,7 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 	if err := checkText("criteria", criteria, maxCriteriaLen); err != nil {
 		return Job{}, err
 	}
-	if e.noJudge != nil {
+	if e.noJudge != nil && e.needsJudge(criteria) {
 		return Job{}, e.noJudge
 	}
 	timeout := s.Timeout
@@ -274,8 +282,8 @@ func (e *Engine) Create(ctx context.Context, s Spec) (Job, error) {
 		if src, err = e.resolveSource(ctx, display, targetStr, !s.StrictTarget && !e.opts.StrictTargets); err != nil {
 			return Job{}, err
 		}
-		if err := e.opts.Judge.Check(criteria); err != nil {
-			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
+		if err := e.checkCriteria(criteria); err != nil {
+			return Job{}, err
 		}
 	}
 
@@ -554,11 +562,11 @@ func (e *Engine) Update(ctx context.Context, id string, u Update) (Job, error) {
 		if err := checkText("criteria", crit, maxCriteriaLen); err != nil {
 			return Job{}, err
 		}
-		if e.noJudge != nil {
+		if e.noJudge != nil && e.needsJudge(crit) {
 			return Job{}, e.noJudge
 		}
-		if err := e.opts.Judge.Check(crit); err != nil {
-			return Job{}, &ValidationError{Field: "criteria", Message: err.Error(), Err: err}
+		if err := e.checkCriteria(crit); err != nil {
+			return Job{}, err
 		}
 	}
 	if u.Timeout != nil {

@@ -70,6 +70,9 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 		changes = ch
 	}
 	watch()
+	// Structural criteria are woken by accessibility events too.
+	tree, lastTree := e.watchStructure(wctx, j, sp), time.Now()
+	e.emitPlan(ctx, j, sp, "")
 
 	poll := time.NewTimer(0) // first evaluation at once
 	defer poll.Stop()
@@ -91,10 +94,22 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 			sp = j.spec
 			j.mu.Unlock()
 			deadline.Reset(sp.Deadline.Sub(e.now()))
+			if tree == nil {
+				tree, lastTree = e.watchStructure(wctx, j, sp), time.Now()
+			}
+			e.emitPlan(ctx, j, sp, "")
+		case _, ok := <-tree:
+			if !ok {
+				tree = nil // the bus went away: re-watched at a poll
+				continue
+			}
 		case _, ok := <-changes:
 			if !ok {
 				changes = nil // the watch ended; polling carries on, re-watched at the next poll
 				continue
+			}
+			if e.structureOnly(j) {
+				continue // pixels cannot change a verdict of the tree
 			}
 			// The first change after a quiet spell (no change for a poll
 			// interval plus a judge latency) is judged at once. While
@@ -115,6 +130,9 @@ func (e *Engine) runJob(ctx context.Context, j *job) {
 		case <-poll.C:
 			if changes == nil {
 				watch()
+			}
+			if tree == nil && time.Since(lastTree) >= watchRetry {
+				tree, lastTree = e.watchStructure(wctx, j, sp), time.Now()
 			}
 		}
 
@@ -185,6 +203,9 @@ func judgeBackoff(interval time.Duration, streak int) time.Duration {
 // hash and criteria equal the job's last judgement. It reports whether the
 // condition is met.
 func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Time) (observation, judge.Verdict, bool) {
+	if plan := e.structPlan(j, sp.Criteria); plan != nil {
+		return e.evaluateStructure(ctx, j, sp, trigger, *plan)
+	}
 	ectx, cancel := context.WithDeadline(ctx, sp.Deadline)
 	defer cancel()
 	j.mu.Lock()
@@ -318,6 +339,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	if !deduped {
 		rec.CostUSD, rec.CostUnknown = v.CostUSD, v.CostUnknown
 	}
+	j.acct.add(rec.Backend, deduped, v)
 	j.lastVerdict = &rec
 	j.mu.Unlock()
 	data["met"] = v.Met
@@ -413,6 +435,7 @@ func (e *Engine) finish(ctx context.Context, j *job, status, reason string, res 
 	captureFailedAll := j.evaluations == 0 && j.captureErrs > 0
 	lastCap := strings.TrimPrefix(j.lastCapErr, "capture: ")
 	j.mu.Unlock()
+	r.Judges, r.ModelCalls, r.CostUSD = j.costs()
 
 	var msg string
 	switch status {

@@ -124,7 +124,15 @@ type Options struct {
 	Judge judge.Backend
 	// NoJudge says why there is no judge and what to do, when Judge is nil.
 	NoJudge string
-	Store   Store
+	// Structure, when set, decides the parts of conditions about windows,
+	// controls, values and rows from the accessibility tree, woken by its
+	// events (*a11yjudge.Judge; structure.go); Judge then gets only the
+	// rest. nil judges every condition with Judge.
+	Structure Structure
+	// Text, when set, is the OCR judge, asked instead of Judge about the
+	// quoted-text rest of a structural condition (the cheaper judge).
+	Text  judge.Backend
+	Store Store
 	// Frames, when set, keeps the frame of every judgement (JPEG, the
 	// judge's size), linked to the wait's run, for the run timeline; its
 	// verdict event names it by frameHash. nil keeps none
