@@ -170,10 +170,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchTasks(ctx, e, args[1:])
 	}
 	if len(args) == 0 || args[0] != "judge" {
-		return fmt.Errorf("bench: use `acu bench judge [--set DIR]` or `acu bench tasks [flags]`")
+		return fmt.Errorf("bench: use `acu bench judge [--set builtin|ocr|DIR]` or `acu bench tasks [flags]`")
 	}
-	fs := newFlags(e, "bench judge", "[--set DIR] [--backend ocr|openrouter|...]")
-	set := fs.String("set", "", "directory of labelled screenshots with a labels.json (default: the set built into acu)")
+	fs := newFlags(e, "bench judge", "[--set builtin|ocr|DIR] [--backend ocr|openrouter|...]")
+	set := fs.String("set", "builtin", "labelled set: builtin (53 cases, vision and OCR), ocr (the OCR judge's 1,122 cases from real apps), or a directory with a labels.json (./ocr for a directory of that name)")
 	backend := fs.String("backend", "", "judge backend (default: as configured, see `acu doctor`)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -185,11 +185,17 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *backend != "" {
 		c.VisionBackend = *backend
 	}
-	cases, err := judge.BuiltinSet()
-	from := "the built-in set"
-	if *set != "" {
+	var cases []judge.Case
+	from := *set
+	switch *set {
+	case "builtin", "":
+		cases, err = judge.BuiltinSet()
+		from = "the built-in set"
+	case "ocr":
+		cases, err = judge.BuiltinOCRSet()
+		from = "the built-in OCR set"
+	default:
 		cases, err = judge.LoadSet(*set)
-		from = *set
 	}
 	if err != nil {
 		return err

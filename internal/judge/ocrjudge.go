@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/acu-dev/acu/internal/ocr"
 )
@@ -108,17 +107,18 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		return Verdict{}, err
 	}
 	start := time.Now()
-	var words []textWord
+	var read []textWord
 	var boxes []image.Rectangle
+	var res ocr.Result
 	switch {
 	case q.Text != "":
 		for i, line := range strings.Split(q.Text, "\n") {
 			for _, f := range strings.Fields(line) {
-				words = append(words, textWord{text: f, line: i})
+				read = append(read, textWord{text: f, line: i, conf: 100})
 			}
 		}
 	case q.Frame != nil:
-		res, err := j.recognize(ctx, q)
+		res, err = j.recognize(ctx, q)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("ocr judge: %w", err)
 		}
@@ -126,33 +126,53 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			if w.Conf < j.o.MinConfidence {
 				continue
 			}
-			words = append(words, textWord{text: w.Text, box: w.Box, line: w.Line})
+			read = append(read, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
 		}
 	default:
 		return Verdict{}, errors.New("judge question has neither a frame nor text")
 	}
-	idx := indexWords(words)
+	idx := indexWords(read)
 	vd := Verdict{Model: "tesseract"}
-	var found, missing []string
+	var found, missing, unread []string
 	for _, p := range tc.Phrases {
 		// Looking for text that must be gone, be generous in what counts as
 		// still there: a false YES wakes the agent too early.
-		budget := editBudget(p)
+		extra := 0
 		if tc.Gone {
-			budget++
+			extra = 1
 		}
-		m, ok := idx.find(p, budget)
+		m, ok := idx.find(p, extra)
 		if !ok {
 			missing = append(missing, strconv.Quote(p))
+			if !tc.Gone {
+				continue
+			}
+			if r, ok := unreadFor(res, p); ok {
+				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
+				boxes = append(boxes, r)
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf {
+				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
+				for _, wi := range m.words {
+					boxes = append(boxes, read[wi].box)
+				}
+			} else if m, ok := idx.cutShort(p); ok {
+				var parts []string
+				for _, wi := range m.words {
+					parts = append(parts, read[wi].text)
+					boxes = append(boxes, read[wi].box)
+				}
+				unread = append(unread, fmt.Sprintf("%q may be %q cut short by what was read", p, strings.Join(parts, " ")))
+			}
 			continue
 		}
 		found = append(found, fmt.Sprintf("%q as %q", p, m.text))
 		for _, wi := range m.words {
-			if !words[wi].box.Empty() {
-				boxes = append(boxes, words[wi].box)
+			if !read[wi].box.Empty() {
+				boxes = append(boxes, read[wi].box)
 			}
 		}
 	}
+	words := read
 	src := "on screen"
 	if q.Text != "" {
 		src = "in the text"
@@ -161,6 +181,11 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		// Nothing read at all: a blank or blacked-out frame proves nothing,
 		// and a false YES wakes the agent early.
 		vd.Evidence = fmt.Sprintf("no text read on screen, so %s cannot be confirmed gone", strings.Join(missing, ", "))
+	} else if tc.Gone && len(found) == 0 && len(unread) > 0 {
+		// Not read is not gone: text that could be the phrase was seen
+		// but not read with confidence.
+		vd.Evidence = fmt.Sprintf("cannot confirm gone: %s", strings.Join(unread, ", "))
+		vd.Boxes = boxes
 	} else if tc.Gone {
 		vd.Met = len(found) == 0
 		if vd.Met {
@@ -187,160 +212,37 @@ type textWord struct {
 	text string
 	box  image.Rectangle
 	line int
+	conf float64 // Tesseract's confidence, 100 for text
 }
 
-// editBudget is how many edits a match of phrase may need: about one per
-// five letters, none for short words.
-func editBudget(phrase string) int {
+// sureConf is the word confidence under which a near match of a phrase
+// that must be gone may be the phrase misread ("api-681" for "api-01").
+const sureConf = 90
+
+func minConf(ws []textWord, idx []int) float64 {
+	c := 100.0
+	for _, i := range idx {
+		c = min(c, ws[i].conf)
+	}
+	return c
+}
+
+// unreadFor returns a region of res that looks like text, wide enough to
+// hold phrase at the smallest screen size (8 pixels a line, a character at
+// least 0.4 of that), where nothing was read with confidence: the phrase
+// may be there, unread (a heading too large, text too faint). A region of
+// several lines is judged by its width alone, so it counts too.
+func unreadFor(res ocr.Result, phrase string) (image.Rectangle, bool) {
 	n := 0
-	for _, t := range tokens(phrase) {
-		n += len(t)
+	for _, w := range words(phrase) {
+		n += len(w)
 	}
-	return n / 5
-}
-
-// tokens splits s into normalized tokens: lower case, letters and digits
-// only, with OCR's common confusions folded (0/o, 1/l/i/|, rn/m, vv/w, 5/s).
-func tokens(s string) []string {
-	var out []string
-	var b strings.Builder
-	flush := func() {
-		if b.Len() > 0 {
-			t := b.String()
-			t = strings.ReplaceAll(t, "rn", "m")
-			t = strings.ReplaceAll(t, "vv", "w")
-			out = append(out, t)
-			b.Reset()
+	for _, r := range res.Unread {
+		if r.Dy() >= 8 && float64(r.Dx()) >= 0.4*8*float64(n) {
+			return r, true
 		}
 	}
-	for _, r := range s {
-		switch r {
-		case '0':
-			r = 'o'
-		case '1', 'l', 'I', '|', '!':
-			r = 'i'
-		case '5':
-			r = 's'
-		}
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		case r == '|':
-			b.WriteRune('i')
-		default:
-			flush()
-		}
-	}
-	flush()
-	return out
-}
-
-// wordIndex is the OCR text as a sequence of normalized tokens, each
-// remembering the word it came from.
-type wordIndex struct {
-	toks  []string
-	word  []int // token -> word index
-	words []textWord
-}
-
-func indexWords(words []textWord) wordIndex {
-	idx := wordIndex{words: words}
-	for i, w := range words {
-		for _, t := range tokens(w.text) {
-			idx.toks = append(idx.toks, t)
-			idx.word = append(idx.word, i)
-		}
-	}
-	return idx
-}
-
-type match struct {
-	text  string // the words matched, as read
-	words []int
-	dist  int
-}
-
-// find looks for phrase as a run of tokens (one or two more or fewer than
-// the phrase has, since OCR splits and joins words), compared without
-// spaces, within budget edits. The closest match wins.
-func (x wordIndex) find(phrase string, budget int) (match, bool) {
-	pt := tokens(phrase)
-	want := strings.Join(pt, "")
-	best := match{dist: budget + 1}
-	var joined []byte
-	for i := range x.toks {
-		joined = joined[:0]
-		for n := 1; n <= len(pt)+2 && i+n <= len(x.toks); n++ {
-			joined = append(joined, x.toks[i+n-1]...)
-			if n+2 < len(pt) {
-				continue
-			}
-			got := joined
-			if len(got) > len(want)+budget {
-				break
-			}
-			if len(got) < len(want)-budget {
-				continue
-			}
-			d := levenshtein(got, want, best.dist)
-			if d < best.dist {
-				best = match{dist: d, words: x.wordsOf(i, i+n)}
-			}
-		}
-	}
-	if best.dist > budget {
-		return match{}, false
-	}
-	parts := make([]string, len(best.words))
-	for k, wi := range best.words {
-		parts[k] = x.words[wi].text
-	}
-	best.text = strings.Join(parts, " ")
-	return best, true
-}
-
-func (x wordIndex) wordsOf(from, to int) []int {
-	var ws []int
-	for t := from; t < to; t++ {
-		if len(ws) == 0 || ws[len(ws)-1] != x.word[t] {
-			ws = append(ws, x.word[t])
-		}
-	}
-	return ws
-}
-
-// levenshtein returns the edit distance of a and b (bytes: tokens are
-// lower-cased letters and digits, compared as UTF-8), or limit when it is at
-// least limit.
-func levenshtein(a []byte, b string, limit int) int {
-	var buf [2 * 65]int
-	var prev, cur []int
-	if len(b) < 65 {
-		prev, cur = buf[:len(b)+1], buf[65:65+len(b)+1]
-	} else {
-		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
-	}
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-			rowMin = min(rowMin, c)
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
+	return image.Rectangle{}, false
 }
 
 // recognize reads the question's frame, only the rows that changed since

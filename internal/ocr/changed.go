@@ -4,8 +4,6 @@ import (
 	"context"
 	"hash/maphash"
 	"image"
-	"sort"
-	"strings"
 
 	"github.com/acu-dev/acu/internal/frame"
 )
@@ -100,79 +98,40 @@ func (e *Engine) RecognizeChanged(ctx context.Context, f *frame.Frame, prev *Sna
 		}
 		return false
 	}
-	var parts []pieceWord
-	for li, l := range prev.res.Lines {
-		for _, wi := range l.Words {
-			if w := prev.res.Words[wi]; !inRuns(w.Box) {
-				parts = append(parts, pieceWord{Word: w, line: li})
-			}
+	var parts []Word
+	for _, w := range prev.res.Words {
+		if !inRuns(w.Box) {
+			parts = append(parts, w)
 		}
 	}
-	for si, r := range runs {
+	var unread []image.Rectangle
+	for _, u := range prev.res.Unread {
+		if !inRuns(u) {
+			unread = append(unread, u)
+		}
+	}
+	for _, r := range runs {
 		rect := image.Rect(0, max(r[0]-stripMargin, 0), f.W, min(r[1]+stripMargin, f.H))
 		sr, err := e.RecognizeFrame(ctx, f.Sub(rect, f.Target+" strip"))
 		if err != nil {
 			return Result{}, nil, st, err
 		}
-		for li, l := range sr.Lines {
-			for _, wi := range l.Words {
-				w := sr.Words[wi]
-				w.Box = w.Box.Add(rect.Min)
-				if inRuns(w.Box) {
-					parts = append(parts, pieceWord{Word: w, line: li, strip: si + 1})
-				}
+		for _, w := range sr.Words {
+			w.Box = w.Box.Add(rect.Min)
+			if inRuns(w.Box) {
+				parts = append(parts, w)
+			}
+		}
+		for _, u := range sr.Unread {
+			if u = u.Add(rect.Min); inRuns(u) {
+				unread = append(unread, u)
 			}
 		}
 	}
-	snap.res = assemble(parts)
+	// Lines are rebuilt from the words' places, as a whole read builds
+	// them: a line read in part from the last page and in part from a
+	// strip stays in reading order.
+	snap.res = relines(parts)
+	snap.res.Unread = unread
 	return snap.res, snap, st, nil
-}
-
-// pieceWord is a word of a page being assembled and the line it was read
-// in: line of strip (0: the previous page).
-type pieceWord struct {
-	Word
-	line, strip int
-}
-
-// assemble builds a Result from words read in several pieces: the words of
-// one source line stay one line, lines are ordered top to bottom, words in
-// a line left to right.
-func assemble(parts []pieceWord) Result {
-	type key struct{ strip, line int }
-	groups := map[key][]Word{}
-	var order []key
-	for _, p := range parts {
-		k := key{p.strip, p.line}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], p.Word)
-	}
-	top := func(ws []Word) int {
-		t := ws[0].Box.Min.Y
-		for _, w := range ws {
-			t = min(t, w.Box.Min.Y)
-		}
-		return t
-	}
-	sort.SliceStable(order, func(i, j int) bool { return top(groups[order[i]]) < top(groups[order[j]]) })
-	var out Result
-	for _, k := range order {
-		ws := groups[k]
-		sort.SliceStable(ws, func(i, j int) bool { return ws[i].Box.Min.X < ws[j].Box.Min.X })
-		l := Line{Box: ws[0].Box}
-		texts := make([]string, len(ws))
-		for i, w := range ws {
-			w.Line = len(out.Lines)
-			l.Words = append(l.Words, len(out.Words))
-			l.Box = l.Box.Union(w.Box)
-			l.Conf += w.Conf / float64(len(ws))
-			texts[i] = w.Text
-			out.Words = append(out.Words, w)
-		}
-		l.Text = strings.Join(texts, " ")
-		out.Lines = append(out.Lines, l)
-	}
-	return out
 }

@@ -25,7 +25,7 @@ import (
 type Options struct {
 	Binary    string        // tesseract executable; default "tesseract" on PATH
 	Lang      string        // traineddata languages; default "eng"
-	Scale     int           // integer upscale before recognition; default 2
+	Scale     int           // upscale before recognition; default 0: per text block, from its measured height (see layout.go); 1..8 fixes it
 	PSM       int           // Tesseract page segmentation mode; default 11 (sparse text)
 	Invert    string        // InvertRegions (default), InvertGlobal, InvertNone
 	Threshold string        // ThresholdNone (default) or ThresholdOtsu
@@ -64,10 +64,7 @@ func New(o Options) (*Engine, error) {
 	if o.Lang == "" {
 		o.Lang = "eng"
 	}
-	if o.Scale <= 0 {
-		o.Scale = 2
-	}
-	if o.Scale > 8 {
+	if o.Scale < 0 || o.Scale > 8 {
 		return nil, fmt.Errorf("ocr scale %d: must be 1..8", o.Scale)
 	}
 	if o.PSM == 0 {
@@ -192,21 +189,23 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	defer scratchPool.Put(sc)
 	g := src(sc)
 	sc.gray = g.pix
-	invert(g, e.o.Invert, sc)
 	w, h := g.w, g.h
+	scale := e.o.Scale
+	var blocks []block
 	if e.o.Invert == InvertRegions {
-		// Flattened: everything but text and detail is white.
-		r := inkBounds(g, 8)
-		if r.Empty() {
+		// Cut into blocks of text, each resampled to the line height
+		// Tesseract reads best, stacked on one page.
+		if g, blocks = prepare(g, scale, sc); blocks == nil {
 			return Result{}, nil
 		}
-		if r.Dx()*r.Dy() < g.w*g.h*9/10 {
-			g = crop(g, r, sc.crop)
-			sc.crop = g.pix
-			origin = origin.Add(r.Min)
+		scale = 1
+	} else {
+		invert(g, e.o.Invert, sc)
+		if scale == 0 {
+			scale = 2
 		}
 	}
-	in := pgm(g, e.o.Scale, e.o.Threshold, sc.pgm)
+	in := pgm(g, scale, e.o.Threshold, sc.pgm)
 	sc.pgm = in
 
 	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(e.o.PSM), "-l", e.o.Lang, "tsv")
@@ -230,8 +229,13 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 		}
 		return Result{}, fmt.Errorf("run tesseract (is tesseract-ocr-%s installed?): %w: %s", e.o.Lang, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	res, err := ParseTSV(out.Bytes(), e.o.Scale, origin)
-	if err != nil {
+	var res Result
+	if blocks != nil {
+		if res, err = ParseTSV(out.Bytes(), 1, image.Point{}); err != nil {
+			return Result{}, err
+		}
+		res = mapBack(res, blocks, origin)
+	} else if res, err = ParseTSV(out.Bytes(), scale, origin); err != nil {
 		return Result{}, err
 	}
 	e.o.Logger.Debug("ocr done", "words", len(res.Words), "width", w, "height", h, "read_width", g.w, "read_height", g.h, "ms", time.Since(start).Milliseconds())
