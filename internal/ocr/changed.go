@@ -2,6 +2,7 @@ package ocr
 
 import (
 	"context"
+	"hash/fnv"
 	"hash/maphash"
 	"image"
 
@@ -112,7 +113,7 @@ func (e *Engine) RecognizeChanged(ctx context.Context, f *frame.Frame, prev *Sna
 	}
 	for _, r := range runs {
 		rect := image.Rect(0, max(r[0]-stripMargin, 0), f.W, min(r[1]+stripMargin, f.H))
-		sr, err := e.RecognizeFrame(ctx, f.Sub(rect, f.Target+" strip"))
+		sr, err := e.recognizeStrip(ctx, f, rect)
 		if err != nil {
 			return Result{}, nil, st, err
 		}
@@ -134,4 +135,44 @@ func (e *Engine) RecognizeChanged(ctx context.Context, f *frame.Frame, prev *Sna
 	snap.res = relines(parts)
 	snap.res.Unread = unread
 	return snap.res, snap, st, nil
+}
+
+// recognizeStrip reads the rows of rect (the page's full width) of f as a
+// page of their own, except that the flat runs crossing its top and bottom
+// rows are measured in all of f: a strip must not turn the window border
+// its cut shortened into ink joined to the text beside it ("Build DONE"
+// read as "Buil" beside an xterm's border in a strip from the top row).
+// Strips are cached by their pixels and those runs.
+func (e *Engine) recognizeStrip(ctx context.Context, f *frame.Frame, rect image.Rectangle) (Result, error) {
+	s := f.Sub(rect, f.Target+" strip")
+	up, down := make([]uint16, s.W), make([]uint16, s.W)
+	h := fnv.New64a()
+	lum := func(x, y int) uint8 {
+		p := f.Pix[y*f.Stride+x*4:]
+		return uint8((uint32(p[2])*299 + uint32(p[1])*587 + uint32(p[0])*114 + 500) / 1000)
+	}
+	for x := range s.W {
+		if rect.Min.Y > 0 {
+			v := lum(x, rect.Min.Y)
+			n := 0
+			for y := rect.Min.Y - 1; y >= 0 && n < lineRun && absDiff(lum(x, y), v) <= bgTol; y-- {
+				n++
+			}
+			up[x] = uint16(n)
+		}
+		if rect.Max.Y < f.H {
+			v := lum(x, rect.Max.Y-1)
+			n := 0
+			for y := rect.Max.Y; y < f.H && n < lineRun && absDiff(lum(x, y), v) <= bgTol; y++ {
+				n++
+			}
+			down[x] = uint16(n)
+		}
+		h.Write([]byte{byte(up[x]), byte(up[x] >> 8), byte(down[x]), byte(down[x] >> 8)})
+	}
+	return e.recognize(ctx, s.Hash^h.Sum64(), f.Display+" "+s.Target, func(sc *scratch) gray {
+		g := grayFromFrame(s, sc.gray)
+		g.up, g.down = up, down
+		return g
+	}, image.Point{})
 }

@@ -23,7 +23,7 @@ const (
 	inkLevel   = 200 // flattened value below which a pixel is ink
 	targetLine = 40  // block line height Tesseract reads best, in pixels
 	maxScale   = 3
-	blockGap   = 12 // white rows between stacked blocks
+	blockGap   = 20 // white rows between stacked blocks: half a line (at 12 Tesseract read xterm's 16 px "CHARLIE" as "CHARLTE")
 	// minConfRead is the word confidence above which a block counts as read.
 	minConfRead = 50
 )
@@ -42,7 +42,7 @@ func prepare(g gray, fixed int, sc *scratch) (gray, []block) {
 	}
 	// The same page flattened for large text, in the buffers flatten is
 	// done with.
-	area := gray{pix: grow(&sc.area, len(orig.pix)), w: orig.w, h: orig.h}
+	area := gray{pix: grow(&sc.area, len(orig.pix)), w: orig.w, h: orig.h, up: g.up, down: g.down}
 	copy(area.pix, orig.pix)
 	flattenArea(area, sc)
 	rects, large := largeBlocks(rects, area)

@@ -36,6 +36,11 @@ func grow[T any](buf *[]T, n int) []T {
 type gray struct {
 	pix  []uint8
 	w, h int
+	// up and down, when set (a strip cut from a taller page), are how far
+	// each column's flat run through the first (last) row goes on above
+	// (below) the strip: a window's border or a panel is not taken for
+	// ink because the strip cut it short.
+	up, down []uint16
 }
 
 // grayFromFrame converts BGRX pixels to luminance (BT.601 integer weights).
@@ -192,6 +197,12 @@ func flattenRule(g gray, sc *scratch, area bool) {
 				y1++
 			}
 			vl := y1 - y0
+			if y0 == 0 && g.up != nil {
+				vl += int(g.up[x])
+			}
+			if y1 == g.h && g.down != nil {
+				vl += int(g.down[x])
+			}
 			for y := y0; y < y1; y++ {
 				hl := int(hrun[y*g.w+x])
 				bg := vl >= bgRun || hl >= bgRun
