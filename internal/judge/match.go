@@ -37,14 +37,24 @@ func fold(r rune) rune {
 // words splits s into lower-case words of letters and digits, with OCR's
 // two-letter confusions (rn for m, vv for w) folded.
 func words(s string) []string {
+	w, _ := wordsPunct(s)
+	return w
+}
+
+// wordsPunct is words, and for each word whether a colon, comma,
+// semicolon or full stop follows it at once in s ("Frames:"): OCR may
+// read that mark as one more letter of the word ("Framest").
+func wordsPunct(s string) ([]string, []bool) {
 	var out []string
+	var punct []bool
 	var b strings.Builder
-	flush := func() {
+	flush := func(next rune) {
 		if b.Len() > 0 {
 			t := b.String()
 			t = strings.ReplaceAll(t, "rn", "m")
 			t = strings.ReplaceAll(t, "vv", "w")
 			out = append(out, t)
+			punct = append(punct, strings.ContainsRune(":,;.", next))
 			b.Reset()
 		}
 	}
@@ -60,12 +70,16 @@ func words(s string) []string {
 				b.WriteRune('l')
 			}
 		default:
-			flush()
+			flush(r)
 		}
 	}
-	flush()
-	return out
+	flush(0)
+	return out, punct
 }
+
+// markRead reports whether r is how OCR reads a colon, comma or full stop
+// stuck to the word before it.
+func markRead(r rune) bool { return strings.ContainsRune("tilj1", r) }
 
 // tokens is words for callers that only need to know whether a phrase has
 // any.
@@ -180,7 +194,7 @@ func (x phraseIndex) find(phrase string, extra int) (match, bool) {
 // findLoose is find; with loose, digits are edited like letters and
 // numbers get the extra budget too: a misread number.
 func (x phraseIndex) findLoose(phrase string, extra int, loose bool) (match, bool) {
-	pw := words(phrase)
+	pw, punct := wordsPunct(phrase)
 	if len(pw) == 0 {
 		return match{}, false
 	}
@@ -190,7 +204,7 @@ func (x phraseIndex) findLoose(phrase string, extra int, loose bool) (match, boo
 	}
 	best := match{dist: noMatch}
 	for start := range x.toks {
-		if d, end := x.alignAt(want, start, extra, loose); d < best.dist {
+		if d, end := x.alignAt(want, punct, start, extra, loose); d < best.dist {
 			best = match{dist: d, words: x.wordsOf(start, end)}
 		}
 	}
@@ -209,7 +223,7 @@ func (x phraseIndex) findLoose(phrase string, extra int, loose bool) (match, boo
 // one word to one token, one word to two tokens (OCR split it), two words
 // to one token (OCR joined them). It returns the least total distance and
 // the token after the match.
-func (x phraseIndex) alignAt(want [][]rune, start, extra int, loose bool) (int, int) {
+func (x phraseIndex) alignAt(want [][]rune, punct []bool, start, extra int, loose bool) (int, int) {
 	line := x.toks[start].line
 	type state struct{ i, j int }
 	memo := map[state][2]int{}
@@ -242,7 +256,12 @@ func (x phraseIndex) alignAt(want [][]rune, start, extra int, loose bool) (int, 
 			budget += extra
 		}
 		dist := func(got, w []rune, limit int) int { return wordDistDigits(got, w, limit, loose) }
-		try(dist(x.toks[j].runes, want[i], budget), i+1, j+1)
+		got := x.toks[j].runes
+		d := dist(got, want[i], budget)
+		if n := len(got); d >= noMatch && punct[i] && n == len(want[i])+1 && markRead(got[n-1]) {
+			d = dist(got[:n-1], want[i], budget) // "Framest" for "Frames:"
+		}
+		try(d, i+1, j+1)
 		if j+1 < len(x.toks) && x.toks[j+1].line == line {
 			joined := append(append([]rune{}, x.toks[j].runes...), x.toks[j+1].runes...)
 			try(dist(joined, want[i], budget), i+1, j+2)
@@ -281,7 +300,7 @@ func hasDigit(w []rune) bool {
 // word read with low confidence, or its last words starting a line. Such a line may hold the whole phrase, partly unread (text
 // on a button, past a clipped edge), so a "gone" cannot be confirmed.
 func (x phraseIndex) cutShort(phrase string) (match, bool) {
-	pw := words(phrase)
+	pw, punct := wordsPunct(phrase)
 	if len(pw) < 2 {
 		return match{}, false
 	}
@@ -292,13 +311,13 @@ func (x phraseIndex) cutShort(phrase string) (match, bool) {
 	for k := len(want) - 1; k*2 >= len(want); k-- {
 		for start := range x.toks {
 			// The first k words, ending a line.
-			if d, end := x.alignAt(want[:k], start, 0, false); d < noMatch && (end == len(x.toks) || x.toks[end].line != x.toks[start].line ||
+			if d, end := x.alignAt(want[:k], punct[:k], start, 0, false); d < noMatch && (end == len(x.toks) || x.toks[end].line != x.toks[start].line ||
 				x.words[x.toks[end].word].conf < sureConf) {
 				return match{words: x.wordsOf(start, end)}, true
 			}
 			// The last k words, starting a line.
 			if start == 0 || x.toks[start-1].line != x.toks[start].line {
-				if d, end := x.alignAt(want[len(want)-k:], start, 0, false); d < noMatch {
+				if d, end := x.alignAt(want[len(want)-k:], punct[len(want)-k:], start, 0, false); d < noMatch {
 					return match{words: x.wordsOf(start, end)}, true
 				}
 			}

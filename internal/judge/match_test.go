@@ -34,6 +34,9 @@ func TestOCRMatchNearMisses(t *testing.T) {
 		{`"Door locked" is gone`, "Door unlocked", true},            // the pair is not the phrase
 		{`"Server is running" is gone`, "Server is runnlng", false}, // still there, misread
 		{`"Welcome back, Alice" is visible`, "Welcome back, Alicia", false},
+		{`"Frames: 239 of 240" is visible`, "Framest 239 of 240", true}, // the colon read as a letter
+		{`"Frames 239 of 240" is visible`, "Framest 239 of 240", false}, // no colon to misread
+		{`"Frames: 239 of 240" is visible`, "Framesx 239 of 240", false},
 	} {
 		v, err := j.Judge(t.Context(), judge.Question{Condition: tc.cond, Text: tc.text})
 		if err != nil {
@@ -41,6 +44,45 @@ func TestOCRMatchNearMisses(t *testing.T) {
 		}
 		if v.Met != tc.want {
 			t.Errorf("Judge(%s, text %q) met = %v (%s), want %v", tc.cond, tc.text, v.Met, v.Evidence, tc.want)
+		}
+	}
+}
+
+// TestOCRGoneReadTwice: on screens of the labelled set, a near match
+// that kept a "gone" from being confirmed is read a second time at other
+// sizes: two readings with confidence of another word confirm the phrase
+// gone ("Tuesday" while "Thursday" is shown), a digit misread with low
+// confidence the same way twice does not ("api-02" shown, read "api-62").
+func TestOCRGoneReadTwice(t *testing.T) {
+	set, err := judge.LoadSet(ocrSetDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := map[string]*judge.Case{}
+	for i := range set {
+		frames[set[i].Image] = &set[i]
+	}
+	j := ocrJudge(t, ocr.Options{})
+	for _, tc := range []struct {
+		image, cond string
+		want        bool
+	}{
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},     // "Order ships Thursday" shown
+		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},         // "api-01 Healthy" shown
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},   // shown
+		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},     // shown, read "api-62" twice
+		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false}, // shown, read "Framest"
+	} {
+		c := frames[tc.image]
+		if c == nil {
+			t.Fatalf("no screen %s in the set", tc.image)
+		}
+		v, err := j.Judge(t.Context(), judge.Question{Condition: tc.cond, Frame: c.Frame})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Met != tc.want {
+			t.Errorf("Judge(%s on %s) met = %v (%s), want %v", tc.cond, tc.image, v.Met, v.Evidence, tc.want)
 		}
 	}
 }

@@ -142,6 +142,16 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			extra = 1
 		}
 		m, ok := idx.find(p, extra)
+		if ok && tc.Gone && q.Frame != nil {
+			// A near match found only with the budget of "gone" (a word
+			// or two letters off: "Thursday" for "Tuesday") is the phrase
+			// misread unless a second reading reads the same.
+			if _, strict := idx.find(p, 0); !strict && j.readTwice(ctx, q, res, read, m, p) {
+				ok = false
+				missing = append(missing, strconv.Quote(p))
+				continue
+			}
+		}
 		if !ok {
 			missing = append(missing, strconv.Quote(p))
 			if !tc.Gone {
@@ -150,7 +160,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			if r, ok := unreadFor(res, p); ok {
 				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
 				boxes = append(boxes, r)
-			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf {
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.readTwice(ctx, q, res, read, m, p) {
 				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
@@ -267,4 +277,74 @@ func (j *OCRJudge) recognize(ctx context.Context, q Question) (ocr.Result, error
 	j.mu.Unlock()
 	j.o.Logger.Debug("ocr judge read", "target", key, "full", st.Full, "strips", st.Strips, "rows", st.RowsRead)
 	return res, nil
+}
+
+// readTwice reads the lines of the near match m of phrase again, at other
+// sizes (ocr.Engine.Reread), and reports whether the second reading
+// confirms the first: the same words again, and nowhere the phrase. Two
+// readings of other pixels agreeing on a different word are not the
+// phrase misread; anything else (the phrase found, another reading, an
+// error) leaves the phrase possibly on screen.
+func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, read []textWord, m match, phrase string) bool {
+	if q.Frame == nil || len(m.words) == 0 {
+		return false
+	}
+	var region image.Rectangle
+	var first []string
+	for _, wi := range m.words {
+		w := read[wi]
+		if w.line >= 0 && w.line < len(res.Lines) {
+			region = region.Union(res.Lines[w.line].Box)
+		}
+		region = region.Union(w.box)
+		first = append(first, words(w.text)...)
+	}
+	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
+	if err != nil {
+		j.o.Logger.Debug("ocr judge reread", "run_id", q.RunID, "err", err)
+		return false
+	}
+	var again []textWord
+	for _, w := range rr.Words {
+		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
+	}
+	x := indexWords(again)
+	if _, ok := x.find(phrase, 0); ok {
+		return false
+	}
+	if _, ok := x.findLoose(phrase, 0, true); ok {
+		return false
+	}
+	// The first reading's words, in order on one line of the second,
+	// each read there with confidence (a misread digit read the same way
+	// twice is read with little).
+	for start := range x.toks {
+		k := 0
+		for k < len(first) && start+k < len(x.toks) && x.toks[start+k].line == x.toks[start].line &&
+			sameFolded(x.toks[start+k].runes, []rune(first[k])) && again[x.toks[start+k].word].conf >= confirmConf {
+			k++
+		}
+		if k == len(first) {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmConf is the confidence at least with which a second reading must
+// read each word it confirms.
+const confirmConf = 80
+
+// sameFolded reports whether a and b are the same word up to OCR's
+// confusions (fold).
+func sameFolded(a, b []rune) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && fold(a[i]) != fold(b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -43,7 +43,7 @@ func BenchmarkPreprocess(b *testing.B) {
 	for b.Loop() {
 		g := grayFromFrame(f, sc.gray)
 		sc.gray = g.pix
-		st, _ := prepare(g, 0, sc)
+		st, _ := prepare(g, sizing{}, sc)
 		sc.pgm = pgm(st, 1, ThresholdNone, sc.pgm)
 	}
 }

@@ -138,41 +138,74 @@ func (e *Engine) RecognizeChanged(ctx context.Context, f *frame.Frame, prev *Sna
 }
 
 // recognizeStrip reads the rows of rect (the page's full width) of f as a
-// page of their own, except that the flat runs crossing its top and bottom
-// rows are measured in all of f: a strip must not turn the window border
-// its cut shortened into ink joined to the text beside it ("Build DONE"
-// read as "Buil" beside an xterm's border in a strip from the top row).
-// Strips are cached by their pixels and those runs.
+// page of their own (recognizePart).
 func (e *Engine) recognizeStrip(ctx context.Context, f *frame.Frame, rect image.Rectangle) (Result, error) {
-	s := f.Sub(rect, f.Target+" strip")
-	up, down := make([]uint16, s.W), make([]uint16, s.W)
-	h := fnv.New64a()
+	return e.recognizePart(ctx, f, rect, sizing{fixed: e.o.Scale}, 0, image.Point{})
+}
+
+// Reread reads the part r of f a second time, resampled to other sizes
+// than a first reading (lines of about secondLine pixels instead of
+// targetLine, up to secondMaxScale), with some of the page around it for
+// context: a second opinion on text the first reading may have got wrong.
+// Boxes are in f's coordinates. Rereads are cached like pages.
+func (e *Engine) Reread(ctx context.Context, f *frame.Frame, r image.Rectangle) (Result, error) {
+	r = r.Inset(-max(16, r.Dy())).Intersect(f.Bounds())
+	if r.Empty() {
+		return Result{}, nil
+	}
+	sz := sizing{fixed: e.o.Scale, second: true}
+	if sz.fixed > 0 {
+		sz.fixed = sz.fixed%8 + 1
+	}
+	return e.recognizePart(ctx, f, r, sz, 0x5ec04d0f, r.Min)
+}
+
+// recognizePart reads the part rect of f as a page of its own, except
+// that the flat runs crossing its edges are measured in all of f: a cut
+// must not turn the window border it shortened into ink joined to the
+// text beside it ("Build DONE" read as "Buil" beside an xterm's border in
+// a strip from the top row). Boxes are in the part's coordinates plus
+// origin. Parts are cached by their pixels, those runs and salt.
+func (e *Engine) recognizePart(ctx context.Context, f *frame.Frame, rect image.Rectangle, sz sizing, salt uint64, origin image.Point) (Result, error) {
+	s := f.Sub(rect, f.Target+" part")
 	lum := func(x, y int) uint8 {
 		p := f.Pix[y*f.Stride+x*4:]
 		return uint8((uint32(p[2])*299 + uint32(p[1])*587 + uint32(p[0])*114 + 500) / 1000)
 	}
-	for x := range s.W {
-		if rect.Min.Y > 0 {
-			v := lum(x, rect.Min.Y)
-			n := 0
-			for y := rect.Min.Y - 1; y >= 0 && n < lineRun && absDiff(lum(x, y), v) <= bgTol; y-- {
-				n++
-			}
-			up[x] = uint16(n)
+	// run counts the pixels from (x, y) on by (dx, dy) within f that stay
+	// within bgTol of v, up to lineRun.
+	run := func(x, y, dx, dy int, v uint8) uint16 {
+		n := 0
+		for x, y = x+dx, y+dy; x >= 0 && y >= 0 && x < f.W && y < f.H && n < lineRun && absDiff(lum(x, y), v) <= bgTol; x, y = x+dx, y+dy {
+			n++
 		}
-		if rect.Max.Y < f.H {
-			v := lum(x, rect.Max.Y-1)
-			n := 0
-			for y := rect.Max.Y; y < f.H && n < lineRun && absDiff(lum(x, y), v) <= bgTol; y++ {
-				n++
-			}
-			down[x] = uint16(n)
-		}
-		h.Write([]byte{byte(up[x]), byte(up[x] >> 8), byte(down[x]), byte(down[x] >> 8)})
+		return uint16(n)
 	}
-	return e.recognize(ctx, s.Hash^h.Sum64(), f.Display+" "+s.Target, func(sc *scratch) gray {
+	up, down := make([]uint16, s.W), make([]uint16, s.W)
+	left, right := make([]uint16, s.H), make([]uint16, s.H)
+	h := fnv.New64a()
+	var b [8]byte
+	put := func(v uint16) {
+		b[0], b[1] = byte(v), byte(v>>8)
+		h.Write(b[:2])
+	}
+	for i := range s.W {
+		x := rect.Min.X + i
+		up[i] = run(x, rect.Min.Y, 0, -1, lum(x, rect.Min.Y))
+		down[i] = run(x, rect.Max.Y-1, 0, 1, lum(x, rect.Max.Y-1))
+		put(up[i])
+		put(down[i])
+	}
+	for i := range s.H {
+		y := rect.Min.Y + i
+		left[i] = run(rect.Min.X, y, -1, 0, lum(rect.Min.X, y))
+		right[i] = run(rect.Max.X-1, y, 1, 0, lum(rect.Max.X-1, y))
+		put(left[i])
+		put(right[i])
+	}
+	return e.recognize(ctx, s.Hash^h.Sum64()^salt, f.Display+" "+s.Target, func(sc *scratch) gray {
 		g := grayFromFrame(s, sc.gray)
-		g.up, g.down = up, down
+		g.up, g.down, g.left, g.right = up, down, left, right
 		return g
-	}, image.Point{})
+	}, origin, sz)
 }

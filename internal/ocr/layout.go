@@ -32,7 +32,7 @@ const (
 // Tesseract: flattened, cut into blocks, large text redrawn solid, every
 // block resampled to its scale (fixed when not 0) and stacked. It returns
 // nil blocks when there is no ink at all.
-func prepare(g gray, fixed int, sc *scratch) (gray, []block) {
+func prepare(g gray, sz sizing, sc *scratch) (gray, []block) {
 	orig := gray{pix: grow(&sc.orig2, len(g.pix)), w: g.w, h: g.h}
 	copy(orig.pix, g.pix)
 	flatten(g, sc)
@@ -42,12 +42,12 @@ func prepare(g gray, fixed int, sc *scratch) (gray, []block) {
 	}
 	// The same page flattened for large text, in the buffers flatten is
 	// done with.
-	area := gray{pix: grow(&sc.area, len(orig.pix)), w: orig.w, h: orig.h, up: g.up, down: g.down}
+	area := gray{pix: grow(&sc.area, len(orig.pix)), w: orig.w, h: orig.h, up: g.up, down: g.down, left: g.left, right: g.right}
 	copy(area.pix, orig.pix)
 	flattenArea(area, sc)
 	rects, large := largeBlocks(rects, area)
 	render(g, orig, rects, large)
-	st, blocks := stack(g, rects, fixed, sc.crop)
+	st, blocks := stack(g, rects, sz, sc.crop)
 	sc.crop = st.pix
 	return st, blocks
 }
@@ -292,16 +292,34 @@ func lineCuts(g gray, r image.Rectangle) []image.Rectangle {
 	return append(parts, image.Rect(r.Min.X, start, r.Max.X, r.Max.Y))
 }
 
+// sizing is how blocks are resampled: to a fixed factor (1..8), or to
+// lines of about targetLine pixels; second is the sizing of a second
+// reading (Engine.Reread), lines of about secondLine pixels up to
+// secondMaxScale, so Tesseract sees other pixels than the first time.
+type sizing struct {
+	fixed  int
+	second bool
+}
+
+const (
+	secondLine     = 56
+	secondMaxScale = 4
+)
+
 // blockScale is the resampling factor that brings a block's lines to
 // about targetLine pixels: a whole factor when enlarging (sharp), any
 // factor when shrinking.
-func blockScale(h int, fixed int) float64 {
-	if fixed > 0 {
-		return float64(fixed)
+func blockScale(h int, sz sizing) float64 {
+	if sz.fixed > 0 {
+		return float64(sz.fixed)
 	}
-	s := float64(targetLine) / float64(max(h, 1))
+	target, most := float64(targetLine), float64(maxScale)
+	if sz.second {
+		target, most = secondLine, secondMaxScale
+	}
+	s := target / float64(max(h, 1))
 	if s >= 1 {
-		return math.Min(math.Round(s), maxScale)
+		return math.Min(math.Round(s), most)
 	}
 	return math.Max(s, 0.2)
 }
@@ -416,11 +434,11 @@ func render(g, orig gray, rects []image.Rectangle, only []bool) {
 
 // stack resamples each block by its scale and stacks them, left-aligned,
 // on one white page; it returns the page and the blocks with dst set.
-func stack(g gray, rects []image.Rectangle, fixed int, buf []uint8) (gray, []block) {
+func stack(g gray, rects []image.Rectangle, sz sizing, buf []uint8) (gray, []block) {
 	bs := make([]block, len(rects))
 	w, h := 0, blockGap
 	for i, r := range rects {
-		s := blockScale(r.Dy(), fixed)
+		s := blockScale(r.Dy(), sz)
 		dw, dh := max(1, int(math.Round(float64(r.Dx())*s))), max(1, int(math.Round(float64(r.Dy())*s)))
 		pad := max(8, int(float64(targetLine)/4))
 		bs[i] = block{src: r, scale: s, dst: image.Rect(pad, h, pad+dw, h+dh)}

@@ -83,10 +83,10 @@ func TestSegmentScales(t *testing.T) {
 	if len(rects) != 2 {
 		t.Fatalf("segment = %v, want 2 blocks", rects)
 	}
-	if s := blockScale(rects[0].Dy(), 0); s != 3 {
+	if s := blockScale(rects[0].Dy(), sizing{}); s != 3 {
 		t.Errorf("blockScale(13) = %v, want 3", s)
 	}
-	if s := blockScale(rects[1].Dy(), 0); s >= 1 {
+	if s := blockScale(rects[1].Dy(), sizing{}); s >= 1 {
 		t.Errorf("blockScale(120) = %v, want below 1", s)
 	}
 }

@@ -123,7 +123,7 @@ func (e *Engine) RecognizeFrame(ctx context.Context, f *frame.Frame) (Result, er
 	if key == 0 {
 		key = hashFramePix(f)
 	}
-	return e.recognize(ctx, key, f.Display+" "+f.Target, func(sc *scratch) gray { return grayFromFrame(f, sc.gray) }, image.Point{})
+	return e.recognize(ctx, key, f.Display+" "+f.Target, func(sc *scratch) gray { return grayFromFrame(f, sc.gray) }, image.Point{}, sizing{fixed: e.o.Scale})
 }
 
 // Recognize reads the text in img. Boxes are in img's coordinates (its
@@ -138,7 +138,7 @@ func (e *Engine) Recognize(ctx context.Context, img image.Image) (Result, error)
 	copy(dims[:], strconv.Itoa(g.w)+"x"+strconv.Itoa(g.h))
 	h.Write(dims[:])
 	h.Write(g.pix)
-	return e.recognize(ctx, h.Sum64(), "image", func(*scratch) gray { return g }, img.Bounds().Min)
+	return e.recognize(ctx, h.Sum64(), "image", func(*scratch) gray { return g }, img.Bounds().Min, sizing{fixed: e.o.Scale})
 }
 
 func hashFramePix(f *frame.Frame) uint64 {
@@ -149,7 +149,7 @@ func hashFramePix(f *frame.Frame) uint64 {
 	return h.Sum64() ^ uint64(f.W)<<32 ^ uint64(f.H)
 }
 
-func (e *Engine) recognize(ctx context.Context, key uint64, what string, src func(*scratch) gray, origin image.Point) (Result, error) {
+func (e *Engine) recognize(ctx context.Context, key uint64, what string, src func(*scratch) gray, origin image.Point, sz sizing) (Result, error) {
 	if r, ok := e.cached(key); ok {
 		return r, nil
 	}
@@ -158,7 +158,7 @@ func (e *Engine) recognize(ctx context.Context, key uint64, what string, src fun
 		// bounded by the engine's timeout, not by the first caller's context.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.o.Timeout)
 		defer cancel()
-		r, err := e.run(rctx, src, origin)
+		r, err := e.run(rctx, src, origin, sz)
 		if err != nil {
 			return Result{}, fmt.Errorf("ocr %s: %w", what, err)
 		}
@@ -176,7 +176,7 @@ func (e *Engine) recognize(ctx context.Context, key uint64, what string, src fun
 	}
 }
 
-func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.Point) (Result, error) {
+func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.Point, sz sizing) (Result, error) {
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -190,12 +190,12 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	g := src(sc)
 	sc.gray = g.pix
 	w, h := g.w, g.h
-	scale := e.o.Scale
+	scale := sz.fixed
 	var blocks []block
 	if e.o.Invert == InvertRegions {
 		// Cut into blocks of text, each resampled to the line height
 		// Tesseract reads best, stacked on one page.
-		if g, blocks = prepare(g, scale, sc); blocks == nil {
+		if g, blocks = prepare(g, sz, sc); blocks == nil {
 			return Result{}, nil
 		}
 		scale = 1

@@ -36,11 +36,12 @@ func grow[T any](buf *[]T, n int) []T {
 type gray struct {
 	pix  []uint8
 	w, h int
-	// up and down, when set (a strip cut from a taller page), are how far
+	// up and down, when set (a part cut from a larger page), are how far
 	// each column's flat run through the first (last) row goes on above
-	// (below) the strip: a window's border or a panel is not taken for
-	// ink because the strip cut it short.
-	up, down []uint16
+	// (below) the part; left and right the same for each row's run
+	// through the first (last) column: a window's border or a panel is
+	// not taken for ink because the cut made it short.
+	up, down, left, right []uint16
 }
 
 // grayFromFrame converts BGRX pixels to luminance (BT.601 integer weights).
@@ -181,7 +182,14 @@ func flattenRule(g gray, sc *scratch, area bool) {
 			for x1 < g.w && absDiff(row[x1], row[x0]) <= bgTol {
 				x1++
 			}
-			l := uint16(min(x1-x0, 65535))
+			n := x1 - x0
+			if x0 == 0 && g.left != nil {
+				n += int(g.left[y])
+			}
+			if x1 == g.w && g.right != nil {
+				n += int(g.right[y])
+			}
+			l := uint16(min(n, 65535))
 			for x := x0; x < x1; x++ {
 				hrun[y*g.w+x] = l
 			}
