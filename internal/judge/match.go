@@ -183,6 +183,9 @@ type match struct {
 	text  string // the words matched, as read
 	words []int
 	dist  int
+	// next, for cutShort, is the word read with low confidence after
+	// the first words of the phrase, -1 for none.
+	next int
 }
 
 // find looks for phrase in the text; extra is added to the budget of each
@@ -313,12 +316,16 @@ func (x phraseIndex) cutShort(phrase string) (match, bool) {
 			// The first k words, ending a line.
 			if d, end := x.alignAt(want[:k], punct[:k], start, 0, false); d < noMatch && (end == len(x.toks) || x.toks[end].line != x.toks[start].line ||
 				x.words[x.toks[end].word].conf < sureConf) {
-				return match{words: x.wordsOf(start, end)}, true
+				m := match{words: x.wordsOf(start, end), next: -1}
+				if end < len(x.toks) && x.toks[end].line == x.toks[start].line {
+					m.next = x.toks[end].word
+				}
+				return m, true
 			}
 			// The last k words, starting a line.
 			if start == 0 || x.toks[start-1].line != x.toks[start].line {
 				if d, end := x.alignAt(want[len(want)-k:], punct[len(want)-k:], start, 0, false); d < noMatch {
-					return match{words: x.wordsOf(start, end)}, true
+					return match{words: x.wordsOf(start, end), next: -1}, true
 				}
 			}
 		}

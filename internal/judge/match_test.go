@@ -48,12 +48,15 @@ func TestOCRMatchNearMisses(t *testing.T) {
 	}
 }
 
-// TestOCRGoneReadTwice: on screens of the labelled set, a near match
-// that kept a "gone" from being confirmed is read a second time at other
-// sizes: two readings with confidence of another word confirm the phrase
-// gone ("Tuesday" while "Thursday" is shown), a digit misread with low
-// confidence the same way twice does not ("api-02" shown, read "api-62").
-func TestOCRGoneReadTwice(t *testing.T) {
+// TestOCRSetScreens: cases of the labelled set that each guard one part
+// of the reading. A near match that kept a "gone" from being confirmed is
+// read a second time at other sizes: two readings with confidence of
+// another word confirm the phrase gone ("Tuesday" while "Thursday" is
+// shown), a digit misread with low confidence the same way twice does not
+// ("api-02" shown, read "api-62"). Text on a box of its own colour (a
+// gradient, a button) is read against the box; a dialog's icon is parted
+// from the lines of its label; the edge of a window is not a box.
+func TestOCRSetScreens(t *testing.T) {
 	set, err := judge.LoadSet(ocrSetDir)
 	if err != nil {
 		t.Fatal(err)
@@ -67,11 +70,17 @@ func TestOCRGoneReadTwice(t *testing.T) {
 		image, cond string
 		want        bool
 	}{
-		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},     // "Order ships Thursday" shown
-		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},         // "api-01 Healthy" shown
-		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},   // shown
-		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},     // shown, read "api-62" twice
-		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false}, // shown, read "Framest"
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},        // "Order ships Thursday" shown
+		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},            // "api-01 Healthy" shown
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},      // shown
+		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},        // shown, read "api-62" twice
+		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false},    // shown, read "Framest"
+		{"chromium-aa-light-1x-10pt.png", `"Backup unverified" is visible`, true},   // on a gradient box
+		{"chromium-aa-light-2x-12pt.png", `"Order ships Tuesday" is visible`, true}, // on a gradient box, cut to its rows
+		{"zenity-aa-dark-2x-10pt.png", `"Frames: 240 of 240" is visible`, true},     // beside the dialog's icon
+		{"zenity-aa-dark-2x-10pt.png", `"Sync paused" is gone`, true},               // the icon is no unread text
+		{"lxterminal-aa-dark-2x-10pt.png", `"Backup unverified" is visible`, true},  // at the window's right edge
+		{"chromium-aa-dark-1x-72pt.png", `"Tracking 7Q4X9" is gone`, true},          // "7Q4X8" after it, read twice
 	} {
 		c := frames[tc.image]
 		if c == nil {

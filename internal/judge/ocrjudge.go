@@ -7,6 +7,7 @@ import (
 	"image"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -165,7 +166,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
 				}
-			} else if m, ok := idx.cutShort(p); ok {
+			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && j.readTwice(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p)) {
 				var parts []string
 				for _, wi := range m.words {
 					parts = append(parts, read[wi].text)
@@ -241,14 +242,21 @@ func minConf(ws []textWord, idx []int) float64 {
 // hold phrase at the smallest screen size (8 pixels a line, a character at
 // least 0.4 of that), where nothing was read with confidence: the phrase
 // may be there, unread (a heading too large, text too faint). A region of
-// several lines is judged by its width alone, so it counts too.
+// several lines is judged by its width alone, so it counts too, unless it
+// is taller than wide (an icon) and too narrow for the phrase in lines of
+// half its height.
 func unreadFor(res ocr.Result, phrase string) (image.Rectangle, bool) {
 	n := 0
 	for _, w := range words(phrase) {
 		n += len(w)
 	}
 	for _, r := range res.Unread {
-		if r.Dy() >= 8 && float64(r.Dx()) >= 0.4*8*float64(n) {
+		if r.Dy() < 8 || float64(r.Dx()) < 0.4*8*float64(n) {
+			continue
+		}
+		// A region taller than wide (an icon beside a label) holds the
+		// phrase only in lines of at most half its height.
+		if 2*r.Dx() >= 3*r.Dy() || float64(r.Dx()) >= 0.4*float64(r.Dy())/2*float64(n) {
 			return r, true
 		}
 	}

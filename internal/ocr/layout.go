@@ -46,7 +46,18 @@ func prepare(g gray, sz sizing, sc *scratch) (gray, []block) {
 	copy(area.pix, orig.pix)
 	flattenArea(area, sc)
 	rects, large := largeBlocks(rects, area)
-	render(g, orig, rects, large)
+	kinds := make([]int, len(rects))
+	for i, r := range rects {
+		switch {
+		case edgesDiffer(orig, r):
+			kinds[i] = renderPanel
+		case inBox(orig, r):
+			kinds[i] = renderBand
+		case large[i]:
+			kinds[i] = renderLarge
+		}
+	}
+	render(g, orig, rects, kinds)
 	st, blocks := stack(g, rects, sz, sc.crop)
 	sc.crop = st.pix
 	return st, blocks
@@ -200,6 +211,9 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 	// An icon beside a label of several lines fills the rows between
 	// them: part it off when the rest is lines.
 	if icon, rest, ok := leadingIcon(g, r); ok {
+		if parts := splitRows(g, trim(g, rest)); len(parts) > 1 && likeHeights(parts) {
+			return append([]image.Rectangle{icon}, parts...)
+		}
 		if parts := lineCuts(g, rest); parts != nil {
 			return append([]image.Rectangle{icon}, parts...)
 		}
@@ -208,10 +222,10 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 }
 
 // leadingIcon splits off r's first column of ink when it is narrow (at
-// most 64 pixels and r's height) and followed by 12 empty columns,
+// most 112 pixels, a 48-pixel icon at 2x with its glow, and r's height) and followed by 12 empty columns,
 // the icon and the gap within its width and 12 more.
 func leadingIcon(g gray, r image.Rectangle) (icon, rest image.Rectangle, ok bool) {
-	limit := min(64, r.Dy())
+	limit := min(112, r.Dy())
 	end, gap := -1, 0
 	for x := r.Min.X; x < r.Max.X && x-r.Min.X <= limit+12; x++ {
 		ink := false
@@ -234,6 +248,17 @@ func leadingIcon(g gray, r image.Rectangle) (icon, rest image.Rectangle, ok bool
 		gap++
 	}
 	return
+}
+
+// likeHeights reports whether no part is under half the tallest's height
+// (lines of one label, not a button's rounded corners above and below its
+// text).
+func likeHeights(parts []image.Rectangle) bool {
+	lo, hi := parts[0].Dy(), 0
+	for _, p := range parts {
+		lo, hi = min(lo, p.Dy()), max(hi, p.Dy())
+	}
+	return lo*2 >= hi
 }
 
 // lineCuts parts r into lines of like height at its faintest rows, or
@@ -393,18 +418,100 @@ func largeBlocks(small []image.Rectangle, area gray) ([]image.Rectangle, []bool)
 // not taken as a line of text.
 const maxInk = 0.55
 
-// render redraws each large block of g (only[i]) from orig (the page before flatten) as
-// its contrast with its own background: on each row, the background runs
-// from the pixel just left of the block to the pixel just right of it
-// (so a gradient behind text is taken away), and a block mostly of ink
-// (light text on a dark button) is turned over. Strokes come out whole
-// whatever their width, and each block gets its own polarity.
-func render(g, orig gray, rects []image.Rectangle, only []bool) {
+// How render redraws a block.
+const (
+	renderNone  = iota
+	renderLarge // large text: against the page just outside the block
+	renderPanel // a coloured box or button holding text (edgesDiffer): against the box just inside its edges
+	renderBand  // the rows of text inside such a box (inBox): against the box just inside the block's ends
+)
+
+// edgesDiffer reports whether block r of orig (the page before flatten)
+// is a box of its own colour rather than a line of text: along nearly all
+// of its edges the pixel just inside differs from the one just outside.
+// A line of text differs there only where a glyph touches its edge.
+func edgesDiffer(orig gray, r image.Rectangle) bool {
+	if r.Dx() < 16 || r.Dy() < 8 || r.Min.X < 1 || r.Min.Y < 1 || r.Max.X >= orig.w || r.Max.Y >= orig.h {
+		return false
+	}
+	diff, n := 0, 0
+	pair := func(x, y, ox, oy int) {
+		n++
+		if absDiff(orig.pix[y*orig.w+x], orig.pix[oy*orig.w+ox]) > 2*bgTol {
+			diff++
+		}
+	}
+	for x := r.Min.X + 2; x < r.Max.X-2; x++ { // the corners may be rounded
+		pair(x, r.Min.Y, x, r.Min.Y-1)
+		pair(x, r.Max.Y-1, x, r.Max.Y)
+	}
+	for y := r.Min.Y + 2; y < r.Max.Y-2; y++ {
+		pair(r.Min.X, y, r.Min.X-1, y)
+		pair(r.Max.X-1, y, r.Max.X, y)
+	}
+	return diff*10 >= n*9
+}
+
+// inBox reports whether block r of orig is the rows of text inside a box
+// as wide as the block (the cut trimmed the box to its text): just above
+// and below the block, nearly every column differs from the page just
+// left and right of it (the same page on both sides).
+func inBox(orig gray, r image.Rectangle) bool {
+	if r.Dx() < 16 || r.Dy() < 8 || r.Min.X < 2 || r.Min.Y < 2 || r.Max.X+1 >= orig.w || r.Max.Y+1 >= orig.h {
+		return false
+	}
+	var hist [256]int
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		hist[orig.pix[y*orig.w+r.Min.X-2]]++
+	}
+	page := 0
+	for v, c := range hist {
+		if c > hist[page] {
+			page = v
+		}
+	}
+	// The page on the right is the same (not the edge of the window).
+	same := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		if absDiff(orig.pix[y*orig.w+r.Max.X+1], uint8(page)) <= 2*bgTol {
+			same++
+		}
+	}
+	if same*10 < r.Dy()*9 {
+		return false
+	}
+	diff, n := 0, 0
+	for x := r.Min.X + 2; x < r.Max.X-2; x++ {
+		n++
+		if absDiff(orig.pix[(r.Min.Y-2)*orig.w+x], uint8(page)) > 2*bgTol && absDiff(orig.pix[(r.Max.Y+1)*orig.w+x], uint8(page)) > 2*bgTol {
+			diff++
+		}
+	}
+	return diff*10 >= n*9
+}
+
+// render redraws blocks of g from orig (the page before flatten) as
+// their contrast with their own background: on each row, the background
+// runs from one end of the block to the other (so a gradient behind text
+// is taken away), and a block mostly of ink (light text on a dark button)
+// is turned over. A large block (kinds[i] renderLarge) takes its ends
+// from the pixels just outside it; a panel (renderPanel, renderBand: a
+// button or a coloured box) from the pixels just inside its edge, the
+// box's own colour. Strokes come out whole whatever their
+// width, and each block gets its own polarity.
+func render(g, orig gray, rects []image.Rectangle, kinds []int) {
 	for i, r := range rects {
-		if !only[i] {
+		var m image.Rectangle
+		switch kinds[i] {
+		case renderLarge:
+			m = r.Inset(-2).Intersect(image.Rect(0, 0, g.w, g.h))
+		case renderPanel, renderBand:
+			if m = r.Inset(2); m.Dx() < 8 || m.Dy() < 4 {
+				continue
+			}
+		default:
 			continue
 		}
-		m := r.Inset(-2).Intersect(image.Rect(0, 0, g.w, g.h))
 		dark := 0
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			row := orig.pix[y*orig.w : (y+1)*orig.w]
@@ -414,6 +521,14 @@ func render(g, orig gray, rects []image.Rectangle, only []bool) {
 				t := float64(x-m.Min.X) / float64(max(1, m.Dx()-1))
 				bg := l + (rt-l)*t
 				d := int(math.Abs(float64(row[x]) - bg))
+				if kinds[i] == renderPanel {
+					// Also against the box's top and bottom in this
+					// column (a gradient of any shape across it): ink
+					// differs from both.
+					top, bot := float64(orig.pix[m.Min.Y*orig.w+x]), float64(orig.pix[(m.Max.Y-1)*orig.w+x])
+					u := float64(y-m.Min.Y) / float64(max(1, m.Dy()-1))
+					d = min(d, int(math.Abs(float64(row[x])-(top+(bot-top)*u))))
+				}
 				v := uint8(max(0, 255-max(0, d-bgTol)*3))
 				out[x] = v
 				if v < inkLevel {
