@@ -1,9 +1,10 @@
 // Command judgeset draws the OCR judge's labelled set with real Debian
 // applications on private Xvfb displays (xterm, rxvt-unicode, lxterminal,
-// zenity, yad, mousepad) and headless Chromium, and writes the screens as
+// zenity, yad, mousepad, FeatherPad: a Qt editor) and headless Chromium, and writes the screens as
 // PNGs and the cases as labels.json. Run it through gen.sh:
 //
 //	bench/judgeset/gen.sh            # writes internal/judge/testdata/ocrset
+//	go run ./bench/judgeset -only featherpad -merge   # redraws one app's screens in place
 //
 // Every screen shows phrases from a bank of pairs that differ in one word
 // or number. For each phrase shown the set asks whether it is visible
@@ -106,6 +107,7 @@ type screen struct {
 func main() {
 	out := flag.String("out", "internal/judge/testdata/ocrset", "directory to write the set to")
 	only := flag.String("only", "", "generate only screens whose name contains this")
+	merge := flag.Bool("merge", false, "with -only: put the screens generated into the set in -out (their cases replace the ones they had), leaving the other screens as they are")
 	flag.Parse()
 	log.SetFlags(0)
 	xgb.Logger = log.New(io.Discard, "", 0)
@@ -131,8 +133,29 @@ func main() {
 		cases = append(cases, cs...)
 		log.Printf("%s: %d cases, %s", s.name, len(cs), time.Since(t0).Round(time.Millisecond))
 	}
-	if *only != "" {
+	if *only != "" && !*merge {
 		return
+	}
+	if *merge {
+		old, err := os.ReadFile(filepath.Join(*out, "labels.json"))
+		if err != nil {
+			log.Fatalf("-merge: %v", err)
+		}
+		var kept []Case
+		if err := json.Unmarshal(old, &kept); err != nil {
+			log.Fatalf("-merge: labels.json: %v", err)
+		}
+		redrawn := map[string]bool{}
+		for _, c := range cases {
+			redrawn[c.Image] = true
+		}
+		all := kept[:0]
+		for _, c := range kept {
+			if !redrawn[c.Image] {
+				all = append(all, c)
+			}
+		}
+		cases = append(all, cases...)
 	}
 	data, err := json.MarshalIndent(cases, "", " ")
 	if err != nil {
@@ -147,7 +170,7 @@ func main() {
 			no++
 		}
 	}
-	log.Printf("%d screens, %d cases, %d NO", len(screens), len(cases), no)
+	log.Printf("%d cases, %d NO", len(cases), no)
 }
 
 // plan lists the screens: every app in both themes at 1x and 2x, sizes
@@ -156,11 +179,6 @@ func main() {
 func plan() []screen {
 	rng := rand.New(rand.NewPCG(28, 2))
 	sizes := []int{8, 10, 12, 16, 24, 36, 48, 72, 96}
-	type appSpec struct {
-		app   string
-		font  string
-		sizes []int
-	}
 	apps := []appSpec{
 		{"xterm", "aa", sizes},
 		{"xterm", "bitmap", []int{8, 10, 12, 16}},
@@ -172,12 +190,39 @@ func plan() []screen {
 		{"chromium", "aa", sizes},
 	}
 	var out []screen
+	out = appScreens(rng, apps, out)
+	// Two windows: phrases of one asked of the other.
+	for i, spec := range []struct{ app, second, theme string }{
+		{"xterm", "yad", "dark"}, {"xterm", "yad", "light"},
+		{"lxterminal", "yad", "light"}, {"urxvt", "yad", "dark"},
+	} {
+		s := screen{app: spec.app, second: spec.second, theme: spec.theme, scale: 1 + i%2, pt: []int{10, 12}[i%2], font: "aa", cut: -1}
+		s.name = fmt.Sprintf("two-%s-%s-%s-%dx", spec.app, spec.second, spec.theme, s.scale)
+		perm := rng.Perm(len(pairs))
+		s.shown, s.shown2 = perm[:3], perm[3:6]
+		s.flip = []bool{false, true, false}
+		out = append(out, s)
+	}
+	// Apps added since draw from a seed of their own, so the screens
+	// above stay as they were: FeatherPad, a Qt editor.
+	return appScreens(rand.New(rand.NewPCG(28, 3)), []appSpec{{"featherpad", "aa", []int{10, 16, 24, 36}}}, out)
+}
+
+type appSpec struct {
+	app   string
+	font  string
+	sizes []int
+}
+
+// appScreens adds each app's screens to out: both themes at 1x and 2x,
+// sizes spread over them, phrases drawn from the bank with rng.
+func appScreens(rng *rand.Rand, apps []appSpec, out []screen) []screen {
 	k := 0
 	for _, a := range apps {
 		for _, theme := range []string{"light", "dark"} {
 			for _, scale := range []int{1, 2} {
 				n := 2
-				if a.app == "mousepad" || a.font == "bitmap" {
+				if a.app == "mousepad" || a.app == "featherpad" || a.font == "bitmap" {
 					n = 1
 				}
 				for i := 0; i < n; i++ {
@@ -196,7 +241,7 @@ func plan() []screen {
 							s.flip = append(s.flip, rng.IntN(2) == 1)
 						}
 					}
-					if a.app != "mousepad" && a.app != "zenity" && a.app != "yad" && pt <= 48 {
+					if a.app != "mousepad" && a.app != "featherpad" && a.app != "zenity" && a.app != "yad" && pt <= 48 {
 						for _, p := range perm {
 							if fit(p) && !contains(s.shown, p) {
 								s.cut = p
@@ -209,18 +254,6 @@ func plan() []screen {
 				k++
 			}
 		}
-	}
-	// Two windows: phrases of one asked of the other.
-	for i, spec := range []struct{ app, second, theme string }{
-		{"xterm", "yad", "dark"}, {"xterm", "yad", "light"},
-		{"lxterminal", "yad", "light"}, {"urxvt", "yad", "dark"},
-	} {
-		s := screen{app: spec.app, second: spec.second, theme: spec.theme, scale: 1 + i%2, pt: []int{10, 12}[i%2], font: "aa", cut: -1}
-		s.name = fmt.Sprintf("two-%s-%s-%s-%dx", spec.app, spec.second, spec.theme, s.scale)
-		perm := rng.Perm(len(pairs))
-		s.shown, s.shown2 = perm[:3], perm[3:6]
-		s.flip = []bool{false, true, false}
-		out = append(out, s)
 	}
 	return out
 }
@@ -471,12 +504,20 @@ func draw1(s screen) (*image.RGBA, image.Rectangle, error) {
 		return nil, image.Rectangle{}, err
 	}
 	title := "^target$"
-	if s.app == "mousepad" {
-		title = "notes.txt" // mousepad titles its window by the file
+	if s.app == "mousepad" || s.app == "featherpad" {
+		title = "notes.txt" // the editors title their window by the file
 	}
 	target, err := d.geometry(title)
 	if err != nil {
 		return nil, image.Rectangle{}, err
+	}
+	if s.app == "featherpad" {
+		// Its text cursor blinks while its window is active: take the
+		// focus away from every window once it has shown.
+		time.Sleep(time.Second)
+		if err := xproto.SetInputFocusChecked(d.conn, xproto.InputFocusNone, xproto.WindowNone, xproto.TimeCurrentTime).Check(); err != nil {
+			return nil, image.Rectangle{}, fmt.Errorf("take the focus from featherpad: %w", err)
+		}
 	}
 	if _, err := d.settle(ready, 500*time.Millisecond); err != nil {
 		return nil, image.Rectangle{}, err
@@ -569,6 +610,19 @@ func client(d *display, app, title string, s screen, lines []string, cut int, po
 			return "", err
 		}
 		return "", d.start(append(gtkEnv, "DBUS_SESSION_BUS_ADDRESS=disabled:"), "mousepad", file)
+	case "featherpad":
+		file := filepath.Join(d.home, "notes.txt")
+		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			return "", err
+		}
+		dir := filepath.Join(d.home, ".config", "featherpad")
+		os.MkdirAll(dir, 0o755)
+		conf := fmt.Sprintf("[text]\nfont=\"DejaVu Sans Mono,%d,-1,5,50,0,0,0,0,0\"\ndarkColorScheme=%v\n\n[window]\nsize=@Size(1000 560)\nstartSize=@Size(1000 560)\n",
+			s.pt, s.theme == "dark")
+		if err := os.WriteFile(filepath.Join(dir, "fp.conf"), []byte(conf), 0o644); err != nil {
+			return "", err
+		}
+		return "", d.start(d.env("QT_SCALE_FACTOR="+strconv.Itoa(s.scale), "QT_QPA_PLATFORM=xcb", "XDG_RUNTIME_DIR="+d.home), "featherpad", file)
 	}
 	return "", fmt.Errorf("unknown app %q", app)
 }

@@ -32,6 +32,17 @@ type OCRJudge struct {
 
 	mu    sync.Mutex
 	snaps map[string]*ocr.Snapshot // the last page read per display and target
+	// seen is where each phrase was last read, per display and target
+	// (seenKey): a "gone" is confirmed only when that place is read.
+	seen map[string]image.Rectangle
+}
+
+// maxSeen bounds the places remembered (one per watched phrase and
+// target); past it they are forgotten all at once.
+const maxSeen = 1024
+
+func seenKey(q Question, phrase string) string {
+	return q.Frame.Display + " " + q.Frame.Target + "\x00" + strings.Join(words(phrase), " ")
 }
 
 // maxSnapshots bounds the pages the judge remembers (one per watched
@@ -46,7 +57,7 @@ func NewOCR(o OCROptions) (*OCRJudge, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &OCRJudge{o: o, snaps: map[string]*ocr.Snapshot{}}, nil
+	return &OCRJudge{o: o, snaps: map[string]*ocr.Snapshot{}, seen: map[string]image.Rectangle{}}, nil
 }
 
 // Name implements Backend.
@@ -158,7 +169,13 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			if !tc.Gone {
 				continue
 			}
-			if r, ok := unreadFor(res, p); ok {
+			var seen image.Rectangle
+			if q.Frame != nil {
+				j.mu.Lock()
+				seen = j.seen[seenKey(q, p)]
+				j.mu.Unlock()
+			}
+			if r, ok := unreadFor(res, p, seen); ok {
 				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
 				boxes = append(boxes, r)
 			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.readTwice(ctx, q, res, read, m, p) {
@@ -177,10 +194,20 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			continue
 		}
 		found = append(found, fmt.Sprintf("%q as %q", p, m.text))
+		var at image.Rectangle
 		for _, wi := range m.words {
 			if !read[wi].box.Empty() {
 				boxes = append(boxes, read[wi].box)
+				at = at.Union(read[wi].box)
 			}
+		}
+		if q.Frame != nil && !at.Empty() {
+			j.mu.Lock()
+			if len(j.seen) >= maxSeen {
+				clear(j.seen)
+			}
+			j.seen[seenKey(q, p)] = at
+			j.mu.Unlock()
 		}
 	}
 	words := read
@@ -238,20 +265,44 @@ func minConf(ws []textWord, idx []int) float64 {
 	return c
 }
 
-// unreadFor returns a region of res that looks like text, wide enough to
-// hold phrase at the smallest screen size (8 pixels a line, a character at
-// least 0.4 of that), where nothing was read with confidence: the phrase
-// may be there, unread (a heading too large, text too faint). A region of
-// several lines is judged by its width alone, so it counts too, unless it
-// is taller than wide (an icon) and too narrow for the phrase in lines of
-// half its height.
-func unreadFor(res ocr.Result, phrase string) (image.Rectangle, bool) {
+// unreadFor returns a region of res that looks like text but where
+// nothing was read with confidence, in which phrase may be, unread. When
+// the phrase was read before at seen, that is a region over half that
+// place or more: where the text was is not read (a text cursor there is
+// not). Otherwise (never read here) a region
+// wide enough to hold the phrase at the smallest screen size (8 pixels a
+// line, a character at least 0.4 of that) and twice as tall as the lines
+// read with confidence (a heading too large or too faint to read; a row
+// of toolbar icons, as tall as the text, does not count), or any such
+// region when no line was read. A region of several lines is judged by its
+// width alone, unless it is taller than wide (an icon) and too narrow for
+// the phrase in lines of half its height.
+func unreadFor(res ocr.Result, phrase string, seen image.Rectangle) (image.Rectangle, bool) {
+	if !seen.Empty() {
+		for _, r := range res.Unread {
+			if 2*r.Intersect(seen).Dx() >= seen.Dx() {
+				return r, true
+			}
+		}
+		return image.Rectangle{}, false
+	}
 	n := 0
 	for _, w := range words(phrase) {
 		n += len(w)
 	}
+	var hs []int
+	for _, l := range res.Lines {
+		if l.Conf >= minConfLine {
+			hs = append(hs, l.Box.Dy())
+		}
+	}
+	slices.Sort(hs)
+	line := 0
+	if len(hs) > 0 {
+		line = hs[len(hs)/2]
+	}
 	for _, r := range res.Unread {
-		if r.Dy() < 8 || float64(r.Dx()) < 0.4*8*float64(n) {
+		if r.Dy() < 8 || float64(r.Dx()) < 0.4*8*float64(n) || r.Dy() < 2*line {
 			continue
 		}
 		// A region taller than wide (an icon beside a label) holds the
@@ -262,6 +313,10 @@ func unreadFor(res ocr.Result, phrase string) (image.Rectangle, bool) {
 	}
 	return image.Rectangle{}, false
 }
+
+// minConfLine is the mean word confidence from which a line counts as
+// read with confidence when unreadFor measures the screen's text height.
+const minConfLine = 80
 
 // recognize reads the question's frame, only the rows that changed since
 // the last page of the same display and target (ocr.RecognizeChanged).

@@ -22,8 +22,8 @@ const ocrSetDir = "testdata/ocrset"
 // the judge achieves (docs/judges.md); a change that reads less, or says
 // YES where it should not, fails here.
 const (
-	ocrSetMinHits     = 519 // YES cases judged YES, at least (of 546)
-	ocrSetMaxFalseYes = 0   // NO cases judged YES, at most (of 576)
+	ocrSetMinHits     = 554 // YES cases judged YES, at least (of 586)
+	ocrSetMaxFalseYes = 0   // NO cases judged YES, at most (of 616)
 )
 
 // runSplit runs the set in two halves at once (the machine has two cores),
