@@ -19,7 +19,7 @@ packages=(
   dbus-x11 at-spi2-core zenity
   xdotool
   openbox xclip
-  mousepad galculator gnumeric pcmanfm lxterminal yad rxvt-unicode
+  mousepad galculator gnumeric pcmanfm lxterminal yad rxvt-unicode featherpad
   ffmpeg
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
