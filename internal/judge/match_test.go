@@ -53,7 +53,8 @@ func TestOCRMatchNearMisses(t *testing.T) {
 // read a second time at other sizes: two readings with confidence of
 // another word confirm the phrase gone ("Tuesday" while "Thursday" is
 // shown), a digit misread with low confidence the same way twice does not
-// ("api-02" shown, read "api-62"). Text on a box of its own colour (a
+// ("api-02" shown, read "api-62"); one reading at confidence 80 and the
+// other at 50 is enough ("Alice" while waiting for "Alicia" to go). Text on a box of its own colour (a
 // gradient, a button) is read against the box; a dialog's icon is parted
 // from the lines of its label; the edge of a window is not a box.
 func TestOCRSetScreens(t *testing.T) {
@@ -81,6 +82,9 @@ func TestOCRSetScreens(t *testing.T) {
 		{"zenity-aa-dark-2x-10pt.png", `"Sync paused" is gone`, true},               // the icon is no unread text
 		{"lxterminal-aa-dark-2x-10pt.png", `"Backup unverified" is visible`, true},  // at the window's right edge
 		{"chromium-aa-dark-1x-72pt.png", `"Tracking 7Q4X9" is gone`, true},          // "7Q4X8" after it, read twice
+		{"urxvt-aa-dark-1x-10pt.png", `"Welcome back, Alicia" is gone`, true},       // "Alice" at 96, then at 66
+		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X8" is gone`, true},        // "7Q4X9" read again in a block of text (psm 6)
+		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X9" is gone`, false},       // shown
 	} {
 		c := frames[tc.image]
 		if c == nil {

@@ -354,13 +354,17 @@ func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, re
 	}
 	var region image.Rectangle
 	var first []string
+	var firstConf []float64
 	for _, wi := range m.words {
 		w := read[wi]
 		if w.line >= 0 && w.line < len(res.Lines) {
 			region = region.Union(res.Lines[w.line].Box)
 		}
 		region = region.Union(w.box)
-		first = append(first, words(w.text)...)
+		for _, t := range words(w.text) {
+			first = append(first, t)
+			firstConf = append(firstConf, w.conf)
+		}
 	}
 	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
 	if err != nil {
@@ -379,12 +383,16 @@ func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, re
 		return false
 	}
 	// The first reading's words, in order on one line of the second,
-	// each read there with confidence (a misread digit read the same way
-	// twice is read with little).
+	// each read with confidence: confirmConf in the second reading, or
+	// confirmConf in the first and minConfRead in the second (a misread
+	// digit read the same way twice is read with little in both).
+	sure := func(k int, c float64) bool {
+		return c >= confirmConf || (firstConf[k] >= confirmConf && c >= minConfRead)
+	}
 	for start := range x.toks {
 		k := 0
 		for k < len(first) && start+k < len(x.toks) && x.toks[start+k].line == x.toks[start].line &&
-			sameFolded(x.toks[start+k].runes, []rune(first[k])) && again[x.toks[start+k].word].conf >= confirmConf {
+			sameFolded(x.toks[start+k].runes, []rune(first[k])) && sure(k, again[x.toks[start+k].word].conf) {
 			k++
 		}
 		if k == len(first) {
@@ -394,9 +402,13 @@ func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, re
 	return false
 }
 
-// confirmConf is the confidence at least with which a second reading must
-// read each word it confirms.
-const confirmConf = 80
+// confirmConf is the confidence at least with which one of two readings
+// must read each word the second confirms, the other reading it with
+// minConfRead at least.
+const (
+	confirmConf = 80
+	minConfRead = 50
+)
 
 // sameFolded reports whether a and b are the same word up to OCR's
 // confusions (fold).

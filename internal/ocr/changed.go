@@ -143,6 +143,11 @@ func (e *Engine) recognizeStrip(ctx context.Context, f *frame.Frame, rect image.
 	return e.recognizePart(ctx, f, rect, sizing{fixed: e.o.Scale}, 0, image.Point{})
 }
 
+// rereadPSM is the segmentation mode of a second reading: a uniform block
+// of text, where a first reading looks for sparse text (11), so the
+// second opinion comes from other pixels and another segmentation.
+const rereadPSM = 6
+
 // Reread reads the part r of f a second time, resampled to other sizes
 // than a first reading (lines of about secondLine pixels instead of
 // targetLine, up to secondMaxScale), with some of the page around it for
@@ -153,7 +158,7 @@ func (e *Engine) Reread(ctx context.Context, f *frame.Frame, r image.Rectangle) 
 	if r.Empty() {
 		return Result{}, nil
 	}
-	sz := sizing{fixed: e.o.Scale, second: true}
+	sz := sizing{fixed: e.o.Scale, second: true, psm: rereadPSM}
 	if sz.fixed > 0 {
 		sz.fixed = sz.fixed%8 + 1
 	}

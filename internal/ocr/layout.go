@@ -320,10 +320,12 @@ func lineCuts(g gray, r image.Rectangle) []image.Rectangle {
 // sizing is how blocks are resampled: to a fixed factor (1..8), or to
 // lines of about targetLine pixels; second is the sizing of a second
 // reading (Engine.Reread), lines of about secondLine pixels up to
-// secondMaxScale, so Tesseract sees other pixels than the first time.
+// secondMaxScale, so Tesseract sees other pixels than the first time;
+// psm, when set, is the segmentation mode Tesseract reads them with.
 type sizing struct {
 	fixed  int
 	second bool
+	psm    int // Tesseract's page segmentation mode, 0 for the engine's
 }
 
 const (

@@ -208,7 +208,11 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	in := pgm(g, scale, e.o.Threshold, sc.pgm)
 	sc.pgm = in
 
-	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(e.o.PSM), "-l", e.o.Lang, "tsv")
+	psm := e.o.PSM
+	if sz.psm > 0 {
+		psm = sz.psm
+	}
+	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(psm), "-l", e.o.Lang, "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
