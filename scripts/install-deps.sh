@@ -20,7 +20,7 @@ packages=(
   dbus-x11 at-spi2-core zenity python3-gi gir1.2-gtk-3.0 python3-pyqt5
   xdotool
   openbox xclip
-  mousepad galculator gnumeric pcmanfm lxterminal
+  mousepad galculator gnumeric pcmanfm lxterminal yad rxvt-unicode featherpad
   ffmpeg
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests python3-gi gir1.2-gtk-3.0

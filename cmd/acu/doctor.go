@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/acu-dev/acu/internal/config"
@@ -172,13 +173,21 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return runBenchTasks(ctx, e, args[1:])
 	}
 	if len(args) == 0 || args[0] != "judge" {
-		return fmt.Errorf("bench: use `acu bench judge [--set DIR]` or `acu bench tasks [flags]`")
+		return fmt.Errorf("bench: use `acu bench judge [--set builtin|ocr|DIR]` or `acu bench tasks [flags]`")
 	}
-	fs := newFlags(e, "bench judge", "[--set DIR] [--backend ocr|openrouter|...]")
-	set := fs.String("set", "", "directory of labelled screenshots with a labels.json (default: the set built into acu)")
+	fs := newFlags(e, "bench judge", "[--set builtin|ocr|DIR] [--backend ocr|openrouter|...] [--model M1,M2,...] [--limit N]")
+	set := fs.String("set", "builtin", "labelled set: builtin (53 cases, vision and OCR), ocr (the OCR judge's 1,122 cases from real apps), or a directory with a labels.json (./ocr for a directory of that name)")
 	backend := fs.String("backend", "", "judge backend (default: as configured, see `acu doctor`)")
+	models := fs.String("model", "", "comma-separated models to run the set through one after the other, each with the backend (default: the configured model); a summary line per model ends the output")
+	limit := fs.Int("limit", 0, "run at most N cases, spread evenly over the set (a paid model's cost grows with every case); 0: all")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("bench judge: unexpected argument %q: flags only, e.g. `acu bench judge --backend openrouter --model m1,m2 --set ocr`", fs.Arg(0))
+	}
+	if *limit < 0 {
+		return fmt.Errorf("bench judge: --limit %d: must be 0 (all cases) or more", *limit)
 	}
 	c, err := loadConfig(e)
 	if err != nil {
@@ -187,19 +196,61 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *backend != "" {
 		c.VisionBackend = *backend
 	}
-	cases, err := judge.BuiltinSet()
-	from := "the built-in set"
-	if *set != "" {
+	var cases []judge.Case
+	from := *set
+	switch *set {
+	case "builtin", "":
+		cases, err = judge.BuiltinSet()
+		from = "the built-in set"
+	case "ocr":
+		cases, err = judge.BuiltinOCRSet()
+		from = "the built-in OCR set"
+	default:
 		cases, err = judge.LoadSet(*set)
-		from = *set
 	}
 	if err != nil {
 		return err
 	}
-	b, choice, err := judge.Select(ctx, selectOptions(c, newLogger(c, e.stderr)))
-	if err != nil {
-		return err
+	cases = judge.Sample(cases, *limit)
+	list := []string{""} // the configured model
+	if *models != "" {
+		list = nil
+		for _, m := range strings.Split(*models, ",") {
+			if m = strings.TrimSpace(m); m == "" {
+				return fmt.Errorf("bench judge: --model %q has an empty name: give models separated by commas, e.g. --model m1,m2", *models)
+			}
+			list = append(list, m)
+		}
 	}
-	fmt.Fprintf(e.stdout, "judge %s (model %q), %d cases from %s\n", choice.Backend, choice.Model, len(cases), from)
-	return judge.RunBench(ctx, b, cases).Print(e.stdout)
+	var reports []judge.Report
+	for _, m := range list {
+		mc := *c
+		if m != "" {
+			if mc.VisionBackend == "" {
+				return fmt.Errorf("bench judge: --model %s needs a backend: add --backend (openrouter, claude, gemini, openai, ollama, vllm) or set ACU_VISION_BACKEND", m)
+			}
+			mc.VisionModel = m
+		}
+		b, choice, err := judge.Select(ctx, selectOptions(&mc, newLogger(&mc, e.stderr)))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "judge %s (model %q), %d cases from %s\n", choice.Backend, choice.Model, len(cases), from)
+		r := judge.RunBench(ctx, b, cases)
+		if r.Model == "" {
+			r.Model = choice.Model
+		}
+		if err := r.Print(e.stdout); err != nil {
+			return err
+		}
+		reports = append(reports, r)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if len(list) > 1 {
+		fmt.Fprintln(e.stdout)
+		return judge.PrintModels(e.stdout, reports)
+	}
+	return nil
 }

@@ -7,11 +7,11 @@ import (
 	"image"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/acu-dev/acu/internal/ocr"
 )
@@ -32,6 +32,17 @@ type OCRJudge struct {
 
 	mu    sync.Mutex
 	snaps map[string]*ocr.Snapshot // the last page read per display and target
+	// seen is where each phrase was last read, per display and target
+	// (seenKey): a "gone" is confirmed only when that place is read.
+	seen map[string]image.Rectangle
+}
+
+// maxSeen bounds the places remembered (one per watched phrase and
+// target); past it they are forgotten all at once.
+const maxSeen = 1024
+
+func seenKey(q Question, phrase string) string {
+	return q.Frame.Display + " " + q.Frame.Target + "\x00" + strings.Join(words(phrase), " ")
 }
 
 // maxSnapshots bounds the pages the judge remembers (one per watched
@@ -46,7 +57,7 @@ func NewOCR(o OCROptions) (*OCRJudge, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &OCRJudge{o: o, snaps: map[string]*ocr.Snapshot{}}, nil
+	return &OCRJudge{o: o, snaps: map[string]*ocr.Snapshot{}, seen: map[string]image.Rectangle{}}, nil
 }
 
 // Name implements Backend.
@@ -108,17 +119,18 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		return Verdict{}, err
 	}
 	start := time.Now()
-	var words []textWord
+	var read []textWord
 	var boxes []image.Rectangle
+	var res ocr.Result
 	switch {
 	case q.Text != "":
 		for i, line := range strings.Split(q.Text, "\n") {
 			for _, f := range strings.Fields(line) {
-				words = append(words, textWord{text: f, line: i})
+				read = append(read, textWord{text: f, line: i, conf: 100})
 			}
 		}
 	case q.Frame != nil:
-		res, err := j.recognize(ctx, q)
+		res, err = j.recognize(ctx, q)
 		if err != nil {
 			return Verdict{}, fmt.Errorf("ocr judge: %w", err)
 		}
@@ -126,33 +138,79 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			if w.Conf < j.o.MinConfidence {
 				continue
 			}
-			words = append(words, textWord{text: w.Text, box: w.Box, line: w.Line})
+			read = append(read, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
 		}
 	default:
 		return Verdict{}, errors.New("judge question has neither a frame nor text")
 	}
-	idx := indexWords(words)
+	idx := indexWords(read)
 	vd := Verdict{Model: "tesseract"}
-	var found, missing []string
+	var found, missing, unread []string
 	for _, p := range tc.Phrases {
 		// Looking for text that must be gone, be generous in what counts as
 		// still there: a false YES wakes the agent too early.
-		budget := editBudget(p)
+		extra := 0
 		if tc.Gone {
-			budget++
+			extra = 1
 		}
-		m, ok := idx.find(p, budget)
+		m, ok := idx.find(p, extra)
+		if ok && tc.Gone && q.Frame != nil {
+			// A near match found only with the budget of "gone" (a word
+			// or two letters off: "Thursday" for "Tuesday") is the phrase
+			// misread unless a second reading reads the same.
+			if _, strict := idx.find(p, 0); !strict && j.readTwice(ctx, q, res, read, m, p) {
+				ok = false
+				missing = append(missing, strconv.Quote(p))
+				continue
+			}
+		}
 		if !ok {
 			missing = append(missing, strconv.Quote(p))
+			if !tc.Gone {
+				continue
+			}
+			var seen image.Rectangle
+			if q.Frame != nil {
+				j.mu.Lock()
+				seen = j.seen[seenKey(q, p)]
+				j.mu.Unlock()
+			}
+			if r, ok := unreadFor(res, p, seen); ok {
+				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
+				boxes = append(boxes, r)
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.readTwice(ctx, q, res, read, m, p) {
+				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
+				for _, wi := range m.words {
+					boxes = append(boxes, read[wi].box)
+				}
+			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && j.readTwice(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p)) {
+				var parts []string
+				for _, wi := range m.words {
+					parts = append(parts, read[wi].text)
+					boxes = append(boxes, read[wi].box)
+				}
+				unread = append(unread, fmt.Sprintf("%q may be %q cut short by what was read", p, strings.Join(parts, " ")))
+			}
 			continue
 		}
 		found = append(found, fmt.Sprintf("%q as %q", p, m.text))
+		var at image.Rectangle
 		for _, wi := range m.words {
-			if !words[wi].box.Empty() {
-				boxes = append(boxes, words[wi].box)
+			if !read[wi].box.Empty() {
+				boxes = append(boxes, read[wi].box)
+				at = at.Union(read[wi].box)
 			}
 		}
+		if q.Frame != nil && !at.Empty() {
+			j.mu.Lock()
+			if len(j.seen) >= maxSeen {
+				clear(j.seen)
+			}
+			j.seen[seenKey(q, p)] = at
+			j.mu.Unlock()
+		}
 	}
+	words := read
 	src := "on screen"
 	if q.Text != "" {
 		src = "in the text"
@@ -161,6 +219,11 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		// Nothing read at all: a blank or blacked-out frame proves nothing,
 		// and a false YES wakes the agent early.
 		vd.Evidence = fmt.Sprintf("no text read on screen, so %s cannot be confirmed gone", strings.Join(missing, ", "))
+	} else if tc.Gone && len(found) == 0 && len(unread) > 0 {
+		// Not read is not gone: text that could be the phrase was seen
+		// but not read with confidence.
+		vd.Evidence = fmt.Sprintf("cannot confirm gone: %s", strings.Join(unread, ", "))
+		vd.Boxes = boxes
 	} else if tc.Gone {
 		vd.Met = len(found) == 0
 		if vd.Met {
@@ -187,161 +250,73 @@ type textWord struct {
 	text string
 	box  image.Rectangle
 	line int
+	conf float64 // Tesseract's confidence, 100 for text
 }
 
-// editBudget is how many edits a match of phrase may need: about one per
-// five letters, none for short words.
-func editBudget(phrase string) int {
+// sureConf is the word confidence under which a near match of a phrase
+// that must be gone may be the phrase misread ("api-681" for "api-01").
+const sureConf = 90
+
+func minConf(ws []textWord, idx []int) float64 {
+	c := 100.0
+	for _, i := range idx {
+		c = min(c, ws[i].conf)
+	}
+	return c
+}
+
+// unreadFor returns a region of res that looks like text but where
+// nothing was read with confidence, in which phrase may be, unread. When
+// the phrase was read before at seen, that is a region over half that
+// place or more: where the text was is not read (a text cursor there is
+// not). Otherwise (never read here) a region
+// wide enough to hold the phrase at the smallest screen size (8 pixels a
+// line, a character at least 0.4 of that) and twice as tall as the lines
+// read with confidence (a heading too large or too faint to read; a row
+// of toolbar icons, as tall as the text, does not count), or any such
+// region when no line was read. A region of several lines is judged by its
+// width alone, unless it is taller than wide (an icon) and too narrow for
+// the phrase in lines of half its height.
+func unreadFor(res ocr.Result, phrase string, seen image.Rectangle) (image.Rectangle, bool) {
+	if !seen.Empty() {
+		for _, r := range res.Unread {
+			if 2*r.Intersect(seen).Dx() >= seen.Dx() {
+				return r, true
+			}
+		}
+		return image.Rectangle{}, false
+	}
 	n := 0
-	for _, t := range tokens(phrase) {
-		n += len(t)
+	for _, w := range words(phrase) {
+		n += len(w)
 	}
-	return n / 5
+	var hs []int
+	for _, l := range res.Lines {
+		if l.Conf >= minConfLine {
+			hs = append(hs, l.Box.Dy())
+		}
+	}
+	slices.Sort(hs)
+	line := 0
+	if len(hs) > 0 {
+		line = hs[len(hs)/2]
+	}
+	for _, r := range res.Unread {
+		if r.Dy() < 8 || float64(r.Dx()) < 0.4*8*float64(n) || r.Dy() < 2*line {
+			continue
+		}
+		// A region taller than wide (an icon beside a label) holds the
+		// phrase only in lines of at most half its height.
+		if 2*r.Dx() >= 3*r.Dy() || float64(r.Dx()) >= 0.4*float64(r.Dy())/2*float64(n) {
+			return r, true
+		}
+	}
+	return image.Rectangle{}, false
 }
 
-// tokens splits s into normalized tokens: lower case, letters and digits
-// only, with OCR's common confusions folded (0/o, 1/l/i/|, rn/m, vv/w, 5/s).
-func tokens(s string) []string {
-	var out []string
-	var b strings.Builder
-	flush := func() {
-		if b.Len() > 0 {
-			t := b.String()
-			t = strings.ReplaceAll(t, "rn", "m")
-			t = strings.ReplaceAll(t, "vv", "w")
-			out = append(out, t)
-			b.Reset()
-		}
-	}
-	for _, r := range s {
-		switch r {
-		case '0':
-			r = 'o'
-		case '1', 'l', 'I', '|', '!':
-			r = 'i'
-		case '5':
-			r = 's'
-		}
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		case r == '|':
-			b.WriteRune('i')
-		default:
-			flush()
-		}
-	}
-	flush()
-	return out
-}
-
-// wordIndex is the OCR text as a sequence of normalized tokens, each
-// remembering the word it came from.
-type wordIndex struct {
-	toks  []string
-	word  []int // token -> word index
-	words []textWord
-}
-
-func indexWords(words []textWord) wordIndex {
-	idx := wordIndex{words: words}
-	for i, w := range words {
-		for _, t := range tokens(w.text) {
-			idx.toks = append(idx.toks, t)
-			idx.word = append(idx.word, i)
-		}
-	}
-	return idx
-}
-
-type match struct {
-	text  string // the words matched, as read
-	words []int
-	dist  int
-}
-
-// find looks for phrase as a run of tokens (one or two more or fewer than
-// the phrase has, since OCR splits and joins words), compared without
-// spaces, within budget edits. The closest match wins.
-func (x wordIndex) find(phrase string, budget int) (match, bool) {
-	pt := tokens(phrase)
-	want := strings.Join(pt, "")
-	best := match{dist: budget + 1}
-	var joined []byte
-	for i := range x.toks {
-		joined = joined[:0]
-		for n := 1; n <= len(pt)+2 && i+n <= len(x.toks); n++ {
-			joined = append(joined, x.toks[i+n-1]...)
-			if n+2 < len(pt) {
-				continue
-			}
-			got := joined
-			if len(got) > len(want)+budget {
-				break
-			}
-			if len(got) < len(want)-budget {
-				continue
-			}
-			d := levenshtein(got, want, best.dist)
-			if d < best.dist {
-				best = match{dist: d, words: x.wordsOf(i, i+n)}
-			}
-		}
-	}
-	if best.dist > budget {
-		return match{}, false
-	}
-	parts := make([]string, len(best.words))
-	for k, wi := range best.words {
-		parts[k] = x.words[wi].text
-	}
-	best.text = strings.Join(parts, " ")
-	return best, true
-}
-
-func (x wordIndex) wordsOf(from, to int) []int {
-	var ws []int
-	for t := from; t < to; t++ {
-		if len(ws) == 0 || ws[len(ws)-1] != x.word[t] {
-			ws = append(ws, x.word[t])
-		}
-	}
-	return ws
-}
-
-// levenshtein returns the edit distance of a and b (bytes: tokens are
-// lower-cased letters and digits, compared as UTF-8), or limit when it is at
-// least limit.
-func levenshtein(a []byte, b string, limit int) int {
-	var buf [2 * 65]int
-	var prev, cur []int
-	if len(b) < 65 {
-		prev, cur = buf[:len(b)+1], buf[65:65+len(b)+1]
-	} else {
-		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
-	}
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			c = min(c, prev[j]+1, cur[j-1]+1)
-			cur[j] = c
-			rowMin = min(rowMin, c)
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
-}
+// minConfLine is the mean word confidence from which a line counts as
+// read with confidence when unreadFor measures the screen's text height.
+const minConfLine = 80
 
 // recognize reads the question's frame, only the rows that changed since
 // the last page of the same display and target (ocr.RecognizeChanged).
@@ -365,4 +340,86 @@ func (j *OCRJudge) recognize(ctx context.Context, q Question) (ocr.Result, error
 	j.mu.Unlock()
 	j.o.Logger.Debug("ocr judge read", "target", key, "full", st.Full, "strips", st.Strips, "rows", st.RowsRead)
 	return res, nil
+}
+
+// readTwice reads the lines of the near match m of phrase again, at other
+// sizes (ocr.Engine.Reread), and reports whether the second reading
+// confirms the first: the same words again, and nowhere the phrase. Two
+// readings of other pixels agreeing on a different word are not the
+// phrase misread; anything else (the phrase found, another reading, an
+// error) leaves the phrase possibly on screen.
+func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, read []textWord, m match, phrase string) bool {
+	if q.Frame == nil || len(m.words) == 0 {
+		return false
+	}
+	var region image.Rectangle
+	var first []string
+	var firstConf []float64
+	for _, wi := range m.words {
+		w := read[wi]
+		if w.line >= 0 && w.line < len(res.Lines) {
+			region = region.Union(res.Lines[w.line].Box)
+		}
+		region = region.Union(w.box)
+		for _, t := range words(w.text) {
+			first = append(first, t)
+			firstConf = append(firstConf, w.conf)
+		}
+	}
+	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
+	if err != nil {
+		j.o.Logger.Debug("ocr judge reread", "run_id", q.RunID, "err", err)
+		return false
+	}
+	var again []textWord
+	for _, w := range rr.Words {
+		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
+	}
+	x := indexWords(again)
+	if _, ok := x.find(phrase, 0); ok {
+		return false
+	}
+	if _, ok := x.findLoose(phrase, 0, true); ok {
+		return false
+	}
+	// The first reading's words, in order on one line of the second,
+	// each read with confidence: confirmConf in the second reading, or
+	// confirmConf in the first and minConfRead in the second (a misread
+	// digit read the same way twice is read with little in both).
+	sure := func(k int, c float64) bool {
+		return c >= confirmConf || (firstConf[k] >= confirmConf && c >= minConfRead)
+	}
+	for start := range x.toks {
+		k := 0
+		for k < len(first) && start+k < len(x.toks) && x.toks[start+k].line == x.toks[start].line &&
+			sameFolded(x.toks[start+k].runes, []rune(first[k])) && sure(k, again[x.toks[start+k].word].conf) {
+			k++
+		}
+		if k == len(first) {
+			return true
+		}
+	}
+	return false
+}
+
+// confirmConf is the confidence at least with which one of two readings
+// must read each word the second confirms, the other reading it with
+// minConfRead at least.
+const (
+	confirmConf = 80
+	minConfRead = 50
+)
+
+// sameFolded reports whether a and b are the same word up to OCR's
+// confusions (fold).
+func sameFolded(a, b []rune) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && fold(a[i]) != fold(b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -33,8 +33,8 @@ func benchFrame(b *testing.B) *frame.Frame {
 }
 
 // BenchmarkPreprocess is the Go side of one recognition of a 1024x600
-// frame with the default settings: grayscale, background flattening, crop to
-// the inked area, 2x upscale into a PGM.
+// frame with the default settings: grayscale, background flattening, text
+// blocks cut, large text redrawn, each block scaled and stacked into a PGM.
 func BenchmarkPreprocess(b *testing.B) {
 	f := benchFrame(b)
 	sc := new(scratch)
@@ -43,10 +43,8 @@ func BenchmarkPreprocess(b *testing.B) {
 	for b.Loop() {
 		g := grayFromFrame(f, sc.gray)
 		sc.gray = g.pix
-		invert(g, InvertRegions, sc)
-		g = crop(g, inkBounds(g, 8), sc.crop)
-		sc.crop = g.pix
-		sc.pgm = pgm(g, 2, ThresholdNone, sc.pgm)
+		st, _ := prepare(g, sizing{}, sc)
+		sc.pgm = pgm(st, 1, ThresholdNone, sc.pgm)
 	}
 }
 

@@ -2,10 +2,9 @@ package ocr
 
 import (
 	"context"
+	"hash/fnv"
 	"hash/maphash"
 	"image"
-	"sort"
-	"strings"
 
 	"github.com/acu-dev/acu/internal/frame"
 )
@@ -100,79 +99,118 @@ func (e *Engine) RecognizeChanged(ctx context.Context, f *frame.Frame, prev *Sna
 		}
 		return false
 	}
-	var parts []pieceWord
-	for li, l := range prev.res.Lines {
-		for _, wi := range l.Words {
-			if w := prev.res.Words[wi]; !inRuns(w.Box) {
-				parts = append(parts, pieceWord{Word: w, line: li})
-			}
+	var parts []Word
+	for _, w := range prev.res.Words {
+		if !inRuns(w.Box) {
+			parts = append(parts, w)
 		}
 	}
-	for si, r := range runs {
+	var unread []image.Rectangle
+	for _, u := range prev.res.Unread {
+		if !inRuns(u) {
+			unread = append(unread, u)
+		}
+	}
+	for _, r := range runs {
 		rect := image.Rect(0, max(r[0]-stripMargin, 0), f.W, min(r[1]+stripMargin, f.H))
-		sr, err := e.RecognizeFrame(ctx, f.Sub(rect, f.Target+" strip"))
+		sr, err := e.recognizeStrip(ctx, f, rect)
 		if err != nil {
 			return Result{}, nil, st, err
 		}
-		for li, l := range sr.Lines {
-			for _, wi := range l.Words {
-				w := sr.Words[wi]
-				w.Box = w.Box.Add(rect.Min)
-				if inRuns(w.Box) {
-					parts = append(parts, pieceWord{Word: w, line: li, strip: si + 1})
-				}
+		for _, w := range sr.Words {
+			w.Box = w.Box.Add(rect.Min)
+			if inRuns(w.Box) {
+				parts = append(parts, w)
+			}
+		}
+		for _, u := range sr.Unread {
+			if u = u.Add(rect.Min); inRuns(u) {
+				unread = append(unread, u)
 			}
 		}
 	}
-	snap.res = assemble(parts)
+	// Lines are rebuilt from the words' places, as a whole read builds
+	// them: a line read in part from the last page and in part from a
+	// strip stays in reading order.
+	snap.res = relines(parts)
+	snap.res.Unread = unread
 	return snap.res, snap, st, nil
 }
 
-// pieceWord is a word of a page being assembled and the line it was read
-// in: line of strip (0: the previous page).
-type pieceWord struct {
-	Word
-	line, strip int
+// recognizeStrip reads the rows of rect (the page's full width) of f as a
+// page of their own (recognizePart).
+func (e *Engine) recognizeStrip(ctx context.Context, f *frame.Frame, rect image.Rectangle) (Result, error) {
+	return e.recognizePart(ctx, f, rect, sizing{fixed: e.o.Scale}, 0, image.Point{})
 }
 
-// assemble builds a Result from words read in several pieces: the words of
-// one source line stay one line, lines are ordered top to bottom, words in
-// a line left to right.
-func assemble(parts []pieceWord) Result {
-	type key struct{ strip, line int }
-	groups := map[key][]Word{}
-	var order []key
-	for _, p := range parts {
-		k := key{p.strip, p.line}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], p.Word)
+// rereadPSM is the segmentation mode of a second reading: a uniform block
+// of text, where a first reading looks for sparse text (11), so the
+// second opinion comes from other pixels and another segmentation.
+const rereadPSM = 6
+
+// Reread reads the part r of f a second time, resampled to other sizes
+// than a first reading (lines of about secondLine pixels instead of
+// targetLine, up to secondMaxScale), with some of the page around it for
+// context: a second opinion on text the first reading may have got wrong.
+// Boxes are in f's coordinates. Rereads are cached like pages.
+func (e *Engine) Reread(ctx context.Context, f *frame.Frame, r image.Rectangle) (Result, error) {
+	r = r.Inset(-max(16, r.Dy())).Intersect(f.Bounds())
+	if r.Empty() {
+		return Result{}, nil
 	}
-	top := func(ws []Word) int {
-		t := ws[0].Box.Min.Y
-		for _, w := range ws {
-			t = min(t, w.Box.Min.Y)
-		}
-		return t
+	sz := sizing{fixed: e.o.Scale, second: true, psm: rereadPSM}
+	if sz.fixed > 0 {
+		sz.fixed = sz.fixed%8 + 1
 	}
-	sort.SliceStable(order, func(i, j int) bool { return top(groups[order[i]]) < top(groups[order[j]]) })
-	var out Result
-	for _, k := range order {
-		ws := groups[k]
-		sort.SliceStable(ws, func(i, j int) bool { return ws[i].Box.Min.X < ws[j].Box.Min.X })
-		l := Line{Box: ws[0].Box}
-		texts := make([]string, len(ws))
-		for i, w := range ws {
-			w.Line = len(out.Lines)
-			l.Words = append(l.Words, len(out.Words))
-			l.Box = l.Box.Union(w.Box)
-			l.Conf += w.Conf / float64(len(ws))
-			texts[i] = w.Text
-			out.Words = append(out.Words, w)
-		}
-		l.Text = strings.Join(texts, " ")
-		out.Lines = append(out.Lines, l)
+	return e.recognizePart(ctx, f, r, sz, 0x5ec04d0f, r.Min)
+}
+
+// recognizePart reads the part rect of f as a page of its own, except
+// that the flat runs crossing its edges are measured in all of f: a cut
+// must not turn the window border it shortened into ink joined to the
+// text beside it ("Build DONE" read as "Buil" beside an xterm's border in
+// a strip from the top row). Boxes are in the part's coordinates plus
+// origin. Parts are cached by their pixels, those runs and salt.
+func (e *Engine) recognizePart(ctx context.Context, f *frame.Frame, rect image.Rectangle, sz sizing, salt uint64, origin image.Point) (Result, error) {
+	s := f.Sub(rect, f.Target+" part")
+	lum := func(x, y int) uint8 {
+		p := f.Pix[y*f.Stride+x*4:]
+		return uint8((uint32(p[2])*299 + uint32(p[1])*587 + uint32(p[0])*114 + 500) / 1000)
 	}
-	return out
+	// run counts the pixels from (x, y) on by (dx, dy) within f that stay
+	// within bgTol of v, up to lineRun.
+	run := func(x, y, dx, dy int, v uint8) uint16 {
+		n := 0
+		for x, y = x+dx, y+dy; x >= 0 && y >= 0 && x < f.W && y < f.H && n < lineRun && absDiff(lum(x, y), v) <= bgTol; x, y = x+dx, y+dy {
+			n++
+		}
+		return uint16(n)
+	}
+	up, down := make([]uint16, s.W), make([]uint16, s.W)
+	left, right := make([]uint16, s.H), make([]uint16, s.H)
+	h := fnv.New64a()
+	var b [8]byte
+	put := func(v uint16) {
+		b[0], b[1] = byte(v), byte(v>>8)
+		h.Write(b[:2])
+	}
+	for i := range s.W {
+		x := rect.Min.X + i
+		up[i] = run(x, rect.Min.Y, 0, -1, lum(x, rect.Min.Y))
+		down[i] = run(x, rect.Max.Y-1, 0, 1, lum(x, rect.Max.Y-1))
+		put(up[i])
+		put(down[i])
+	}
+	for i := range s.H {
+		y := rect.Min.Y + i
+		left[i] = run(rect.Min.X, y, -1, 0, lum(rect.Min.X, y))
+		right[i] = run(rect.Max.X-1, y, 1, 0, lum(rect.Max.X-1, y))
+		put(left[i])
+		put(right[i])
+	}
+	return e.recognize(ctx, s.Hash^h.Sum64()^salt, f.Display+" "+s.Target, func(sc *scratch) gray {
+		g := grayFromFrame(s, sc.gray)
+		g.up, g.down, g.left, g.right = up, down, left, right
+		return g
+	}, origin, sz)
 }

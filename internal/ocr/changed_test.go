@@ -68,3 +68,30 @@ func TestRecognizeChanged(t *testing.T) {
 		t.Errorf("unchanged page: %+v, %v, %d runs; want nothing read", st3, err, e.Runs()-runs)
 	}
 }
+
+// TestRecognizeChangedStripAtTop: a line appears under the first of an
+// xterm in the screen's top-left corner, so the strip read starts at row
+// 0 and is shorter than the window's border: the border must not be taken
+// for ink beside the text (it was: "Build DONE" read as "Buil").
+func TestRecognizeChangedStripAtTop(t *testing.T) {
+	d := ocrtest.StartXvfb(t, 1024, 600)
+	font := []string{"-fa", "Monospace", "-fs", "18", "-bw", "1"} // the border testx's xterms have
+	m := d.Xterm(t, "50x6+0+0", "black", "white", font,
+		`echo Building; touch "$ACU_MARK"; sleep 2; echo Build DONE; touch "$ACU_MARK.2"; exec sleep 600`)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	f1 := d.WaitSettled(ctx, t, m)
+	e := newEngine(t, ocr.Options{})
+	_, snap, _, err := e.RecognizeChanged(ctx, f1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2 := d.WaitSettled(ctx, t, m+".2")
+	r, _, st, err := e.RecognizeChanged(ctx, f2, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Full || !strings.Contains(r.Text(), "Build DONE") || !strings.Contains(r.Text(), "Building") {
+		t.Errorf("after a line under the top one: %+v %q, want a strip read with \"Building\" and \"Build DONE\"", st, r.Text())
+	}
+}

@@ -25,7 +25,7 @@ import (
 type Options struct {
 	Binary    string        // tesseract executable; default "tesseract" on PATH
 	Lang      string        // traineddata languages; default "eng"
-	Scale     int           // integer upscale before recognition; default 2
+	Scale     int           // upscale before recognition; default 0: per text block, from its measured height (see layout.go); 1..8 fixes it
 	PSM       int           // Tesseract page segmentation mode; default 11 (sparse text)
 	Invert    string        // InvertRegions (default), InvertGlobal, InvertNone
 	Threshold string        // ThresholdNone (default) or ThresholdOtsu
@@ -64,10 +64,7 @@ func New(o Options) (*Engine, error) {
 	if o.Lang == "" {
 		o.Lang = "eng"
 	}
-	if o.Scale <= 0 {
-		o.Scale = 2
-	}
-	if o.Scale > 8 {
+	if o.Scale < 0 || o.Scale > 8 {
 		return nil, fmt.Errorf("ocr scale %d: must be 1..8", o.Scale)
 	}
 	if o.PSM == 0 {
@@ -126,7 +123,7 @@ func (e *Engine) RecognizeFrame(ctx context.Context, f *frame.Frame) (Result, er
 	if key == 0 {
 		key = hashFramePix(f)
 	}
-	return e.recognize(ctx, key, f.Display+" "+f.Target, func(sc *scratch) gray { return grayFromFrame(f, sc.gray) }, image.Point{})
+	return e.recognize(ctx, key, f.Display+" "+f.Target, func(sc *scratch) gray { return grayFromFrame(f, sc.gray) }, image.Point{}, sizing{fixed: e.o.Scale})
 }
 
 // Recognize reads the text in img. Boxes are in img's coordinates (its
@@ -141,7 +138,7 @@ func (e *Engine) Recognize(ctx context.Context, img image.Image) (Result, error)
 	copy(dims[:], strconv.Itoa(g.w)+"x"+strconv.Itoa(g.h))
 	h.Write(dims[:])
 	h.Write(g.pix)
-	return e.recognize(ctx, h.Sum64(), "image", func(*scratch) gray { return g }, img.Bounds().Min)
+	return e.recognize(ctx, h.Sum64(), "image", func(*scratch) gray { return g }, img.Bounds().Min, sizing{fixed: e.o.Scale})
 }
 
 func hashFramePix(f *frame.Frame) uint64 {
@@ -152,7 +149,7 @@ func hashFramePix(f *frame.Frame) uint64 {
 	return h.Sum64() ^ uint64(f.W)<<32 ^ uint64(f.H)
 }
 
-func (e *Engine) recognize(ctx context.Context, key uint64, what string, src func(*scratch) gray, origin image.Point) (Result, error) {
+func (e *Engine) recognize(ctx context.Context, key uint64, what string, src func(*scratch) gray, origin image.Point, sz sizing) (Result, error) {
 	if r, ok := e.cached(key); ok {
 		return r, nil
 	}
@@ -161,7 +158,7 @@ func (e *Engine) recognize(ctx context.Context, key uint64, what string, src fun
 		// bounded by the engine's timeout, not by the first caller's context.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.o.Timeout)
 		defer cancel()
-		r, err := e.run(rctx, src, origin)
+		r, err := e.run(rctx, src, origin, sz)
 		if err != nil {
 			return Result{}, fmt.Errorf("ocr %s: %w", what, err)
 		}
@@ -179,7 +176,7 @@ func (e *Engine) recognize(ctx context.Context, key uint64, what string, src fun
 	}
 }
 
-func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.Point) (Result, error) {
+func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.Point, sz sizing) (Result, error) {
 	select {
 	case e.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -192,24 +189,30 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	defer scratchPool.Put(sc)
 	g := src(sc)
 	sc.gray = g.pix
-	invert(g, e.o.Invert, sc)
 	w, h := g.w, g.h
+	scale := sz.fixed
+	var blocks []block
 	if e.o.Invert == InvertRegions {
-		// Flattened: everything but text and detail is white.
-		r := inkBounds(g, 8)
-		if r.Empty() {
+		// Cut into blocks of text, each resampled to the line height
+		// Tesseract reads best, stacked on one page.
+		if g, blocks = prepare(g, sz, sc); blocks == nil {
 			return Result{}, nil
 		}
-		if r.Dx()*r.Dy() < g.w*g.h*9/10 {
-			g = crop(g, r, sc.crop)
-			sc.crop = g.pix
-			origin = origin.Add(r.Min)
+		scale = 1
+	} else {
+		invert(g, e.o.Invert, sc)
+		if scale == 0 {
+			scale = 2
 		}
 	}
-	in := pgm(g, e.o.Scale, e.o.Threshold, sc.pgm)
+	in := pgm(g, scale, e.o.Threshold, sc.pgm)
 	sc.pgm = in
 
-	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(e.o.PSM), "-l", e.o.Lang, "tsv")
+	psm := e.o.PSM
+	if sz.psm > 0 {
+		psm = sz.psm
+	}
+	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(psm), "-l", e.o.Lang, "tsv")
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
@@ -230,8 +233,13 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 		}
 		return Result{}, fmt.Errorf("run tesseract (is tesseract-ocr-%s installed?): %w: %s", e.o.Lang, err, bytes.TrimSpace(stderr.Bytes()))
 	}
-	res, err := ParseTSV(out.Bytes(), e.o.Scale, origin)
-	if err != nil {
+	var res Result
+	if blocks != nil {
+		if res, err = ParseTSV(out.Bytes(), 1, image.Point{}); err != nil {
+			return Result{}, err
+		}
+		res = mapBack(res, blocks, origin)
+	} else if res, err = ParseTSV(out.Bytes(), scale, origin); err != nil {
 		return Result{}, err
 	}
 	e.o.Logger.Debug("ocr done", "words", len(res.Words), "width", w, "height", h, "read_width", g.w, "read_height", g.h, "ms", time.Since(start).Milliseconds())

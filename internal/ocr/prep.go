@@ -11,11 +11,14 @@ import (
 
 // scratch holds the buffers of one recognition, reused across frames.
 type scratch struct {
-	gray []uint8
-	bg   []bool
-	pgm  []byte
-	crop []uint8
-	orig []uint8
+	gray  []uint8
+	bg    []bool
+	hrun  []uint16
+	pgm   []byte
+	crop  []uint8
+	orig  []uint8
+	orig2 []uint8
+	area  []uint8
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -33,6 +36,12 @@ func grow[T any](buf *[]T, n int) []T {
 type gray struct {
 	pix  []uint8
 	w, h int
+	// up and down, when set (a part cut from a larger page), are how far
+	// each column's flat run through the first (last) row goes on above
+	// (below) the part; left and right the same for each row's run
+	// through the first (last) column: a window's border or a panel is
+	// not taken for ink because the cut made it short.
+	up, down, left, right []uint16
 }
 
 // grayFromFrame converts BGRX pixels to luminance (BT.601 integer weights).
@@ -99,8 +108,17 @@ const (
 )
 
 const (
-	bgRun = 20 // flat run length (pixels at 1x) that marks background
-	bgTol = 6  // luminance distance still counted as the same flat colour
+	// bgRun is the flat run length (pixels, across or down) that marks
+	// background on a page: text strokes at screen sizes are shorter.
+	bgRun = 28
+	// areaRun: in regions of large text (flattenArea), a pixel is
+	// background only on flat runs this long both across and down.
+	areaRun = 48
+	// lineRun is the flat run length that marks background in one
+	// direction alone: window borders and separators, longer than any
+	// stroke of text up to 96 pt at 2x (an "l" is about 195 pixels tall).
+	lineRun = 256
+	bgTol   = 6 // luminance distance still counted as the same flat colour
 	// shortSegment is the longest stretch of non-background pixels on a row
 	// judged against its neighbours; longer ones use their own mode.
 	shortSegment = 32
@@ -134,35 +152,51 @@ func invert(g gray, mode string, sc *scratch) {
 //
 // Screens are mostly flat colours. A pixel is background when it lies on a
 // flat run (within bgTol) at least bgRun long, across or down; text strokes
-// are shorter than that at screen sizes. The other pixels form segments on
+// are shorter than that at screen sizes (large text is flattened again by
+// flattenArea, see layout.go). The other pixels form segments on
 // each row. A short segment (a glyph between background pixels) is drawn by
 // its distance from the background pixels on either side, taking the larger,
 // so text touching the edge of a window of another colour still shows. A
 // long one (text whose gaps are too short to be runs, as in a 20-pixel status
 // bar, where the nearest runs are the window's border lines) is drawn by its
 // distance from its own most common value.
-func flatten(g gray, sc *scratch) {
+func flatten(g gray, sc *scratch) { flattenRule(g, sc, false) }
+
+// flattenArea is flatten for a region of large text: the inside of a
+// stroke of 96 pt bold text at 2x is a flat run up to 38 pixels across
+// and 195 down, so there a pixel is background only in a flat area (runs
+// of areaRun both across and down) or on a line (a run of lineRun either
+// way); glyphs stay solid instead of coming out hollow.
+func flattenArea(g gray, sc *scratch) { flattenRule(g, sc, true) }
+
+func flattenRule(g gray, sc *scratch, area bool) {
 	n := g.w * g.h
 	isBG := grow(&sc.bg, n)
 	clear(isBG)
-	// Horizontal runs.
+	// The length of the horizontal flat run through each pixel, capped.
+	hrun := grow(&sc.hrun, n)
 	for y := 0; y < g.h; y++ {
 		row := g.pix[y*g.w : (y+1)*g.w]
-		mark := isBG[y*g.w : (y+1)*g.w]
 		for x0 := 0; x0 < g.w; {
 			x1 := x0 + 1
 			for x1 < g.w && absDiff(row[x1], row[x0]) <= bgTol {
 				x1++
 			}
-			if x1-x0 >= bgRun {
-				for x := x0; x < x1; x++ {
-					mark[x] = true
-				}
+			n := x1 - x0
+			if x0 == 0 && g.left != nil {
+				n += int(g.left[y])
+			}
+			if x1 == g.w && g.right != nil {
+				n += int(g.right[y])
+			}
+			l := uint16(min(n, 65535))
+			for x := x0; x < x1; x++ {
+				hrun[y*g.w+x] = l
 			}
 			x0 = x1
 		}
 	}
-	// Vertical runs.
+	// Vertical runs, and the rule.
 	for x := 0; x < g.w; x++ {
 		for y0 := 0; y0 < g.h; {
 			v := g.pix[y0*g.w+x]
@@ -170,8 +204,20 @@ func flatten(g gray, sc *scratch) {
 			for y1 < g.h && absDiff(g.pix[y1*g.w+x], v) <= bgTol {
 				y1++
 			}
-			if y1-y0 >= bgRun {
-				for y := y0; y < y1; y++ {
+			vl := y1 - y0
+			if y0 == 0 && g.up != nil {
+				vl += int(g.up[x])
+			}
+			if y1 == g.h && g.down != nil {
+				vl += int(g.down[x])
+			}
+			for y := y0; y < y1; y++ {
+				hl := int(hrun[y*g.w+x])
+				bg := vl >= bgRun || hl >= bgRun
+				if area {
+					bg = (vl >= areaRun && hl >= areaRun) || vl >= lineRun || hl >= lineRun
+				}
+				if bg {
 					isBG[y*g.w+x] = true
 				}
 			}
@@ -264,51 +310,6 @@ func absDiff(a, b uint8) int {
 		return int(a - b)
 	}
 	return int(b - a)
-}
-
-// inkBounds returns the smallest rectangle holding every pixel darker than
-// white, padded by pad and clipped to g; empty when there is none. After
-// flatten, that is the text (and other detail) on the screen: cropping to it
-// spares Tesseract the empty desktop.
-func inkBounds(g gray, pad int) image.Rectangle {
-	x0, y0, x1, y1 := g.w, g.h, -1, -1
-	for y := 0; y < g.h; y++ {
-		row := g.pix[y*g.w : (y+1)*g.w]
-		first := -1
-		for x, v := range row {
-			if v != 255 {
-				first = x
-				break
-			}
-		}
-		if first < 0 {
-			continue
-		}
-		last := first
-		for x := len(row) - 1; x > first; x-- {
-			if row[x] != 255 {
-				last = x
-				break
-			}
-		}
-		x0, x1 = min(x0, first), max(x1, last)
-		y0 = min(y0, y)
-		y1 = y
-	}
-	if x1 < 0 {
-		return image.Rectangle{}
-	}
-	return image.Rect(x0-pad, y0-pad, x1+1+pad, y1+1+pad).Intersect(image.Rect(0, 0, g.w, g.h))
-}
-
-// crop copies r of g into dst's storage.
-func crop(g gray, r image.Rectangle, dst []uint8) gray {
-	w, h := r.Dx(), r.Dy()
-	dst = grow(&dst, w*h)
-	for y := 0; y < h; y++ {
-		copy(dst[y*w:(y+1)*w], g.pix[(r.Min.Y+y)*g.w+r.Min.X:])
-	}
-	return gray{pix: dst, w: w, h: h}
 }
 
 // otsu returns the threshold that best separates g's histogram in two.

@@ -29,6 +29,10 @@ type Line struct {
 type Result struct {
 	Words []Word
 	Lines []Line
+	// Unread are regions of the frame that look like text (ink of a text
+	// line's shape) where no word was read with confidence: a phrase there
+	// may be on screen although it was not read.
+	Unread []image.Rectangle
 }
 
 // Text returns all lines joined by newlines.
