@@ -297,6 +297,9 @@ type actForm struct {
 	flags []string       // each [--flag V] must be run with this kind
 }
 
+// columns splits a help line's columns (two or more spaces apart).
+var columns = regexp.MustCompile(`\s{2,}`)
+
 // actForms reads the forms of the Actions block (columns split at two or
 // more spaces) and of the "older forms" sentence.
 func actForms(t *testing.T, help string) []actForm {
@@ -309,9 +312,7 @@ func actForms(t *testing.T, help string) []actForm {
 			in = true
 			continue
 		case in && strings.HasPrefix(l, "  "):
-			for _, f := range regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(l), -1) {
-				texts = append(texts, f)
-			}
+			texts = append(texts, columns.Split(strings.TrimSpace(l), -1)...)
 		case in && !strings.HasPrefix(l, "or of") && !strings.HasPrefix(l, "or X") && !strings.HasPrefix(l, "  "):
 			if len(texts) > 0 {
 				in = false
