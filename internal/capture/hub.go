@@ -430,17 +430,11 @@ func (s *source) captureLocked(ctx context.Context) (_ *frame.Frame, err error) 
 // events were flushed just before: then a read of a segment whose bands
 // were kept by damage (damageReads) checks that damage missed nothing.
 func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq uint64, start time.Time, busy, synced bool) (*frame.Frame, error) {
-	noCache := s.hub.opts.NoCache
 	// The rows this read covers are no longer dirty; damage from here on
 	// is for the next read.
 	taken := s.takeDirty()
 	verify := synced && s.damageReads(w, h)
-	// hadBands: s.bands are the hashes of the segment's bands as it is
-	// now, to tell afterwards which bands this read changed.
-	hadBands := (s.segOK || s.exact) && len(s.bands) == frame.Bands(h)
-	if hadBands {
-		s.prevBands = append(s.prevBands[:0], s.bands...)
-	}
+	hadBands := s.keepPrevBands(h)
 	s.segOK, s.sinceVerify = false, 0
 	// pix is the SHM segment itself (not ours to publish) or a GetImage
 	// reply (a fresh buffer).
@@ -459,76 +453,125 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
 		}
 	}
-	// changed: the bands whose bytes differ from the cached frame's, when
-	// the kept band hashes are that frame's, computed from its pixels
-	// (exact): the others keep their hashes, byte for byte the same.
-	// Without it (damage reads since, a new connection), every band is
-	// hashed. With the vectorised hash, hashing every band costs less
-	// than comparing it, and the bands whose hash moved are found after
-	// (refineGen).
 	var changed []uint64
-	if old := s.cached; viaSHM && exact && !frame.FastHash() && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
+	if viaSHM {
+		changed = s.wholeReadGen(pix, w, h, exact)
+	}
+	own, recycled, hash := s.hashRead(pix, w, h, viaSHM, busy, changed)
+	s.afterWholeRead(ctx, c, viaSHM, hadBands, changed, verify, taken)
+	if old := s.cached; !s.hub.opts.NoCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
+		// Unchanged content: same frame, no new buffer.
+		if viaSHM {
+			s.pix.put(own, s.gen)
+		}
+		return s.keepCached(old, viaSHM, seq, start), nil
+	}
+	if viaSHM && own == nil {
+		own, recycled = s.frameBuf(pix, w*4, busy)
+	}
+	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
+}
+
+// keepPrevBands keeps s.bands, the hashes of the segment's bands as it is
+// now, in s.prevBands, to tell after a whole read which bands it changed;
+// false when they are not the segment's (s.mu held).
+func (s *source) keepPrevBands(h int) bool {
+	if (s.segOK || s.exact) && len(s.bands) == frame.Bands(h) {
+		s.prevBands = append(s.prevBands[:0], s.bands...)
+		return true
+	}
+	return false
+}
+
+// wholeReadGen starts the buffer generation of a whole read of the segment
+// pix and returns the bands whose bytes differ from the cached frame's,
+// when the kept band hashes are that frame's, computed from its pixels
+// (exact): the others keep their hashes, byte for byte the same. Without
+// it (damage reads since, a new connection), it returns nil: every band
+// is hashed. With the vectorised hash, hashing every band costs less than
+// comparing it, and the bands whose hash moved are found after
+// (refineGen). s.mu held.
+func (s *source) wholeReadGen(pix []byte, w, h int, exact bool) []uint64 {
+	var changed []uint64
+	if old := s.cached; exact && !frame.FastHash() && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
 		len(old.Pix) == len(pix) && len(s.bands) == frame.Bands(h) {
 		changed = s.diffBands(pix, old.Pix, w*4)
 	}
-	if viaSHM {
-		nb := uint64(frame.Bands(h))
-		s.st.wholeBands.Add(nb)
-		if changed != nil {
-			s.st.keptBands.Add(nb - uint64(ones(changed)))
-		}
-		s.readGen(changed) // nil: every band, narrowed below (refineGen)
+	nb := uint64(frame.Bands(h))
+	s.st.wholeBands.Add(nb)
+	if changed != nil {
+		s.st.keptBands.Add(nb - uint64(ones(changed)))
 	}
-	// own is the buffer a new frame would keep: the GetImage reply, or a
-	// copy out of the segment (which the next read overwrites).
-	var own []byte
-	var hash uint64
-	recycled := false
+	s.readGen(changed) // nil: every band, narrowed after (refineGen)
+	return changed
+}
+
+// hashRead hashes a whole read's pixels into the band sums and returns
+// the frame's hash and own, the buffer a new frame would keep: the
+// GetImage reply, or a copy out of the segment (which the next read
+// overwrites) made while hashing, or nil when the copy is left for after
+// (frameBuf). s.mu held.
+func (s *source) hashRead(pix []byte, w, h int, viaSHM, busy bool, changed []uint64) (own []byte, recycled bool, hash uint64) {
 	sums := s.bandSums(h)
-	switch {
-	case !viaSHM:
-		own, hash = pix, frame.Hash(pix, w, h, w*4)
-	case changed != nil:
-		var buf [maxRuns]bandRun
-		rs := runs(changed, len(sums), &buf)
-		if !s.lastUnchanged && len(rs) > 0 {
-			var gen uint64
-			if own, gen = s.pix.get(len(pix), busy); own != nil {
-				recycled = true
-				s.catchUp(own, pix, w*4, gen, changed)
-				for _, r := range rs {
-					frame.HashCopyBands(own, pix, w, h, w*4, sums, r.b0, r.b1)
-				}
-			}
-		}
-		if own == nil {
-			for _, r := range rs {
-				frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
-			}
-		}
-		hash = frame.FoldBands(sums, w, h)
-	case !s.lastUnchanged && !frame.FastHash():
-		if own, _ = s.pix.get(len(pix), busy); own != nil {
-			recycled = true
-			// Hash and copy in one pass (with the Go hash, HashCopyBands
-			// costs what Hash alone does); an unchanged screen hands the
-			// buffer back.
-			frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
-			hash = frame.FoldBands(sums, w, h)
-			break
-		}
-		fallthrough
-	default:
-		// The last read changed nothing (likely this one neither), no
-		// buffer is free, or the hash is the vectorised one: hash in the
-		// segment, copy below if it changed (into a recycled buffer, only
-		// the bands changed since it was last written: refineGen).
-		frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
-		hash = frame.FoldBands(sums, w, h)
+	if !viaSHM {
+		return pix, false, frame.Hash(pix, w, h, w*4)
 	}
+	switch {
+	case changed != nil:
+		own, recycled = s.hashChangedBands(pix, w, h, sums, changed, busy)
+	case !s.lastUnchanged && !frame.FastHash():
+		own, recycled = s.hashCopyAll(pix, w, h, sums, busy)
+	default:
+		// The last read changed nothing (likely this one neither), or
+		// the hash is the vectorised one: hash in the segment, copy
+		// after if it changed (into a recycled buffer, only the bands
+		// changed since it was last written: refineGen).
+		frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
+	}
+	return own, recycled, frame.FoldBands(sums, w, h)
+}
+
+// hashChangedBands hashes the bands in changed, copying them into a
+// recycled buffer brought up to date when the last read changed something
+// and one is free (s.mu held).
+func (s *source) hashChangedBands(pix []byte, w, h int, sums, changed []uint64, busy bool) (own []byte, recycled bool) {
+	var buf [maxRuns]bandRun
+	rs := runs(changed, len(sums), &buf)
+	if !s.lastUnchanged && len(rs) > 0 {
+		if own, gen := s.pix.get(len(pix), busy); own != nil {
+			s.catchUp(own, pix, w*4, gen, changed)
+			for _, r := range rs {
+				frame.HashCopyBands(own, pix, w, h, w*4, sums, r.b0, r.b1)
+			}
+			return own, true
+		}
+	}
+	for _, r := range rs {
+		frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
+	}
+	return nil, false
+}
+
+// hashCopyAll hashes every band and, when a buffer is free, copies them in
+// the same pass (with the Go hash, HashCopyBands costs what Hash alone
+// does); an unchanged screen hands the buffer back (s.mu held).
+func (s *source) hashCopyAll(pix []byte, w, h int, sums []uint64, busy bool) (own []byte, recycled bool) {
+	if own, _ := s.pix.get(len(pix), busy); own != nil {
+		frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
+		return own, true
+	}
+	frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
+	return nil, false
+}
+
+// afterWholeRead records what a whole read leaves for the next reads
+// (s.mu held): whether the segment can be built on by reads of damaged
+// rows, which bands this generation changed, whether damage missed a
+// change (verify), and that every band's hash is now this read's.
+func (s *source) afterWholeRead(ctx context.Context, c *display.Conn, viaSHM, hadBands bool, changed []uint64, verify bool, taken []uint64) {
 	// A segment that holds the whole screen unmasked, with its bands'
 	// hashes, is what later reads of damaged rows build on.
-	s.segOK = viaSHM && s.hub.exclude.Empty() && s.hasDamage && !noCache
+	s.segOK = viaSHM && s.hub.exclude.Empty() && s.hasDamage && !s.hub.opts.NoCache
 	if hadBands && viaSHM && changed == nil {
 		// This generation changed only the bands whose hash moved (the
 		// same trust in the hash as an unchanged frame's): recycled
@@ -543,17 +586,6 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	// Every band's hash is now computed from this read's pixels, which
 	// the frame returned holds (a copy, or the cached frame's equal ones).
 	s.exact = viaSHM
-	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
-		// Unchanged content: same frame, no new buffer.
-		if viaSHM {
-			s.pix.put(own, s.gen)
-		}
-		return s.keepCached(old, viaSHM, seq, start), nil
-	}
-	if viaSHM && own == nil {
-		own, recycled = s.frameBuf(pix, w*4, busy)
-	}
-	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
 }
 
 // diffBands returns the set of bands (frame.HashBand rows each) whose
