@@ -11,9 +11,10 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 )
 
-// httpError is an error with a client-facing status, code and message. The
-// one place that turns errors into responses is writeError; anything that
-// is not an httpError is logged and answered as a generic 500.
+// httpError is an error with a client-facing status, code and message:
+// what handlers return for a request they refuse themselves, and what
+// response (errmap.go) makes of the services' errors. writeError answers
+// with it; an error no rule knows is logged and answered as a generic 500.
 type httpError struct {
 	status int
 	detail api.ErrorDetail
@@ -42,11 +43,9 @@ func errTooLarge(limit int64) error {
 }
 
 // writeError answers with the error body; internals go to the log only.
+// (errmap.go says which errors are the client's and how).
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var he *httpError
-	if !errors.As(err, &he) {
-		he = newErr(http.StatusInternalServerError, api.CodeInternal, "", "internal error: see the daemon's log")
-	}
+	he, _ := response(err)
 	writeJSON(w, he.status, api.ErrorBody{Error: he.detail})
 }
 

@@ -160,9 +160,9 @@ func (s *Server) ClaimAction(run runs.Run) bool {
 		status, errMsg := runs.StatusCompleted, ""
 		out := remoteActionResult{Response: &resp}
 		if err != nil {
-			var he *httpError
-			if !errors.As(actError(err), &he) {
-				he = &httpError{status: http.StatusInternalServerError, detail: api.ErrorDetail{Code: "internal", Message: err.Error()}}
+			he, known := response(err)
+			if !known {
+				he = fail(classInternal, "", "", "%s", err.Error())
 			}
 			out = remoteActionResult{Status: he.status, Error: &he.detail}
 			status, errMsg = runs.StatusError, fmt.Sprintf("%s (%d)", he.detail.Message, he.status)

@@ -43,7 +43,7 @@ func (s *Server) handleRunFrames(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	list, err := fs.RunFrames(r.Context(), id)
 	if err != nil {
@@ -92,7 +92,7 @@ func (s *Server) runStills(r *http.Request, id string) ([]store.Frame, []time.Du
 		return nil, nil, err
 	}
 	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
-		return nil, nil, runError(id, err)
+		return nil, nil, about(aboutRun, id, err)
 	}
 	list, err := fs.RunFrames(r.Context(), id)
 	if err != nil {

@@ -3,16 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/display"
-	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/live"
 )
 
@@ -32,24 +28,6 @@ func (s *Server) live() (Live, error) {
 		return nil, newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the live view is not available in this daemon")
 	}
 	return s.opts.Live, nil
-}
-
-func liveError(dpy string, err error) error {
-	if r, ok := gate.IsRefused(err); ok { // the human is held to the deny-list and ACU_ACT_*
-		return refusedError(r)
-	}
-	var ie *live.InputError
-	switch {
-	case errors.As(err, &ie):
-		return errInvalid(fmt.Sprintf("events[%d]", ie.Index), "%v", ie)
-	case errors.Is(err, live.ErrNotHeld):
-		return errConflict("%s is not taken over: take it over first (POST /v1/live/takeover)", dpy)
-	case errors.Is(err, live.ErrHeld):
-		return errConflict("%s: %v: wait for its hand-back", dpy, err)
-	case errors.Is(err, display.ErrBadName):
-		return errInvalid("display", "%v", err)
-	}
-	return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "display %s: %v", dpy, err)
 }
 
 // handleLiveFrames: GET /v1/live/frames?display=&max_width=&max_height=&quality=&max_fps=
@@ -139,7 +117,7 @@ func (s *Server) handleLiveFrames(w http.ResponseWriter, r *http.Request) error 
 		select {
 		case err := <-errc:
 			if err != nil && !started && ctx.Err() == nil {
-				return liveError(o.Display, err)
+				return about(aboutLive, o.Display, err)
 			}
 			if err != nil && ctx.Err() == nil {
 				s.log.Warn("live stream ended", "display", o.Display, "err", err)
@@ -214,7 +192,7 @@ func (s *Server) handleTakeover(w http.ResponseWriter, r *http.Request) error {
 	dpy := lv.Display(req.Display)
 	st, err := lv.Take(r.Context(), dpy, takerName(r))
 	if err != nil {
-		return liveError(dpy, err)
+		return about(aboutLive, dpy, err)
 	}
 	writeJSON(w, http.StatusOK, st)
 	return nil
@@ -231,7 +209,7 @@ func (s *Server) handleHandBack(w http.ResponseWriter, r *http.Request) error {
 	dpy := lv.Display(r.URL.Query().Get("display"))
 	st, err := lv.Release(r.Context(), dpy, "handed back")
 	if err != nil {
-		return liveError(dpy, err)
+		return about(aboutLive, dpy, err)
 	}
 	writeJSON(w, http.StatusOK, st)
 	return nil
@@ -256,7 +234,7 @@ func (s *Server) handleLiveInput(w http.ResponseWriter, r *http.Request) error {
 	}
 	dpy := lv.Display(req.Display)
 	if err := lv.Input(r.Context(), dpy, req.Events); err != nil {
-		return liveError(dpy, err)
+		return about(aboutLive, dpy, err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

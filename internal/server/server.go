@@ -147,8 +147,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 func (s *Server) wrap(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
-			var he *httpError
-			if !errors.As(err, &he) {
+			if _, known := response(err); !known {
 				s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			}
 			writeError(w, r, err)
