@@ -25,6 +25,7 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/handoff"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/llm"
@@ -294,6 +295,11 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 				Accepted: "empty, or install ffmpeg (or set ACU_FFMPEG)", Err: err}
 		}
 	}
+	// Action requests for other hosts of a fleet, and theirs for this one.
+	fleet := handoff.New(handoff.Options{Runs: d.runs, Answer: server.ErrorResponse, Logger: log.With("component", "handoff"),
+		Act: func(ctx context.Context, client, remote string, req api.ActRequest) (api.ActResponse, error) {
+			return acts.Act(ctx, actions.Caller{Client: client, Remote: remote}, req)
+		}})
 	srv := server.New(server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
@@ -312,13 +318,14 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		Recordings: recorder,
 		Cancellers: cancellers,
 		Fleet:      d.runs,
+		Handoff:    fleet,
 		Extra:      map[string]http.Handler{"/mcp": mcpEP.Handler()},
 		LaunchArgv: c.LaunchArgv,
 		Track:      d.track,
 	})
 	// Runs left live by stopped processes, and runs other daemons of a
 	// fleet created for this host, before any new work.
-	claim := func(run runs.Run) bool { return d.claim(srv, recorder, run) }
+	claim := func(run runs.Run) bool { return d.claim(fleet, recorder, run) }
 	if err := d.runs.Recover(ctx, claim); err != nil {
 		return fmt.Errorf("recover runs left live by stopped processes: %w", err)
 	}
@@ -349,6 +356,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		})
 	}
 	g.Go(func() error { return acts.Run(gctx) })
+	g.Go(func() error { return fleet.Run(gctx) })
 	g.Go(func() error { return lv.Run(gctx) })
 	g.Go(func() error { return recorder.Run(gctx) })
 	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
@@ -570,7 +578,7 @@ func diskBudget(n int64) int64 {
 // created for this host and nobody has run yet starts here. A task or
 // action some process already ran is not run again (it could repeat what
 // was done): Recover ends it.
-func (d *daemon) claim(srv *server.Server, rec *record.Recorder, run runs.Run) bool {
+func (d *daemon) claim(fleet *handoff.Handoff, rec *record.Recorder, run runs.Run) bool {
 	fresh := run.Owner == "" && run.Status != runs.StatusOrphaned
 	switch run.Kind {
 	case record.RunKind:
@@ -579,8 +587,8 @@ func (d *daemon) claim(srv *server.Server, rec *record.Recorder, run runs.Run) b
 		return rec.Adopt(run)
 	case smartwait.KindWait:
 		return d.engine.Claim(run)
-	case server.KindAction:
-		return fresh && srv.ClaimAction(run)
+	case handoff.Kind:
+		return fresh && fleet.Claim(run)
 	case orchestrator.Kind:
 		return fresh && d.tasks != nil && d.tasks.Adopt(run)
 	}

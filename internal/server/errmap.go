@@ -12,6 +12,7 @@ import (
 	"github.com/acu-dev/acu/internal/computer"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/handoff"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/record"
@@ -209,6 +210,15 @@ var typed = []func(err error) *httpError{
 		}
 		return nil
 	},
+	func(err error) *httpError { // another host's daemon gave no answer
+		if te, ok := errors.AsType[*handoff.TimeoutError](err); ok {
+			return fail(classTimeout, "", "", "%s", te.Error())
+		}
+		if ne, ok := errors.AsType[*handoff.NoAnswerError](err); ok {
+			return fail(classBadGateway, "", "", "%s", ne.Error())
+		}
+		return nil
+	},
 	func(err error) *httpError { // a target that matches no single window, listing the windows
 		if te, ok := errors.AsType[*capture.TargetError](err); ok {
 			return fail(classInvalid, "", "target", "%s", te.Error())
@@ -272,9 +282,10 @@ func (s sentinel) response(id string, err error) *httpError {
 	return fail(s.class, s.code, s.field, s.msg, id, err)
 }
 
-// ErrorResponse is how the API answers err: its status and body. The
-// fleet hand-off records it as the answer of a request another host sent.
-func ErrorResponse(err error) (status int, detail api.ErrorDetail) {
-	he, _ := response(err)
-	return he.status, he.detail
+// ErrorResponse is how the API answers err: its status and body; known is
+// false for an internal error. The fleet hand-off records it as the answer
+// of a request another host sent.
+func ErrorResponse(err error) (status int, detail api.ErrorDetail, known bool) {
+	he, known := response(err)
+	return he.status, he.detail, known
 }

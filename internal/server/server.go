@@ -50,8 +50,11 @@ type Options struct {
 	Recordings  Recordings  // nil: the recording routes answer 503
 	// Fleet starts runs for other hosts of a fleet (requests with a host);
 	// nil: such requests are refused.
-	Fleet  Fleet
-	Health func(ctx context.Context) api.Health
+	Fleet Fleet
+	// Handoff carries action requests for other hosts (requests with a
+	// host) to their daemons; nil: such requests answer 503.
+	Handoff Handoff
+	Health  func(ctx context.Context) api.Health
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
 	Cancellers map[string]func(ctx context.Context, id, reason string) error
