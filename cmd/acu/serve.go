@@ -106,8 +106,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		l.Close()
 		return err
 	}
+	// The action service holds each display's desktop stack (the gate's
+	// connection and hands, the accessibility client): tasks build on it.
+	if d.acts, err = d.openActions(log); err != nil {
+		l.Close()
+		return err
+	}
 	// Tasks (ACU_TASK_ENABLED, on when a task model is configured).
-	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.desktop, d.runs, d.db, d.ledger, d.engine, log); ts != nil {
+	if ts := d.serveTasks(ctx, e.getenv("HOME"), log); ts != nil {
 		defer ts.Close() // ends a live task as cancelled, before the database closes
 		d.tasks = ts.Orch
 	}
@@ -165,6 +171,7 @@ type daemon struct {
 	// judgeClient is the vision judge's model client (nil for the OCR
 	// judge); ledger accounts the cost of every model client.
 	judgeClient *llm.Client
+	acts        *actions.Service           // holds each display's desktop stack
 	tasks       *orchestrator.Orchestrator // nil: tasks are off
 	desktop     *gate.Gate                 // nil: the desktop routes answer 503
 	ledger      *llm.Ledger
@@ -277,10 +284,7 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		tasks = d.tasks
 		cancellers[orchestrator.Kind] = d.tasks.Cancel
 	}
-	acts, err := d.openActions(log)
-	if err != nil {
-		return err
-	}
+	acts := d.acts
 	lv := live.New(live.Options{Capture: d.hub, DefaultDisplay: c.Display,
 		Takeover: live.TakeoverOptions{Runs: d.runs, Gate: d.desktop, Logger: log.With("component", "live")}})
 	recorder, err := record.New(record.Options{Capture: d.hub, Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
@@ -355,7 +359,18 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 			}, store.ChannelEvents, store.ChannelClaims)
 		})
 	}
-	g.Go(func() error { return acts.Run(gctx) })
+	// The tasks stop before the action service closes the desktop stacks
+	// they act through.
+	actsCtx, stopActs := context.WithCancel(context.WithoutCancel(gctx))
+	g.Go(func() error { return acts.Run(actsCtx) })
+	g.Go(func() error {
+		<-gctx.Done()
+		if d.tasks != nil {
+			d.tasks.Close()
+		}
+		stopActs()
+		return nil
+	})
 	g.Go(func() error { return fleet.Run(gctx) })
 	g.Go(func() error { return lv.Run(gctx) })
 	g.Go(func() error { return recorder.Run(gctx) })
