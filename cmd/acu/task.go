@@ -258,13 +258,7 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 		return err
 	}
 	defer parts.Close()
-	show := func(runID, stream string, data any) { printTaskEvent(e.stdout, stream, data) }
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		show = func(runID, stream string, data any) {
-			_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
-		}
-	}
+	show := taskPrinter(e, *asJSON)
 	// wait_for steps wait through the daemon's smart wait when one runs.
 	var wait orchestrator.Waiter
 	if cl, _, err := newClient(e); err == nil {
@@ -286,7 +280,23 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	return taskOutcome(e, res, *asJSON)
+}
+
+// taskPrinter prints each event of a task: a readable line, or a JSON line.
+func taskPrinter(e *env, asJSON bool) func(runID, stream string, data any) {
+	if !asJSON {
+		return func(runID, stream string, data any) { printTaskEvent(e.stdout, stream, data) }
+	}
+	enc := json.NewEncoder(e.stdout)
+	return func(runID, stream string, data any) {
+		_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
+	}
+}
+
+// taskOutcome prints a task's result; the exit status says how it ended.
+func taskOutcome(e *env, res orchestrator.Result, asJSON bool) error {
+	if asJSON {
 		_ = json.NewEncoder(e.stdout).Encode(map[string]any{"runId": res.RunID, "stream": "result", "data": res})
 	} else {
 		fmt.Fprintf(e.stdout, "%s after %d iterations (%d plans, %d checks, %d verifications, %d failures, %s): %s\nrun: %s\n",
