@@ -118,6 +118,7 @@ var sentinels = []sentinel{
 	{about: aboutRun, err: runs.ErrEnded, class: classConflict, msg: "run %[1]q has already ended"},
 	{about: aboutRun, err: runs.ErrWaitTimeout, class: classTimeout, code: api.CodeWaitTimeout, field: "timeout",
 		msg: "run %[1]q did not end within the wait's timeout: wait again, or raise timeout"},
+	{about: aboutRun, err: record.ErrNoFrames, class: classNotFound, msg: "run %[1]q has no judged frames"},
 	{about: aboutWait, err: smartwait.ErrNotFound, class: classNotFound, msg: "no wait job %[1]q: list them with GET /v1/waits"},
 	{about: aboutWait, err: smartwait.ErrNotLive, class: classConflict, msg: "wait job %[1]q has already ended"},
 	{err: smartwait.ErrElsewhere, class: classConflict},
