@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
@@ -21,8 +23,9 @@ import (
 
 // TestTasksBuildOnTheActionServiceStack: the daemon's task service acts
 // through the action service's desktop stack of its display: it opens no
-// accessibility connection of its own (counted on the display's
-// accessibility bus), where `acu run`'s own stack opens one.
+// accessibility connection of its own (this process's connections counted
+// on the display's accessibility bus), where `acu run`'s own stack opens
+// one.
 func TestTasksBuildOnTheActionServiceStack(t *testing.T) {
 	dpy := testx.StartXvfb(t, xvfb.Options{})
 	sess := atspitest.Start(t, dpy)
@@ -37,9 +40,13 @@ func TestTasksBuildOnTheActionServiceStack(t *testing.T) {
 		if err := bus.BusObject().Call("org.freedesktop.DBus.ListNames", 0).Store(&names); err != nil {
 			t.Fatal(err)
 		}
-		n := 0
+		n := 0 // connections of this process
 		for _, name := range names {
-			if strings.HasPrefix(name, ":") {
+			var pid uint32
+			if !strings.HasPrefix(name, ":") || bus.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&pid) != nil {
+				continue
+			}
+			if int(pid) == os.Getpid() {
 				n++
 			}
 		}
@@ -76,10 +83,10 @@ func TestTasksBuildOnTheActionServiceStack(t *testing.T) {
 	parts := taskParts{hub: hub, gate: g, reg: runs.New(db, runs.Options{})}
 
 	before := clients()
-	parts.stack = acts.Stack
-	shared, err := newTaskService(t.Context(), c, parts, log)
-	if err != nil {
-		t.Fatal(err)
+	d := &daemon{cfg: c, hub: hub, acts: acts, desktop: g, runs: parts.reg, db: db, ledger: llm.NewLedger()}
+	shared := d.serveTasks(t.Context(), t.TempDir(), log)
+	if shared == nil {
+		t.Fatal("the daemon's task service did not start")
 	}
 	t.Cleanup(shared.Close)
 	if got := clients(); got != before {
