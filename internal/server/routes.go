@@ -25,6 +25,7 @@ type Runs interface {
 	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
 	LastCursor(ctx context.Context) (int64, error)
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
+	Cancel(ctx context.Context, id, reason string, engine func(ctx context.Context, id, reason string) error) (runs.Run, error)
 }
 
 // routes builds the handler from the route table (table.go): every route
@@ -160,23 +161,7 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 	if !run.Live() {
 		return errConflict("run %q has already ended (%s)", id, run.Status)
 	}
-	reason := req.Reason
-	if reason == "" {
-		reason = "cancelled by a client"
-	}
-	if c := s.opts.Cancellers[run.Kind]; c != nil {
-		err = c(r.Context(), id, reason)
-	}
-	if c := s.opts.Cancellers[run.Kind]; c == nil || errors.Is(err, runs.ErrNotFound) {
-		// No engine of this kind here, or the run is another process's (a
-		// task on another host of a fleet): end it in the store; its owner
-		// sees the end and stops.
-		_, err = s.opts.Runs.End(r.Context(), id, runs.StatusCancelled, "", map[string]string{"reason": reason})
-	}
-	if err != nil {
-		return about(aboutRun, id, err)
-	}
-	if run, err = s.opts.Runs.Get(r.Context(), id); err != nil {
+	if run, err = s.opts.Runs.Cancel(r.Context(), id, req.Reason, s.opts.Cancellers[run.Kind]); err != nil {
 		return about(aboutRun, id, err)
 	}
 	writeJSON(w, http.StatusOK, toAPIRun(run))
