@@ -27,19 +27,19 @@ func newErr(status int, code, field, format string, args ...any) *httpError {
 }
 
 func errInvalid(field, format string, args ...any) error {
-	return newErr(http.StatusBadRequest, api.CodeInvalid, field, format, args...)
+	return fail(classInvalid, "", field, format, args...)
 }
 func errNotFound(format string, args ...any) error {
-	return newErr(http.StatusNotFound, api.CodeNotFound, "", format, args...)
+	return fail(classNotFound, "", "", format, args...)
 }
 func errConflict(format string, args ...any) error {
-	return newErr(http.StatusConflict, api.CodeConflict, "", format, args...)
+	return fail(classConflict, "", "", format, args...)
 }
 func errUnauthorized(format string, args ...any) error {
-	return newErr(http.StatusUnauthorized, api.CodeUnauthorized, "", format, args...)
+	return fail(classUnauthorized, "", "", format, args...)
 }
 func errTooLarge(limit int64) error {
-	return newErr(http.StatusRequestEntityTooLarge, api.CodeTooLarge, "", "request body is larger than %d bytes (ACU_MAX_BODY_BYTES)", limit)
+	return fail(classTooLarge, "", "", "request body is larger than %d bytes (ACU_MAX_BODY_BYTES)", limit)
 }
 
 // writeError answers with the error body; internals go to the log only.
