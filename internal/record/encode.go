@@ -70,154 +70,209 @@ func (r *Recorder) record(ctx context.Context, rec *recording, first *frame.Fram
 // encode pipes frames into ffmpeg; see the package comment.
 func (r *Recorder) encode(ctx context.Context, rec *recording, f *frame.Frame) (result, error) {
 	res := result{Width: f.W &^ 1, Height: f.H &^ 1} // ffmpeg crops to even sizes
-	w, h := f.W, f.H
-	// last is the frame written last, held (to be written again while the
-	// screen is still, and at the stop) until a newer one is; released at
-	// the end, so the capture hub reuses its buffer for the next change.
-	last := f
-	defer func() { last.Release() }()
+	// e.last is the frame written last, held (to be written again while
+	// the screen is still, and at the stop) until a newer one is; released
+	// at the end, so the capture hub reuses its buffer for the next change.
+	e := &encoding{r: r, rec: rec, last: f, res: &res}
+	defer func() { e.last.Release() }()
 	changes, err := r.opts.Capture.Watch(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
 	if err != nil {
 		return res, fmt.Errorf("record %s: %w", rec.spec.Display, err)
 	}
-	args := ffmpegArgs(rec.spec.Format, f.W, f.H, rec.path)
-	cmd := exec.Command(r.opts.FFmpeg, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var stderr strings.Builder
-	cmd.Stderr = &limitWriter{w: &stderr, n: 8 << 10}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return res, fmt.Errorf("record %s: %w", rec.spec.Display, err)
+	if e.ff, err = startFFmpeg(r.opts.FFmpeg, rec, f); err != nil {
+		return res, err
 	}
-	if err := cmd.Start(); err != nil {
-		return res, fmt.Errorf("record %s: start ffmpeg: %w", rec.spec.Display, err)
-	}
-	waited := false
-	defer func() {
-		if !waited {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		}
-	}()
-	row := make([]byte, f.W*4)
-	write := func(f *frame.Frame) error {
-		if f.W != w || f.H != h {
-			return fmt.Errorf("the screen changed size to %dx%d: a recording keeps one size", f.W, f.H)
-		}
-		if f.Stride == f.W*4 {
-			_, err := in.Write(f.Pix[:f.H*f.Stride])
-			return err
-		}
-		for y := range f.H {
-			copy(row, f.Pix[y*f.Stride:y*f.Stride+f.W*4])
-			if _, err := in.Write(row); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := write(f); err != nil {
-		return res, ffmpegError(err, &stderr)
+	defer e.ff.kill()
+	if err := e.ff.write(f); err != nil {
+		return res, e.ff.failed(err)
 	}
 	// A frame is far larger than the pipe's buffer, so the write returns
 	// when ffmpeg has read it, which is when ffmpeg stamped it: the file's
 	// time 0. (ffmpeg takes a moment to start; the run began before.)
 	start := time.Now()
-	lastAt, wroteAt := start, start
+	e.lastAt, e.wroteAt = start, start
 	res.VideoStart = start.UTC()
 	res.Frames++
 	// Kept on the recording's run at once: a recording whose process dies
 	// is recovered with it, and the timeline still seeks its events.
 	r.link(ctx, rec.id, map[string]any{"phase": "video_start", "video_start": res.VideoStart})
-	beat := time.NewTicker(Heartbeat)
-	defer beat.Stop()
-	deadline := time.NewTimer(r.opts.MaxDuration)
-	defer deadline.Stop()
-	var loopErr error
-loop:
-	for {
-		select {
-		case <-ctx.Done():
-			break loop
-		case <-deadline.C:
-			rec.stop(StopMaxDuration)
-			r.log.Info("recording reached its longest duration", "run_id", rec.id, "max_duration", r.opts.MaxDuration)
-			break loop
-		case <-beat.C:
-			if used := r.diskUsed(); r.opts.DiskBudget > 0 && used >= r.opts.DiskBudget {
-				rec.stop(StopDiskBudget)
-				r.log.Warn("recording stopped: the recordings directory reached its disk budget", "run_id", rec.id, "bytes", used, "budget", r.opts.DiskBudget)
-				break loop
-			}
-			// A still screen: the last frame again, stamped now. It closes
-			// the file's last fragment (ffmpeg writes a fragment when the
-			// next frame comes), so the file on disk plays up to now.
-			if time.Since(wroteAt) >= Heartbeat*9/10 {
-				if err := write(last); err != nil {
-					loopErr = ffmpegError(err, &stderr)
-					break loop
-				}
-				wroteAt = time.Now()
-			}
-		case _, ok := <-changes:
-			if !ok {
-				break loop
-			}
-			// At most MaxFPS frames a second: changes until then coalesce.
-			if wait := time.Until(lastAt.Add(time.Second / time.Duration(r.opts.MaxFPS))); wait > 0 {
-				t := time.NewTimer(wait)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					break loop
-				case <-t.C:
-				}
-			}
-			nf, err := r.opts.Capture.Capture(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
-			if err != nil {
-				if ctx.Err() != nil {
-					break loop
-				}
-				loopErr = fmt.Errorf("record %s: %w", rec.spec.Display, err)
-				break loop
-			}
-			if nf.Hash == last.Hash {
-				nf.Release()
-				continue
-			}
-			if err := write(nf); err != nil {
-				nf.Release()
-				loopErr = ffmpegError(err, &stderr)
-				break loop
-			}
-			last.Release()
-			last, lastAt = nf, time.Now()
-			wroteAt = lastAt
-			res.Frames++
-		}
-	}
+	loopErr := e.loop(ctx, changes)
 	// The last frame once more, stamped now: the file lasts until the stop,
 	// not until the last change.
 	if loopErr == nil {
-		if err := write(last); err != nil {
-			loopErr = ffmpegError(err, &stderr)
+		if err := e.ff.write(e.last); err != nil {
+			loopErr = e.ff.failed(err)
 		}
 	}
 	res.DurationMs = time.Since(start).Milliseconds()
 	res.Stopped = rec.stopReason()
-	_ = in.Close()
-	werr := make(chan error, 1)
-	go func() { werr <- cmd.Wait() }()
-	select {
-	case err := <-werr:
-		waited = true
-		if err != nil && loopErr == nil {
-			loopErr = fmt.Errorf("ffmpeg: %w: %s", err, strings.TrimSpace(stderr.String()))
-		}
-	case <-time.After(2 * time.Minute):
-		loopErr = errors.New("ffmpeg did not finish the file within 2 minutes")
+	if err := e.ff.finish(); err != nil && (loopErr == nil || !e.ff.waited) { // a stuck ffmpeg is the error
+		loopErr = err
 	}
 	return res, loopErr
+}
+
+// encoding is one recording's frames on their way to ffmpeg.
+type encoding struct {
+	r               *Recorder
+	rec             *recording
+	ff              *ffmpegPipe
+	last            *frame.Frame // the frame written last
+	lastAt, wroteAt time.Time    // when last was captured, when a frame was last written
+	res             *result
+}
+
+// loop writes a frame for each change of the screen (at most MaxFPS a
+// second) and the last one again every Heartbeat of a still screen, until
+// ctx ends, the recording's limits stop it, or a write fails.
+func (e *encoding) loop(ctx context.Context, changes <-chan struct{}) error {
+	r, rec := e.r, e.rec
+	beat := time.NewTicker(Heartbeat)
+	defer beat.Stop()
+	deadline := time.NewTimer(r.opts.MaxDuration)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-deadline.C:
+			rec.stop(StopMaxDuration)
+			r.log.Info("recording reached its longest duration", "run_id", rec.id, "max_duration", r.opts.MaxDuration)
+			return nil
+		case <-beat.C:
+			if used := r.diskUsed(); r.opts.DiskBudget > 0 && used >= r.opts.DiskBudget {
+				rec.stop(StopDiskBudget)
+				r.log.Warn("recording stopped: the recordings directory reached its disk budget", "run_id", rec.id, "bytes", used, "budget", r.opts.DiskBudget)
+				return nil
+			}
+			// A still screen: the last frame again, stamped now. It closes
+			// the file's last fragment (ffmpeg writes a fragment when the
+			// next frame comes), so the file on disk plays up to now.
+			if time.Since(e.wroteAt) >= Heartbeat*9/10 {
+				if err := e.ff.write(e.last); err != nil {
+					return e.ff.failed(err)
+				}
+				e.wroteAt = time.Now()
+			}
+		case _, ok := <-changes:
+			if !ok {
+				return nil
+			}
+			if done, err := e.change(ctx); done || err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// change writes the screen after a change, once MaxFPS allows; done: the
+// recording ends (ctx ended, or err).
+func (e *encoding) change(ctx context.Context) (done bool, err error) {
+	r, rec := e.r, e.rec
+	// At most MaxFPS frames a second: changes until then coalesce.
+	if wait := time.Until(e.lastAt.Add(time.Second / time.Duration(r.opts.MaxFPS))); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return true, nil
+		case <-t.C:
+		}
+	}
+	nf, err := r.opts.Capture.Capture(ctx, rec.spec.Display, capture.Target{Kind: capture.Screen})
+	if err != nil {
+		if ctx.Err() != nil {
+			return true, nil
+		}
+		return true, fmt.Errorf("record %s: %w", rec.spec.Display, err)
+	}
+	if nf.Hash == e.last.Hash {
+		nf.Release()
+		return false, nil
+	}
+	if err := e.ff.write(nf); err != nil {
+		nf.Release()
+		return true, e.ff.failed(err)
+	}
+	e.last.Release()
+	e.last, e.lastAt = nf, time.Now()
+	e.wroteAt = e.lastAt
+	e.res.Frames++
+	return false, nil
+}
+
+// ffmpegPipe is an ffmpeg process reading raw frames of one size on its
+// standard input.
+type ffmpegPipe struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	stderr strings.Builder
+	w, h   int
+	row    []byte
+	waited bool
+}
+
+// startFFmpeg starts ffmpeg writing rec's file from frames of f's size.
+func startFFmpeg(bin string, rec *recording, f *frame.Frame) (*ffmpegPipe, error) {
+	p := &ffmpegPipe{w: f.W, h: f.H, row: make([]byte, f.W*4)}
+	p.cmd = exec.Command(bin, ffmpegArgs(rec.spec.Format, f.W, f.H, rec.path)...)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.Stderr = &limitWriter{w: &p.stderr, n: 8 << 10}
+	var err error
+	if p.in, err = p.cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("record %s: %w", rec.spec.Display, err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("record %s: start ffmpeg: %w", rec.spec.Display, err)
+	}
+	return p, nil
+}
+
+// write sends f's pixels.
+func (p *ffmpegPipe) write(f *frame.Frame) error {
+	if f.W != p.w || f.H != p.h {
+		return fmt.Errorf("the screen changed size to %dx%d: a recording keeps one size", f.W, f.H)
+	}
+	if f.Stride == f.W*4 {
+		_, err := p.in.Write(f.Pix[:f.H*f.Stride])
+		return err
+	}
+	for y := range f.H {
+		copy(p.row, f.Pix[y*f.Stride:y*f.Stride+f.W*4])
+		if _, err := p.in.Write(p.row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failed is a write's error with what ffmpeg said.
+func (p *ffmpegPipe) failed(err error) error { return ffmpegError(err, &p.stderr) }
+
+// finish closes ffmpeg's input and waits for it to finish the file, at
+// most 2 minutes.
+func (p *ffmpegPipe) finish() error {
+	_ = p.in.Close()
+	werr := make(chan error, 1)
+	go func() { werr <- p.cmd.Wait() }()
+	select {
+	case err := <-werr:
+		p.waited = true
+		if err != nil {
+			return fmt.Errorf("ffmpeg: %w: %s", err, strings.TrimSpace(p.stderr.String()))
+		}
+		return nil
+	case <-time.After(2 * time.Minute):
+		return errors.New("ffmpeg did not finish the file within 2 minutes")
+	}
+}
+
+// kill stops an ffmpeg that was not waited for.
+func (p *ffmpegPipe) kill() {
+	if !p.waited {
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+	}
 }
 
 func ffmpegError(err error, stderr *strings.Builder) error {
