@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,48 +38,92 @@ daemon, and a button mouse_down holds there is released when acu act exits
 one --json request). --dry-run prints the request and sends nothing.`
 
 func runAct(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "act", actUsage)
-	dpyF := fs.String("display", "", "X display (default $DISPLAY, or the daemon's)")
-	window := fs.String("window", "", "X,Y positions are 0..1000 of this window (title substring or window:0x…)")
-	jsonF := fs.String("json", "", "read a whole POST /v1/actions request from FILE (- for stdin)")
-	button := fs.String("button", "", "click, drag, mouse_down/up: left (default), right or middle")
-	count := fs.Int("count", 0, "click: 1 to 3")
-	at := fs.String("at", "", "type, key: focus this POS first")
-	holdMs := fs.Int("hold-ms", 0, "key: hold each key this long; drag: hold before moving")
-	repeat := fs.Int("repeat", 0, "key: press it this many times")
-	settle := fs.Bool("settle", false, "after the actions, wait until the screen stops changing (daemon)")
-	shotF := fs.String("screenshot", "", "after the actions, save a screenshot to FILE (.png or .jpg; daemon)")
-	diff := fs.Bool("diff", false, "print what changed in the element map (daemon)")
-	asJSON := fs.Bool("print-json", false, "print the daemon's whole answer as JSON")
-	local := fs.Bool("local", false, "do not use a running daemon")
-	cropF := fs.String("crop", "", "local only: working area x1,y1,x2,y2 in 0..1000; actions are clamped into it")
-	dry := fs.Bool("dry-run", false, "local only: map and validate without sending input")
+	var a actCommand
+	fs := a.flags(e)
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
 	}
-	if *cropF != "" {
-		*local = true
+	if a.crop != "" {
+		a.local = true
 	}
-	var client *api.Client
-	if !*local && !*dry {
-		if cl, _, err := newClient(e); err == nil {
-			hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			_, herr := cl.Health(hctx)
-			cancel()
-			if herr == nil {
-				client = cl
-			}
-		}
+	req, err := a.request(e, fs, rest)
+	if err != nil {
+		return err
 	}
+	if a.dry {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(req)
+	}
+	var resp api.ActResponse
+	if client := a.daemon(ctx, e); client != nil {
+		client.SetClientName("cli")
+		resp, err = client.Act(ctx, req)
+	} else {
+		resp, err = actInProcess(ctx, e, req, a.crop)
+	}
+	if err != nil {
+		return err
+	}
+	return a.report(e, resp)
+}
 
+// actCommand is `acu act`'s flags.
+type actCommand struct {
+	display, window, json, button, at, shot, crop string
+	count, holdMs, repeat                         int
+	settle, diff, printJSON, local, dry           bool
+}
+
+func (a *actCommand) flags(e *env) *flag.FlagSet {
+	fs := newFlags(e, "act", actUsage)
+	fs.StringVar(&a.display, "display", "", "X display (default $DISPLAY, or the daemon's)")
+	fs.StringVar(&a.window, "window", "", "X,Y positions are 0..1000 of this window (title substring or window:0x…)")
+	fs.StringVar(&a.json, "json", "", "read a whole POST /v1/actions request from FILE (- for stdin)")
+	fs.StringVar(&a.button, "button", "", "click, drag, mouse_down/up: left (default), right or middle")
+	fs.IntVar(&a.count, "count", 0, "click: 1 to 3")
+	fs.StringVar(&a.at, "at", "", "type, key: focus this POS first")
+	fs.IntVar(&a.holdMs, "hold-ms", 0, "key: hold each key this long; drag: hold before moving")
+	fs.IntVar(&a.repeat, "repeat", 0, "key: press it this many times")
+	fs.BoolVar(&a.settle, "settle", false, "after the actions, wait until the screen stops changing (daemon)")
+	fs.StringVar(&a.shot, "screenshot", "", "after the actions, save a screenshot to FILE (.png or .jpg; daemon)")
+	fs.BoolVar(&a.diff, "diff", false, "print what changed in the element map (daemon)")
+	fs.BoolVar(&a.printJSON, "print-json", false, "print the daemon's whole answer as JSON")
+	fs.BoolVar(&a.local, "local", false, "do not use a running daemon")
+	fs.StringVar(&a.crop, "crop", "", "local only: working area x1,y1,x2,y2 in 0..1000; actions are clamped into it")
+	fs.BoolVar(&a.dry, "dry-run", false, "local only: map and validate without sending input")
+	return fs
+}
+
+// daemon is the running daemon's client, or nil to act in this process
+// (--local, --dry-run, or no daemon answers).
+func (a *actCommand) daemon(ctx context.Context, e *env) *api.Client {
+	if a.local || a.dry {
+		return nil
+	}
+	cl, _, err := newClient(e)
+	if err != nil {
+		return nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := cl.Health(hctx); err != nil {
+		return nil
+	}
+	return cl
+}
+
+// request is the request the flags and arguments say: --json's, or one
+// action from the arguments.
+func (a *actCommand) request(e *env, fs *flag.FlagSet, rest []string) (api.ActRequest, error) {
 	var req api.ActRequest
-	if *jsonF != "" {
+	if a.json != "" {
 		var r io.Reader = e.stdin
-		if *jsonF != "-" {
-			f, err := os.Open(*jsonF)
+		if a.json != "-" {
+			f, err := os.Open(a.json)
 			if err != nil {
-				return err
+				return req, err
 			}
 			defer f.Close()
 			r = f
@@ -86,58 +131,49 @@ func runAct(ctx context.Context, e *env, args []string) error {
 		dec := json.NewDecoder(r)
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&req); err != nil {
-			return fmt.Errorf("act --json %s: %w", *jsonF, err)
+			return req, fmt.Errorf("act --json %s: %w", a.json, err)
 		}
 	} else {
 		if len(rest) == 0 {
 			fs.Usage()
-			return &exitError{code: 2, msg: "acu act: name an action"}
+			return req, &exitError{code: 2, msg: "acu act: name an action"}
 		}
-		a, err := cliAction(rest, *button, *count, *at, *holdMs, *repeat)
+		act, err := cliAction(rest, a.button, a.count, a.at, a.holdMs, a.repeat)
 		if err != nil {
 			fs.Usage()
-			return &exitError{code: 2, msg: "acu act: " + err.Error()}
+			return req, &exitError{code: 2, msg: "acu act: " + err.Error()}
 		}
-		req.Actions = []api.Action{a}
+		req.Actions = []api.Action{act}
 	}
-	if *dpyF != "" {
-		req.Display = *dpyF
+	if a.display != "" {
+		req.Display = a.display
 	}
-	if *window != "" {
-		req.Window = *window
+	if a.window != "" {
+		req.Window = a.window
 	}
-	if *settle && req.Settle == nil {
+	if a.settle && req.Settle == nil {
 		req.Settle = &api.SettleOptions{}
 	}
-	if *shotF != "" {
+	if a.shot != "" {
 		format := "png"
-		if strings.HasSuffix(*shotF, ".jpg") || strings.HasSuffix(*shotF, ".jpeg") {
+		if strings.HasSuffix(a.shot, ".jpg") || strings.HasSuffix(a.shot, ".jpeg") {
 			format = "jpeg"
 		}
 		req.Screenshot = &api.ShotOptions{Format: format}
 	}
-	req.Diff = req.Diff || *diff
-	if *dry {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(req)
-	}
-	var resp api.ActResponse
-	if client != nil {
-		client.SetClientName("cli")
-		resp, err = client.Act(ctx, req)
-	} else {
-		resp, err = actInProcess(ctx, e, req, *cropF)
-	}
-	if err != nil {
-		return err
-	}
-	if *shotF != "" && resp.Screenshot != nil {
-		if err := os.WriteFile(*shotF, resp.Screenshot.Data, 0o600); err != nil {
+	req.Diff = req.Diff || a.diff
+	return req, nil
+}
+
+// report saves the screenshot and prints the answer; an action that failed
+// is exit status 1.
+func (a *actCommand) report(e *env, resp api.ActResponse) error {
+	if a.shot != "" && resp.Screenshot != nil {
+		if err := os.WriteFile(a.shot, resp.Screenshot.Data, 0o600); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
+	if a.printJSON {
 		if resp.Screenshot != nil {
 			resp.Screenshot.Data = nil
 		}
@@ -147,7 +183,7 @@ func runAct(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	} else {
-		printActResponse(e.stdout, resp, *shotF)
+		printActResponse(e.stdout, resp, a.shot)
 	}
 	if !resp.OK {
 		return &exitError{code: 1, msg: "acu act: an action failed (see above)"}

@@ -56,7 +56,16 @@ func runWindows(ctx context.Context, e *env, args []string) error {
 		}
 		return printWindows(e.stdout, l)
 	}
-	req := api.WindowOp{Display: *dpy, Kill: *kill}
+	req, err := windowOpArgs(fs, sub, pos, api.WindowOp{Display: *dpy, Kill: *kill})
+	if err != nil {
+		return err
+	}
+	return jsonOut{e.stdout}.print(cl.WindowOp(ctx, id, sub, req))
+}
+
+// windowOpArgs completes req with the arguments of window operation sub
+// after the window id: x y for move, w h for resize, none for the rest.
+func windowOpArgs(fs *flag.FlagSet, sub string, pos []string, req api.WindowOp) (api.WindowOp, error) {
 	nums := func(names ...string) ([]int, error) {
 		if len(pos) != len(names) {
 			fs.Usage()
@@ -64,6 +73,7 @@ func runWindows(ctx context.Context, e *env, args []string) error {
 		}
 		out := make([]int, len(names))
 		for i, a := range pos {
+			var err error
 			if out[i], err = strconv.Atoi(a); err != nil {
 				return nil, fmt.Errorf("%s: %s must be a whole number of pixels, got %q", sub, names[i], a)
 			}
@@ -74,24 +84,24 @@ func runWindows(ctx context.Context, e *env, args []string) error {
 	case api.WindowMove:
 		v, err := nums("x", "y")
 		if err != nil {
-			return err
+			return req, err
 		}
 		req.X, req.Y = &v[0], &v[1]
 	case api.WindowResize:
 		v, err := nums("w", "h")
 		if err != nil {
-			return err
+			return req, err
 		}
 		req.W, req.H = &v[0], &v[1]
 	case api.WindowFocus, api.WindowClose, api.WindowMinimize, api.WindowMaximize:
 		if len(pos) > 0 {
-			return fmt.Errorf("%s takes only a window id, got also %q", sub, pos)
+			return req, fmt.Errorf("%s takes only a window id, got also %q", sub, pos)
 		}
 	default:
 		fs.Usage()
-		return fmt.Errorf("unknown windows command %q", sub)
+		return req, fmt.Errorf("unknown windows command %q", sub)
 	}
-	return jsonOut{e.stdout}.print(cl.WindowOp(ctx, id, sub, req))
+	return req, nil
 }
 
 func printWindows(w io.Writer, l api.WindowList) error {

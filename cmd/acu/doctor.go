@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,95 +28,121 @@ func runDoctor(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(c, e.stderr)
-	bad := 0
-	report := func(ok bool, what, detail string) {
-		mark := "ok  "
-		if !ok {
-			mark = "FAIL"
-			bad++
-		}
-		fmt.Fprintf(e.stdout, "%s %-10s %s\n", mark, what, detail)
+	d := &doctor{e: e, c: c, log: newLogger(c, e.stderr)}
+	for _, check := range []func(context.Context){
+		d.display,
+		func(ctx context.Context) { checkWayland(ctx, e, d.report, d.warn) },
+		d.judge, d.notifiers,
+		func(ctx context.Context) { checkDeadLetters(ctx, e, c, d.report) },
+		d.relay, d.dataDir,
+		func(ctx context.Context) { checkDaemon(ctx, e, c, d.report, d.warn) },
+	} {
+		check(ctx)
 	}
-	warn := func(what, detail string) { fmt.Fprintf(e.stdout, "warn %-10s %s\n", what, detail) }
+	if d.bad > 0 {
+		return &exitError{code: 1, msg: fmt.Sprintf("doctor: %d problem(s)", d.bad)}
+	}
+	return nil
+}
 
-	// Display.
+// doctor prints one line a check, counting the problems.
+type doctor struct {
+	e   *env
+	c   *config.Config
+	log *slog.Logger
+	bad int
+}
+
+func (d *doctor) report(ok bool, what, detail string) {
+	mark := "ok  "
+	if !ok {
+		mark = "FAIL"
+		d.bad++
+	}
+	fmt.Fprintf(d.e.stdout, "%s %-10s %s\n", mark, what, detail)
+}
+
+func (d *doctor) warn(what, detail string) { fmt.Fprintf(d.e.stdout, "warn %-10s %s\n", what, detail) }
+
+func (d *doctor) display(ctx context.Context) {
+	c := d.c
 	if c.Display == "" {
-		warn("display", "DISPLAY is not set: every wait must name a display (start one with `acu display start`)")
-	} else {
-		dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		conn, err := display.Open(dctx, c.Display, display.Options{})
-		cancel()
-		if err != nil {
-			report(false, "display", err.Error())
-		} else {
-			ext := conn.Ext
-			report(true, "display", fmt.Sprintf("%s %dx%d depth %d; MIT-SHM %v, DAMAGE %v, XTEST %v", c.Display,
-				conn.Screen.Width, conn.Screen.Height, conn.Screen.Depth, ext.SHM, ext.Damage, ext.XTest))
-			conn.Close()
-		}
+		d.warn("display", "DISPLAY is not set: every wait must name a display (start one with `acu display start`)")
+		return
 	}
-
-	checkWayland(ctx, e, report, warn)
-
-	// Judge.
-	_, choice, err := judge.Select(ctx, selectOptions(c, log))
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	conn, err := display.Open(dctx, c.Display, display.Options{})
+	cancel()
 	if err != nil {
-		report(false, "judge", err.Error())
+		d.report(false, "display", err.Error())
+		return
+	}
+	ext := conn.Ext
+	d.report(true, "display", fmt.Sprintf("%s %dx%d depth %d; MIT-SHM %v, DAMAGE %v, XTEST %v", c.Display,
+		conn.Screen.Width, conn.Screen.Height, conn.Screen.Depth, ext.SHM, ext.Damage, ext.XTest))
+	conn.Close()
+}
+
+func (d *doctor) judge(ctx context.Context) {
+	c := d.c
+	_, choice, err := judge.Select(ctx, selectOptions(c, d.log))
+	if err != nil {
+		d.report(false, "judge", err.Error())
 	} else {
-		report(true, "judge", fmt.Sprintf("%s (model %q): %s", choice.Backend, choice.Model, choice.Reason))
+		d.report(true, "judge", fmt.Sprintf("%s (model %q): %s", choice.Backend, choice.Model, choice.Reason))
 	}
 	if p, err := exec.LookPath(c.TesseractBinary); err != nil {
-		warn("tesseract", "not found: the built-in OCR judge needs it (apt-get install tesseract-ocr tesseract-ocr-eng)")
+		d.warn("tesseract", "not found: the built-in OCR judge needs it (apt-get install tesseract-ocr tesseract-ocr-eng)")
 	} else {
-		report(true, "tesseract", p)
+		d.report(true, "tesseract", p)
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
-		warn("tmux", "not found: pty:<session> targets fall back to a window capture")
+		d.warn("tmux", "not found: pty:<session> targets fall back to a window capture")
 	}
+}
 
-	// Notifiers.
+func (d *doctor) notifiers(context.Context) {
+	c := d.c
 	if len(c.Notifiers) == 0 {
-		warn("notify", "ACU_NOTIFIERS is empty: agents learn of outcomes only from the API, events and MCP")
-	} else if ns, err := buildNotifiers(c, log); err != nil {
-		report(false, "notify", err.Error())
+		d.warn("notify", "ACU_NOTIFIERS is empty: agents learn of outcomes only from the API, events and MCP")
+		return
+	}
+	ns, err := buildNotifiers(c, d.log)
+	if err != nil {
+		d.report(false, "notify", err.Error())
+		return
+	}
+	for _, w := range notifierWarnings(ns) {
+		d.warn("notify", w)
+	}
+	if err := notify.Check(ns); err != nil {
+		d.report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
 	} else {
-		for _, w := range notifierWarnings(ns) {
-			warn("notify", w)
-		}
-		if err := notify.Check(ns); err != nil {
-			report(false, "notify", err.Error()+" (wake-ups wait in the outbox until it works)")
-		} else {
-			report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
-		}
+		d.report(true, "notify", fmt.Sprintf("%v", c.Notifiers))
 	}
+}
 
-	checkDeadLetters(ctx, e, c, report)
-
-	// Relay.
-	if w := c.RelayAuthWarning(); w != "" {
-		warn("relay", w)
+func (d *doctor) relay(context.Context) {
+	if w := d.c.RelayAuthWarning(); w != "" {
+		d.warn("relay", w)
 	}
+}
 
-	// State and daemon.
+func (d *doctor) dataDir(context.Context) {
+	c := d.c
 	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
-		report(false, "data dir", err.Error())
+		d.report(false, "data dir", err.Error())
 	} else if err := checkDataDir(c.DataDir); err != nil {
-		report(false, "data dir", err.Error())
+		d.report(false, "data dir", err.Error())
 	} else if err := checkPrivateFile(c.TokenPath(), "token file"); err != nil {
-		report(false, "data dir", err.Error())
+		d.report(false, "data dir", err.Error())
 	} else if f, err := os.CreateTemp(c.DataDir, ".doctor-*"); err != nil {
-		report(false, "data dir", fmt.Sprintf("%s is not writable: %v", c.DataDir, err))
+		d.report(false, "data dir", fmt.Sprintf("%s is not writable: %v", c.DataDir, err))
 	} else {
 		f.Close()
 		os.Remove(f.Name())
-		report(true, "data dir", c.DataDir)
+		d.report(true, "data dir", c.DataDir)
 	}
-	checkDaemon(ctx, e, c, report, warn)
-	if bad > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("doctor: %d problem(s)", bad)}
-	}
-	return nil
 }
 
 // checkDeadLetters lists the notifications given up on, read straight

@@ -27,12 +27,9 @@ func runInstall(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	self, err := os.Executable()
+	self, err := acuBinary()
 	if err != nil {
-		return fmt.Errorf("find the acu binary: %w", err)
-	}
-	if self, err = filepath.EvalSymlinks(self); err != nil {
-		return fmt.Errorf("find the acu binary: %w", err)
+		return err
 	}
 	dataDir, err := filepath.Abs(c.DataDir)
 	if err != nil {
@@ -73,6 +70,18 @@ Remove it: systemctl --user disable --now acu.service && rm %s
 With the daemon up, acu mcp relays to it and never starts one of its own.
 `, path, path)
 	return nil
+}
+
+// acuBinary is the path of this acu binary, symbolic links resolved.
+func acuBinary() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the acu binary: %w", err)
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return "", fmt.Errorf("find the acu binary: %w", err)
+	}
+	return self, nil
 }
 
 // userUnitDir is systemd's user unit directory: $XDG_CONFIG_HOME/systemd/user,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -46,15 +47,7 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 	// The MCP client gets its answers whatever the daemon's state: the
 	// daemon is reached (or started) for each tool call, and a call no
 	// daemon can serve answers with the reason (see daemonGate).
-	g := &daemonGate{c: c, e: e, log: log, start: *start}
-	tok, err := ensureToken(c) // the token a daemon started on this data directory uses
-	if err != nil {
-		g.broken = fmt.Errorf("%w; then restart the MCP server", err)
-	}
-	g.cl = api.NewClient("http://"+c.DialAddr(), tok.Reveal())
-	if err := os.MkdirAll(c.DataDir, 0o700); err != nil && g.broken == nil {
-		g.broken = fmt.Errorf("create ACU_DATA_DIR %s: %w; then restart the MCP server", c.DataDir, err)
-	}
+	g := newDaemonGate(c, e, log, *start)
 	if g.broken == nil {
 		// A running acu mcp is a client: a daemon it started does not exit
 		// for idleness (ACU_IDLE_EXIT) while it runs.
@@ -86,6 +79,22 @@ func runMCP(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// newDaemonGate is the gate to the daemon of c's data directory, with the
+// token a daemon started there uses; broken says why no daemon can be
+// reached or started from here.
+func newDaemonGate(c *config.Config, e *env, log *slog.Logger, start bool) *daemonGate {
+	g := &daemonGate{c: c, e: e, log: log, start: start}
+	tok, err := ensureToken(c)
+	if err != nil {
+		g.broken = fmt.Errorf("%w; then restart the MCP server", err)
+	}
+	g.cl = api.NewClient("http://"+c.DialAddr(), tok.Reveal())
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil && g.broken == nil {
+		g.broken = fmt.Errorf("create ACU_DATA_DIR %s: %w; then restart the MCP server", c.DataDir, err)
+	}
+	return g
 }
 
 // daemonStartTimeout bounds how long `acu mcp` waits for a daemon it (or

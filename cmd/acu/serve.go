@@ -26,6 +26,7 @@ import (
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/handoff"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/llm"
@@ -76,18 +77,52 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		l.Close()
 		return err
 	}
-	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	defer d.close()
+	p, err := d.start(ctx, e, l, *detached, log)
+	if err != nil {
+		l.Close()
+		return err
+	}
+	defer p.close()
+	return d.serve(ctx, l, p, log)
+}
+
+// serveParts are what `acu serve` runs beside the API, and what it undoes
+// when it stops.
+type serveParts struct {
+	relay *relayService // nil: off
+	agent *agentService // nil: off
+	idle  *idleWatch    // nil: the daemon never exits when idle
+	undo  []func()      // run last first
+}
+
+func (p *serveParts) close() {
+	for i := len(p.undo) - 1; i >= 0; i-- {
+		p.undo[i]()
+	}
+	p.undo = nil
+}
+
+// start opens the gate, the services beside the API and the optional parts
+// that run on listeners of their own.
+func (d *daemon) start(ctx context.Context, e *env, l net.Listener, detached bool, log *slog.Logger) (_ *serveParts, err error) {
+	c := d.cfg
+	p := &serveParts{}
+	defer func() {
+		if err != nil {
+			p.close()
+		}
+	}()
+	d.sessionBus = e.getenv("DBUS_SESSION_BUS_ADDRESS")
 	// The gate: every effect on the desktop (input, windows, clipboard,
 	// launches) from every surface and engine, under one policy
 	// (docs/security.md).
 	d.desktop = gate.New(gateOptions(c, e, log))
 	removePid, err := writePidFile(c)
 	if err != nil {
-		l.Close()
-		return err
+		return nil, err
 	}
-	defer removePid()
+	p.undo = append(p.undo, removePid)
 	// ACU_ALLOW_REMOTE permits a wider bind; it is the address actually
 	// bound that decides whether anyone beyond this machine can connect.
 	if beyondLoopback(l.Addr()) {
@@ -98,56 +133,60 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	log.Info("acu serving", "addr", "http://"+l.Addr().String(), "version", Version, "epoch", d.runs.Epoch(),
 		"judge", d.choice.Backend, "db", config.RedactDB(c.DB), "token_file", c.TokenPath())
-
 	// The relay (ACU_RELAY_ENABLED, default on) and the desktop agent
 	// (ACU_AGENT_ENABLED, default off) run beside the API on listeners of
 	// their own.
 	// A port another process holds turns that part off (degraded in
 	// /health and acu doctor); waits and actions never depend on them.
-	rs, err := newRelayService(ctx, c, d.db, log)
-	if err != nil && !d.optionalOff(err, log) {
-		l.Close()
-		return err
+	if p.relay, err = newRelayService(ctx, c, d.db, log); err != nil && !d.optionalOff(err, log) {
+		return nil, err
+	}
+	// The action service holds each display's desktop stack (the gate's
+	// connection and hands, the accessibility client): tasks build on it.
+	if d.acts, err = d.openActions(log); err != nil {
+		return nil, err
 	}
 	// Tasks (ACU_TASK_ENABLED, on when a task model is configured).
-	if ts := serveTasks(ctx, c, e.getenv, d.hub, d.desktop, d.runs, d.db, d.ledger, d.engine, log); ts != nil {
-		defer ts.Close() // ends a live task as cancelled, before the database closes
+	if ts := d.serveTasks(ctx, e.getenv("HOME"), log); ts != nil {
+		p.undo = append(p.undo, ts.Close) // ends a live task as cancelled, before the database closes
 		d.tasks = ts.Orch
 	}
-	var as *agentService
 	if c.Agent().Enabled {
-		as, err = newAgentService(c, d.hub, d.desktop, d.runs, keptFrames(c, d.db), d.ledger, d.token, log)
+		p.agent, err = newAgentService(c, d.hub, d.desktop, d.runs, keptFrames(c, d.db), d.ledger, d.token, log)
 		switch {
 		case err == nil:
-			log.Info("agent serving", "addr", as.URL())
+			log.Info("agent serving", "addr", p.agent.URL())
 		case !d.optionalOff(err, log):
-			l.Close()
-			return err
+			return nil, err
 		}
 	}
 	// A daemon acu mcp started exits once idle for ACU_IDLE_EXIT; one the
 	// user runs or installed as a service never does.
-	var idle *idleWatch
-	if *detached && c.IdleExit > 0 {
-		idle = newIdleWatch()
-		d.track = idle.track
+	if detached && c.IdleExit > 0 {
+		p.idle = newIdleWatch()
+		d.track = p.idle.track
 		log.Info("started by acu mcp: exits after ACU_IDLE_EXIT with no live run and no client", "idle_exit", c.IdleExit.String())
 	}
+	return p, nil
+}
+
+// serve runs the API and the parts beside it until ctx ends or one fails.
+func (d *daemon) serve(ctx context.Context, l net.Listener, p *serveParts, log *slog.Logger) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.run(gctx, l, log) })
-	if idle != nil {
-		clients := daemonClientsPath(c)
+	if p.idle != nil {
+		clients := daemonClientsPath(d.cfg)
 		g.Go(func() error {
-			return idle.run(gctx, c.IdleExit, func() bool { return len(d.runs.Live()) > 0 || clientsHold(clients) }, log)
+			return p.idle.run(gctx, d.cfg.IdleExit, func() bool { return len(d.runs.Live()) > 0 || clientsHold(clients) }, log)
 		})
 	}
-	if rs != nil {
-		g.Go(func() error { return rs.run(gctx) })
+	if p.relay != nil {
+		g.Go(func() error { return p.relay.run(gctx) })
 	}
-	if as != nil {
-		g.Go(func() error { return as.run(gctx) })
+	if p.agent != nil {
+		g.Go(func() error { return p.agent.run(gctx) })
 	}
-	err = g.Wait()
+	err := g.Wait()
 	if errors.Is(err, context.Canceled) || errors.Is(err, errIdle) {
 		err = nil
 	}
@@ -169,6 +208,7 @@ type daemon struct {
 	// judgeClient is the vision judge's model client (nil for the OCR
 	// judge); ledger accounts the cost of every model client.
 	judgeClient *llm.Client
+	acts        *actions.Service           // holds each display's desktop stack
 	tasks       *orchestrator.Orchestrator // nil: tasks are off
 	desktop     *gate.Gate                 // nil: the desktop routes answer 503
 	ledger      *llm.Ledger
@@ -272,42 +312,76 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 // shutdownGrace, the wait engine leaves live jobs live in the store (the
 // next start resumes them), the dispatcher stops between attempts.
 func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) error {
-	c := d.cfg
-	base := "http://" + l.Addr().String()
-	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp"), Conformance: c.MCP().Conformance}
 	// Each MCP session calls the API with its caller's own token and is
 	// bound to it (another token with its id is refused).
-	mcpEP := newMCPEndpoint(base, d.token, mcpOpts, log.With("component", "mcp"))
+	mcpOpts := mcpserver.Options{Version: Version, Logger: log.With("component", "mcp"), Conformance: d.cfg.MCP().Conformance}
+	mcpEP := newMCPEndpoint("http://"+l.Addr().String(), d.token, mcpOpts, log.With("component", "mcp"))
 	defer mcpEP.Wait()
-	cancellers := map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait}
-	var dt server.Desktop
-	if d.desktop != nil {
-		dt = d.desktop
-	}
-	var tasks server.Tasks
-	if d.tasks != nil {
-		tasks = d.tasks
-		cancellers[orchestrator.Kind] = d.tasks.Cancel
-	}
-	acts, err := d.openActions(log)
+	sv, err := d.openServices(mcpEP, log)
 	if err != nil {
 		return err
 	}
-	lv := live.New(live.Options{Capture: d.screens(), DefaultDisplay: c.Display,
-		Takeover: live.TakeoverOptions{Runs: d.runs, Gate: d.desktop, Logger: log.With("component", "live")}})
-	recorder, err := record.New(record.Options{Capture: d.screens(), Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
+	// Runs left live by stopped processes, and runs other daemons of a
+	// fleet created for this host, before any new work.
+	claim := func(run runs.Run) bool { return d.claim(sv.fleet, sv.recorder, run) }
+	if err := d.runs.Recover(ctx, claim); err != nil {
+		return fmt.Errorf("recover runs left live by stopped processes: %w", err)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	d.runEngines(gctx, g, claim, log)
+	// The tasks stop before the action service closes the desktop stacks
+	// they act through.
+	actsCtx, stopActs := context.WithCancel(context.WithoutCancel(gctx))
+	g.Go(func() error { return d.acts.Run(actsCtx) })
+	g.Go(func() error {
+		<-gctx.Done()
+		if d.tasks != nil {
+			d.tasks.Close()
+		}
+		stopActs()
+		return nil
+	})
+	g.Go(func() error { return sv.fleet.Run(gctx) })
+	g.Go(func() error { return sv.live.Run(gctx) })
+	g.Go(func() error { return sv.recorder.Run(gctx) })
+	g.Go(func() error { return sv.server.Serve(gctx, l, shutdownGrace) })
+	return g.Wait()
+}
+
+// services are the daemon's features that the API serves, beside the
+// engines openDaemon made.
+type services struct {
+	live     *live.Service
+	recorder *record.Recorder
+	fleet    *handoff.Handoff
+	server   *server.Server
+}
+
+// openServices builds the live view, the recorder, the fleet hand-off and the
+// API server over every service.
+func (d *daemon) openServices(mcpEP *mcpEndpoint, log *slog.Logger) (*services, error) {
+	c := d.cfg
+	sv := &services{live: live.New(live.Options{Capture: d.screens(), DefaultDisplay: c.Display,
+		Takeover: live.TakeoverOptions{Runs: d.runs, Gate: d.desktop, Logger: log.With("component", "live")}})}
+	var err error
+	sv.recorder, err = record.New(record.Options{Capture: d.screens(), Runs: d.runs, Dir: c.RecordingDir(), FFmpeg: c.FFmpeg,
 		DefaultDisplay: c.Display, Format: c.RecordFormat, MaxFPS: c.RecordMaxFPS, Auto: c.RecordRuns,
 		Max: c.RecordMax, MaxDuration: c.RecordMaxDuration, DiskBudget: diskBudget(c.RecordDisk), Logger: log.With("component", "record")})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(c.RecordRuns) > 0 {
-		if err := recorder.Check(); err != nil {
-			return &config.Error{Env: "ACU_RECORD_RUNS", Value: strings.Join(c.RecordRuns, ","), Source: "configuration",
+		if err := sv.recorder.Check(); err != nil {
+			return nil, &config.Error{Env: "ACU_RECORD_RUNS", Value: strings.Join(c.RecordRuns, ","), Source: "configuration",
 				Accepted: "empty, or install ffmpeg (or set ACU_FFMPEG)", Err: err}
 		}
 	}
-	srv := server.New(server.Options{
+	// Action requests for other hosts of a fleet, and theirs for this one.
+	sv.fleet = handoff.New(handoff.Options{Runs: d.runs, Answer: server.ErrorResponse, Logger: log.With("component", "handoff"),
+		Act: func(ctx context.Context, client, remote string, req api.ActRequest) (api.ActResponse, error) {
+			return d.acts.Act(ctx, actions.Caller{Client: client, Remote: remote}, req)
+		}})
+	o := server.Options{
 		Token: d.token, TokenHint: c.TokenPath(), AllowedHosts: c.AllowHosts, ListenHost: c.DaemonHost,
 		MaxBody: c.MaxBody, Version: Version, Epoch: d.runs.Epoch(), Logger: log.With("component", "http"),
 		LookupToken: lookupToken(d.db),
@@ -317,36 +391,43 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 		TaskLogs:   d.db,
 		Metrics:    d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
-		Tasks:      tasks,
-		Actions:    acts,
-		Desktop:    dt,
-		Live:       lv,
+		Actions:    d.acts,
+		Live:       sv.live,
 		Frames:     d.db,
-		Recordings: recorder,
-		Cancellers: cancellers,
+		Recordings: sv.recorder,
+		Cancellers: map[string]func(ctx context.Context, id, reason string) error{"wait": d.cancelWait},
 		Fleet:      d.runs,
+		Handoff:    sv.fleet,
 		Extra:      map[string]http.Handler{"/mcp": mcpEP.Handler()},
 		LaunchArgv: c.LaunchArgv,
 		Track:      d.track,
-	})
-	// Runs left live by stopped processes, and runs other daemons of a
-	// fleet created for this host, before any new work.
-	claim := func(run runs.Run) bool { return d.claim(srv, recorder, run) }
-	if err := d.runs.Recover(ctx, claim); err != nil {
-		return fmt.Errorf("recover runs left live by stopped processes: %w", err)
 	}
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return d.engine.Run(gctx) })
-	g.Go(func() error { return d.dispatch.Run(gctx) })
+	if d.desktop != nil {
+		o.Desktop = d.desktop
+	}
+	if d.tasks != nil {
+		o.Tasks = d.tasks
+		o.Cancellers[orchestrator.Kind] = d.tasks.Cancel
+	}
+	sv.server = server.New(o)
+	return sv, nil
+}
+
+// runEngines runs the wait engine, the notifier, the sweep of runs of
+// stopped processes, a fleet's wake-ups and the event pruning in g.
+func (d *daemon) runEngines(ctx context.Context, g *errgroup.Group, claim func(runs.Run) bool, log *slog.Logger) {
+	c := d.cfg
+	g.Go(func() error { return d.engine.Run(ctx) })
+	g.Go(func() error { return d.dispatch.Run(ctx) })
 	// Runs of a process that stops while the daemon runs (a killed `acu
 	// agent`) are taken over or ended once its lease ends.
-	g.Go(func() error { d.runs.Sweep(gctx, c.OwnerLease/3, claim); return nil })
+	g.Go(func() error { d.runs.Sweep(ctx, c.OwnerLease/3, claim); return nil })
 	if store.IsPostgres(c.DB) {
 		// A fleet: other daemons' events and runs created for this host
 		// wake this one at once.
 		host := d.runs.Host()
 		g.Go(func() error {
-			return d.db.Listen(gctx, func(channel, payload string) {
+			return d.db.Listen(ctx, func(channel, payload string) {
 				switch channel {
 				case store.ChannelEvents:
 					d.runs.WakeTail()
@@ -361,14 +442,9 @@ func (d *daemon) run(ctx context.Context, l net.Listener, log *slog.Logger) erro
 			}, store.ChannelEvents, store.ChannelClaims)
 		})
 	}
-	g.Go(func() error { return acts.Run(gctx) })
-	g.Go(func() error { return lv.Run(gctx) })
-	g.Go(func() error { return recorder.Run(gctx) })
-	g.Go(func() error { return srv.Serve(gctx, l, shutdownGrace) })
 	if c.EventRetention > 0 {
-		g.Go(func() error { d.pruneEvents(gctx, log); return nil })
+		g.Go(func() error { d.pruneEvents(ctx, log); return nil })
 	}
-	return g.Wait()
 }
 
 // pruneEvents deletes old runs' progress events (ACU_EVENT_RETENTION) at
@@ -589,7 +665,7 @@ func diskBudget(n int64) int64 {
 // created for this host and nobody has run yet starts here. A task or
 // action some process already ran is not run again (it could repeat what
 // was done): Recover ends it.
-func (d *daemon) claim(srv *server.Server, rec *record.Recorder, run runs.Run) bool {
+func (d *daemon) claim(fleet *handoff.Handoff, rec *record.Recorder, run runs.Run) bool {
 	fresh := run.Owner == "" && run.Status != runs.StatusOrphaned
 	switch run.Kind {
 	case record.RunKind:
@@ -598,8 +674,8 @@ func (d *daemon) claim(srv *server.Server, rec *record.Recorder, run runs.Run) b
 		return rec.Adopt(run)
 	case smartwait.KindWait:
 		return d.engine.Claim(run)
-	case server.KindAction:
-		return fresh && srv.ClaimAction(run)
+	case handoff.Kind:
+		return fresh && fleet.Claim(run)
 	case orchestrator.Kind:
 		return fresh && d.tasks != nil && d.tasks.Adopt(run)
 	}

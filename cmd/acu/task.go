@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/capture"
@@ -34,10 +35,11 @@ func init() {
 		command{"run", `run a task on the desktop with the dual-agent orchestrator: acu run "<task>"`, runTask})
 }
 
-// taskService is the orchestrator with the parts it drives: the display
-// connection, the accessibility bus, the element map and the model clients.
-// `acu run` builds one; `acu serve` can build one and hand Orch to the
-// server (Options.Tasks) and the run registry's cancellers.
+// taskService is the orchestrator with the parts it drives: the display's
+// desktop stack, the element map and the model clients. `acu run` builds
+// one on a stack of its own; `acu serve` builds one on the action
+// service's stack of the display and hands Orch to the server
+// (Options.Tasks) and the run registry's cancellers.
 type taskService struct {
 	Orch    *orchestrator.Orchestrator
 	closers []func()
@@ -51,31 +53,121 @@ func (s *taskService) Close() {
 	for i := len(s.closers) - 1; i >= 0; i-- {
 		s.closers[i]()
 	}
+	s.closers = nil
 }
 
-// newTaskService builds the orchestrator from config on the daemon's parts:
-// hub captures, reg records each task as a run, db keeps the progress log,
-// ledger accounts model cost (nil: its own). sessionBus is
-// DBUS_SESSION_BUS_ADDRESS, the fallback when the display does not publish
-// its accessibility bus.
-func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *gate.Gate, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
-	wait orchestrator.Waiter, sessionBus, home string, onEvent func(runID, stream string, data any), log *slog.Logger) (_ *taskService, err error) {
-	tc := c.Task()
-	log = log.With("component", "task")
+// taskParts are the daemon's (or `acu run`'s) parts a task service builds
+// on: hub captures; stack opens the task display's desktop stack; the
+// gate launches and arranges windows; reg records each task as a run; db
+// keeps the progress log (nil: none); ledger accounts model cost (nil:
+// its own); home is $HOME, for desktop entries.
+type taskParts struct {
+	hub     *capture.Hub
+	stack   func(ctx context.Context, dpy string) (actions.Stack, error)
+	gate    *gate.Gate
+	reg     *runs.Registry
+	db      *store.DB
+	ledger  *llm.Ledger
+	wait    orchestrator.Waiter
+	home    string
+	onEvent func(runID, stream string, data any)
+}
+
+// ownStack opens a desktop stack of `acu run`'s own on g: the gate's
+// connection and hands, and an accessibility client found from the
+// display (else sessionBus, DBUS_SESSION_BUS_ADDRESS), which s closes.
+func (s *taskService) ownStack(g *gate.Gate, sessionBus string, log *slog.Logger) func(context.Context, string) (actions.Stack, error) {
+	return func(ctx context.Context, dpy string) (actions.Stack, error) {
+		conn, err := g.Conn(ctx, dpy)
+		if err != nil {
+			return actions.Stack{}, err
+		}
+		hands, err := g.Hands(ctx, dpy)
+		if err != nil {
+			return actions.Stack{}, err
+		}
+		st := actions.Stack{Conn: conn, Hands: hands}
+		ao := atspi.Options{SessionBus: sessionBus, Logger: log.With("component", "atspi")}
+		if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
+			ao.Address = addr
+		}
+		if st.Tree, st.TreeErr = atspi.Connect(ctx, ao); st.TreeErr == nil {
+			s.closers = append(s.closers, func() { st.Tree.Close() })
+		}
+		return st, nil
+	}
+}
+
+// newTaskService builds the orchestrator from config on p.
+func newTaskService(ctx context.Context, c *config.Config, p taskParts, log *slog.Logger) (_ *taskService, err error) {
 	s := &taskService{}
+	return s, s.build(ctx, c, p, log.With("component", "task"))
+}
+
+// build wires the task service: s is closed when it fails.
+func (s *taskService) build(ctx context.Context, c *config.Config, p taskParts, log *slog.Logger) (err error) {
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
+	tc := c.Task()
 	dpy := c.TaskDisplay()
 	if dpy == "" {
-		return nil, &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0",
+		return &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0",
 			Err: errors.New("no display: set DISPLAY or ACU_TASK_DISPLAY")}
 	}
+	fast, planner, verifier, err := taskModels(c, p.ledger, log)
+	if err != nil {
+		return err
+	}
+	st, err := p.stack(ctx, dpy) // tasks act only where the policy lets them
+	if err != nil {
+		return fmt.Errorf("tasks on %s: %w", dpy, err)
+	}
+	x, err := taskElements(c, dpy, p.hub, st, log)
+	if err != nil {
+		return err
+	}
+	dirs := append([]string(nil), tc.AppDirs...)
+	if p.home != "" {
+		dirs = append(dirs, filepath.Join(p.home, ".local/share/applications"))
+	}
+	oo := orchestrator.Options{
+		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: p.reg, Apps: orchestrator.DesktopApps(dirs),
+		Input: st.Hands.Device(), Screenshots: tc.Screenshots, FastScreenshots: tc.FastScreenshot, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
+		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: p.onEvent, Logger: log,
+		Launch: orchestrator.DesktopLauncher{Gate: p.gate, Dirs: dirs, Display: dpy},
+		Wait:   p.wait,
+	}
+	if tc.RecoverAfter == 0 {
+		oo.RecoverAfter = -1 // the count alone; the orchestrator's 0 means its default
+	}
+	if p.db != nil {
+		oo.Progress = p.db
+		if c.KeepJudgedFrames {
+			oo.Frames = p.db // each iteration's frame, for the run timeline
+		}
+	}
+	if tc.PauseOnUser {
+		oo.Watch = orchestrator.NewInputWatch(st.Conn, orchestrator.InputWatchOptions{Logger: log})
+	}
+	if tc.Split {
+		if oo.Arrange, err = orchestrator.NewWindowArranger(ctx, p.gate, dpy); err != nil {
+			return err
+		}
+	}
+	s.Orch, err = orchestrator.New(oo)
+	return err
+}
+
+// taskModels are the task's fast agent, planner and verifier clients
+// (ACU_TASK_*).
+func taskModels(c *config.Config, ledger *llm.Ledger, log *slog.Logger) (fast, planner, verifier *llm.Client, err error) {
+	tc := c.Task()
 	key, keyEnv := c.TaskAPIKey()
 	if !key.Set() && !localURL(tc.BaseURL) {
-		return nil, &config.Error{Env: keyEnv, Source: "configuration", Accepted: "an API key for " + tc.BaseURL,
+		return nil, nil, nil, &config.Error{Env: keyEnv, Source: "configuration", Accepted: "an API key for " + tc.BaseURL,
 			Err: fmt.Errorf("the task models need a key: set %s or ACU_TASK_API_KEY, or point ACU_TASK_BASE_URL at a local server", keyEnv)}
 	}
 	client := func(role, model string) (*llm.Client, error) {
@@ -87,50 +179,36 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *
 		}
 		return cl, nil
 	}
-	fast, err := client("fast", tc.FastModel)
-	if err != nil {
-		return nil, err
+	if fast, err = client("fast", tc.FastModel); err != nil {
+		return nil, nil, nil, err
 	}
-	planner, err := client("planner", tc.PlannerModel)
-	if err != nil {
-		return nil, err
+	if planner, err = client("planner", tc.PlannerModel); err != nil {
+		return nil, nil, nil, err
 	}
-	verifier, err := client("verifier", tc.VerifierModel)
-	if err != nil {
-		return nil, err
+	if verifier, err = client("verifier", tc.VerifierModel); err != nil {
+		return nil, nil, nil, err
 	}
+	return fast, planner, verifier, nil
+}
 
-	conn, err := g.Conn(ctx, dpy)
-	if err != nil {
-		return nil, fmt.Errorf("open display %s for tasks: %w", dpy, err)
-	}
-	hands, err := g.Hands(ctx, dpy) // tasks act only where the policy lets them
-	if err != nil {
-		return nil, fmt.Errorf("tasks on %s: %w", dpy, err)
-	}
-	dev := hands.Device()
-
-	ao := atspi.Options{SessionBus: sessionBus, Logger: log.With("component", "atspi")}
-	if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
-		ao.Address = addr
-	}
-	tree, err := atspi.Connect(ctx, ao)
-	if err != nil {
+// taskElements is the task's element extractor on st: its accessibility
+// tree and, with ACU_TASK_OCR, Tesseract's text; the task's accessibility
+// effects pass the gate too.
+func taskElements(c *config.Config, dpy string, hub *capture.Hub, st actions.Stack, log *slog.Logger) (*elements.Extractor, error) {
+	tc := c.Task()
+	if st.Tree == nil {
 		if !tc.OCR {
-			return nil, fmt.Errorf("accessibility bus of %s: %w (start applications with accessibility on, or set ACU_TASK_OCR=true for OCR-only maps)", dpy, err)
+			return nil, fmt.Errorf("accessibility bus of %s: %w (start applications with accessibility on, or set ACU_TASK_OCR=true for OCR-only maps)", dpy, st.TreeErr)
 		}
-		log.Warn("no accessibility bus: element maps hold OCR text only", "display", dpy, "err", err)
-		tree = nil
-	} else {
-		s.closers = append(s.closers, func() { tree.Close() })
+		log.Warn("no accessibility bus: element maps hold OCR text only", "display", dpy, "err", st.TreeErr)
 	}
-	eo := elements.Options{Display: dpy, Capture: hub, Input: dev, Exclude: c.ExcludeWindows, Logger: log.With("component", "elements"),
-		// The task's accessibility effects pass the gate too.
+	hands := st.Hands
+	eo := elements.Options{Display: dpy, Capture: hub, Input: hands.Device(), Exclude: c.ExcludeWindows, Logger: log.With("component", "elements"),
 		Effect: func(ctx context.Context, el *elements.Element, kind string, fn func(context.Context) error) error {
 			return hands.Element(ctx, el.ID, el.App, el.Window, kind, fn)
 		}}
-	if tree != nil {
-		eo.Tree = tree
+	if st.Tree != nil {
+		eo.Tree = st.Tree
 	}
 	if tc.OCR {
 		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
@@ -139,43 +217,7 @@ func newTaskService(ctx context.Context, c *config.Config, hub *capture.Hub, g *
 		}
 		eo.OCR = eng
 	}
-	x, err := elements.New(eo)
-	if err != nil {
-		return nil, err
-	}
-	dirs := append([]string(nil), tc.AppDirs...)
-	if home != "" {
-		dirs = append(dirs, filepath.Join(home, ".local/share/applications"))
-	}
-	oo := orchestrator.Options{
-		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: reg, Apps: orchestrator.DesktopApps(dirs),
-		Input: dev, Screenshots: tc.Screenshots, FastScreenshots: tc.FastScreenshot, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
-		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: onEvent, Logger: log,
-		Launch: orchestrator.DesktopLauncher{Gate: g, Dirs: dirs, Display: dpy},
-		Wait:   wait,
-	}
-	if tc.RecoverAfter == 0 {
-		oo.RecoverAfter = -1 // the count alone; the orchestrator's 0 means its default
-	}
-	if db != nil {
-		oo.Progress = db
-		if c.KeepJudgedFrames {
-			oo.Frames = db // each iteration's frame, for the run timeline
-		}
-	}
-	if tc.PauseOnUser {
-		oo.Watch = orchestrator.NewInputWatch(conn, orchestrator.InputWatchOptions{Logger: log})
-	}
-	if tc.Split {
-		if oo.Arrange, err = orchestrator.NewWindowArranger(ctx, g, dpy); err != nil {
-			return nil, err
-		}
-	}
-	s.Orch, err = orchestrator.New(oo)
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return elements.New(eo)
 }
 
 // localURL reports whether u points at this machine (a server without keys).
@@ -218,13 +260,7 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 		return err
 	}
 	defer parts.Close()
-	show := func(runID, stream string, data any) { printTaskEvent(e.stdout, stream, data) }
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		show = func(runID, stream string, data any) {
-			_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
-		}
-	}
+	show := taskPrinter(e, *asJSON)
 	// wait_for steps wait through the daemon's smart wait when one
 	// answers, else through a wait engine of this process.
 	var wait orchestrator.Waiter
@@ -237,8 +273,10 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	}
 	g := gate.New(gateOptions(c, e, log))
 	defer g.Close()
-	s, err := newTaskService(ctx, c, parts.hub, g, parts.runs, parts.db, nil, wait, e.getenv("DBUS_SESSION_BUS_ADDRESS"), e.getenv("HOME"), show, log)
-	if err != nil {
+	s := &taskService{}
+	p := taskParts{hub: parts.hub, stack: s.ownStack(g, e.getenv("DBUS_SESSION_BUS_ADDRESS"), log), gate: g, reg: parts.runs, db: parts.db,
+		wait: wait, home: e.getenv("HOME"), onEvent: show}
+	if err := s.build(ctx, c, p, log.With("component", "task")); err != nil {
 		return err
 	}
 	defer s.Close()
@@ -249,7 +287,23 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	return taskOutcome(e, res, *asJSON)
+}
+
+// taskPrinter prints each event of a task: a readable line, or a JSON line.
+func taskPrinter(e *env, asJSON bool) func(runID, stream string, data any) {
+	if !asJSON {
+		return func(runID, stream string, data any) { printTaskEvent(e.stdout, stream, data) }
+	}
+	enc := json.NewEncoder(e.stdout)
+	return func(runID, stream string, data any) {
+		_ = enc.Encode(map[string]any{"runId": runID, "stream": stream, "data": data})
+	}
+}
+
+// taskOutcome prints a task's result; the exit status says how it ended.
+func taskOutcome(e *env, res orchestrator.Result, asJSON bool) error {
+	if asJSON {
 		_ = json.NewEncoder(e.stdout).Encode(map[string]any{"runId": res.RunID, "stream": "result", "data": res})
 	} else {
 		fmt.Fprintf(e.stdout, "%s after %d iterations (%d plans, %d checks, %d verifications, %d failures, %s): %s\nrun: %s\n",
@@ -336,12 +390,15 @@ func oneLine(s string, n int) string {
 // or returns nil (logged) when tasks are off (ACU_TASK_ENABLED=false) or
 // cannot run here (no key, no display, no accessibility bus and no OCR):
 // the daemon still starts and POST /v1/tasks answers 503 saying why.
-func serveTasks(ctx context.Context, c *config.Config, getenv func(string) string, hub *capture.Hub, g *gate.Gate, reg *runs.Registry, db *store.DB, ledger *llm.Ledger,
-	eng *smartwait.Engine, log *slog.Logger) *taskService {
+func (d *daemon) serveTasks(ctx context.Context, home string, log *slog.Logger) *taskService {
+	c := d.cfg
 	if !c.Task().Enabled {
 		return nil
 	}
-	s, err := newTaskService(ctx, c, hub, g, reg, db, ledger, engineWaiter{eng: eng, display: c.TaskDisplay()}, getenv("DBUS_SESSION_BUS_ADDRESS"), getenv("HOME"), nil, log)
+	// The task display's desktop stack is the action service's: one per
+	// display, whatever uses it.
+	s, err := newTaskService(ctx, c, taskParts{hub: d.hub, stack: d.acts.Stack, gate: d.desktop, reg: d.runs, db: d.db, ledger: d.ledger,
+		wait: engineWaiter{eng: d.engine, display: c.TaskDisplay()}, home: home}, log)
 	if err != nil {
 		log.Warn("tasks are off: POST /v1/tasks and run_task answer 503 until this is fixed", "problem", err)
 		return nil

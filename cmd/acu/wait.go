@@ -46,27 +46,19 @@ func runWait(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	criteria := strings.TrimSpace(strings.Join(cond, " "))
-	if criteria == "" {
+	req := api.CreateWait{Criteria: strings.TrimSpace(strings.Join(cond, " ")), Target: *target, Display: *dpy, TaskID: *task, StrictTarget: *strict, Host: *host}
+	if req.Criteria == "" {
 		fs.Usage()
 		return &exitError{code: exitFailure, msg: "wait: give the condition to wait for"}
 	}
-	timeout, err := config.ParseDuration(*timeoutS)
-	if err != nil {
-		return &exitError{code: exitFailure, msg: fmt.Sprintf("wait: --timeout %q: %v", *timeoutS, err)}
-	}
-	var poll time.Duration
-	if *pollS != "" {
-		if poll, err = config.ParseDuration(*pollS); err != nil {
-			return &exitError{code: exitFailure, msg: fmt.Sprintf("wait: --poll %q: %v", *pollS, err)}
-		}
+	if req.Timeout, req.PollInterval, err = waitTimes(*timeoutS, *pollS); err != nil {
+		return err
 	}
 	cl, _, err := newClient(e)
 	if err != nil {
 		return err
 	}
-	job, err := cl.CreateWait(ctx, api.CreateWait{Criteria: criteria, Timeout: timeout.Seconds(), Target: *target,
-		Display: *dpy, TaskID: *task, PollInterval: poll.Seconds(), StrictTarget: *strict, Host: *host})
+	job, err := cl.CreateWait(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -77,7 +69,28 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, job.ID)
 		return nil
 	}
-	final, err := followWait(ctx, cl, job, e, *asJSON)
+	return awaitWait(ctx, e, cl, job, *asJSON, *explain)
+}
+
+// waitTimes parses --timeout and --poll into seconds.
+func waitTimes(timeoutS, pollS string) (timeout, poll float64, err error) {
+	t, err := config.ParseDuration(timeoutS)
+	if err != nil {
+		return 0, 0, &exitError{code: exitFailure, msg: fmt.Sprintf("wait: --timeout %q: %v", timeoutS, err)}
+	}
+	var p time.Duration
+	if pollS != "" {
+		if p, err = config.ParseDuration(pollS); err != nil {
+			return 0, 0, &exitError{code: exitFailure, msg: fmt.Sprintf("wait: --poll %q: %v", pollS, err)}
+		}
+	}
+	return t.Seconds(), p.Seconds(), nil
+}
+
+// awaitWait follows job to its end and prints it (explain: then which judge
+// decided what); the exit status says how it ended.
+func awaitWait(ctx context.Context, e *env, cl *api.Client, job api.Wait, asJSON, explain bool) error {
+	final, err := followWait(ctx, cl, job, e, asJSON)
 	if err != nil {
 		if ctx.Err() != nil {
 			// Interrupted: the job keeps running in the daemon.
@@ -86,16 +99,16 @@ func runWait(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		if err := printJSON(e.stdout, final); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintln(e.stdout, final.Message)
 	}
-	if *explain {
+	if explain {
 		out := e.stdout
-		if *asJSON {
+		if asJSON {
 			out = e.stderr // stdout stays one JSON document
 		}
 		if err := explainWait(ctx, cl, out, final); err != nil {

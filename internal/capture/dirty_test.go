@@ -77,6 +77,10 @@ func TestDamageReadsMatchWholeReads(t *testing.T) {
 			defer frame.UseFastHash(frame.UseFastHash(false))
 			testReadsMatchOnce(t, Options{NoCache: true})
 		})
+		t.Run("damage-go-hash", func(t *testing.T) {
+			defer frame.UseFastHash(frame.UseFastHash(false))
+			testReadsMatchOnce(t, Options{})
+		})
 	}
 }
 

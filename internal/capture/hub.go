@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/damage"
 	"github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xproto"
 	"github.com/prometheus/client_golang/prometheus"
@@ -432,17 +430,11 @@ func (s *source) captureLocked(ctx context.Context) (_ *frame.Frame, err error) 
 // events were flushed just before: then a read of a segment whose bands
 // were kept by damage (damageReads) checks that damage missed nothing.
 func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq uint64, start time.Time, busy, synced bool) (*frame.Frame, error) {
-	noCache := s.hub.opts.NoCache
 	// The rows this read covers are no longer dirty; damage from here on
 	// is for the next read.
 	taken := s.takeDirty()
 	verify := synced && s.damageReads(w, h)
-	// hadBands: s.bands are the hashes of the segment's bands as it is
-	// now, to tell afterwards which bands this read changed.
-	hadBands := (s.segOK || s.exact) && len(s.bands) == frame.Bands(h)
-	if hadBands {
-		s.prevBands = append(s.prevBands[:0], s.bands...)
-	}
+	hadBands := s.keepPrevBands(h)
 	s.segOK, s.sinceVerify = false, 0
 	// pix is the SHM segment itself (not ours to publish) or a GetImage
 	// reply (a fresh buffer).
@@ -461,76 +453,125 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 			return nil, fmt.Errorf("capture %s: privacy mask: %w", s.name, err)
 		}
 	}
-	// changed: the bands whose bytes differ from the cached frame's, when
-	// the kept band hashes are that frame's, computed from its pixels
-	// (exact): the others keep their hashes, byte for byte the same.
-	// Without it (damage reads since, a new connection), every band is
-	// hashed. With the vectorised hash, hashing every band costs less
-	// than comparing it, and the bands whose hash moved are found after
-	// (refineGen).
 	var changed []uint64
-	if old := s.cached; viaSHM && exact && !frame.FastHash() && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
+	if viaSHM {
+		changed = s.wholeReadGen(pix, w, h, exact)
+	}
+	own, recycled, hash := s.hashRead(pix, w, h, viaSHM, busy, changed)
+	s.afterWholeRead(ctx, c, viaSHM, hadBands, changed, verify, taken)
+	if old := s.cached; !s.hub.opts.NoCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
+		// Unchanged content: same frame, no new buffer.
+		if viaSHM {
+			s.pix.put(own, s.gen)
+		}
+		return s.keepCached(old, viaSHM, seq, start), nil
+	}
+	if viaSHM && own == nil {
+		own, recycled = s.frameBuf(pix, w*4, busy)
+	}
+	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
+}
+
+// keepPrevBands keeps s.bands, the hashes of the segment's bands as it is
+// now, in s.prevBands, to tell after a whole read which bands it changed;
+// false when they are not the segment's (s.mu held).
+func (s *source) keepPrevBands(h int) bool {
+	if (s.segOK || s.exact) && len(s.bands) == frame.Bands(h) {
+		s.prevBands = append(s.prevBands[:0], s.bands...)
+		return true
+	}
+	return false
+}
+
+// wholeReadGen starts the buffer generation of a whole read of the segment
+// pix and returns the bands whose bytes differ from the cached frame's,
+// when the kept band hashes are that frame's, computed from its pixels
+// (exact): the others keep their hashes, byte for byte the same. Without
+// it (damage reads since, a new connection), it returns nil: every band
+// is hashed. With the vectorised hash, hashing every band costs less than
+// comparing it, and the bands whose hash moved are found after
+// (refineGen). s.mu held.
+func (s *source) wholeReadGen(pix []byte, w, h int, exact bool) []uint64 {
+	var changed []uint64
+	if old := s.cached; exact && !frame.FastHash() && old != nil && old.W == w && old.H == h && old.Stride == w*4 &&
 		len(old.Pix) == len(pix) && len(s.bands) == frame.Bands(h) {
 		changed = s.diffBands(pix, old.Pix, w*4)
 	}
-	if viaSHM {
-		nb := uint64(frame.Bands(h))
-		s.st.wholeBands.Add(nb)
-		if changed != nil {
-			s.st.keptBands.Add(nb - uint64(ones(changed)))
-		}
-		s.readGen(changed) // nil: every band, narrowed below (refineGen)
+	nb := uint64(frame.Bands(h))
+	s.st.wholeBands.Add(nb)
+	if changed != nil {
+		s.st.keptBands.Add(nb - uint64(ones(changed)))
 	}
-	// own is the buffer a new frame would keep: the GetImage reply, or a
-	// copy out of the segment (which the next read overwrites).
-	var own []byte
-	var hash uint64
-	recycled := false
+	s.readGen(changed) // nil: every band, narrowed after (refineGen)
+	return changed
+}
+
+// hashRead hashes a whole read's pixels into the band sums and returns
+// the frame's hash and own, the buffer a new frame would keep: the
+// GetImage reply, or a copy out of the segment (which the next read
+// overwrites) made while hashing, or nil when the copy is left for after
+// (frameBuf). s.mu held.
+func (s *source) hashRead(pix []byte, w, h int, viaSHM, busy bool, changed []uint64) (own []byte, recycled bool, hash uint64) {
 	sums := s.bandSums(h)
-	switch {
-	case !viaSHM:
-		own, hash = pix, frame.Hash(pix, w, h, w*4)
-	case changed != nil:
-		var buf [maxRuns]bandRun
-		rs := runs(changed, len(sums), &buf)
-		if !s.lastUnchanged && len(rs) > 0 {
-			var gen uint64
-			if own, gen = s.pix.get(len(pix), busy); own != nil {
-				recycled = true
-				s.catchUp(own, pix, w*4, gen, changed)
-				for _, r := range rs {
-					frame.HashCopyBands(own, pix, w, h, w*4, sums, r.b0, r.b1)
-				}
-			}
-		}
-		if own == nil {
-			for _, r := range rs {
-				frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
-			}
-		}
-		hash = frame.FoldBands(sums, w, h)
-	case !s.lastUnchanged && !frame.FastHash():
-		if own, _ = s.pix.get(len(pix), busy); own != nil {
-			recycled = true
-			// Hash and copy in one pass (with the Go hash, HashCopyBands
-			// costs what Hash alone does); an unchanged screen hands the
-			// buffer back.
-			frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
-			hash = frame.FoldBands(sums, w, h)
-			break
-		}
-		fallthrough
-	default:
-		// The last read changed nothing (likely this one neither), no
-		// buffer is free, or the hash is the vectorised one: hash in the
-		// segment, copy below if it changed (into a recycled buffer, only
-		// the bands changed since it was last written: refineGen).
-		frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
-		hash = frame.FoldBands(sums, w, h)
+	if !viaSHM {
+		return pix, false, frame.Hash(pix, w, h, w*4)
 	}
+	switch {
+	case changed != nil:
+		own, recycled = s.hashChangedBands(pix, w, h, sums, changed, busy)
+	case !s.lastUnchanged && !frame.FastHash():
+		own, recycled = s.hashCopyAll(pix, w, h, sums, busy)
+	default:
+		// The last read changed nothing (likely this one neither), or
+		// the hash is the vectorised one: hash in the segment, copy
+		// after if it changed (into a recycled buffer, only the bands
+		// changed since it was last written: refineGen).
+		frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
+	}
+	return own, recycled, frame.FoldBands(sums, w, h)
+}
+
+// hashChangedBands hashes the bands in changed, copying them into a
+// recycled buffer brought up to date when the last read changed something
+// and one is free (s.mu held).
+func (s *source) hashChangedBands(pix []byte, w, h int, sums, changed []uint64, busy bool) (own []byte, recycled bool) {
+	var buf [maxRuns]bandRun
+	rs := runs(changed, len(sums), &buf)
+	if !s.lastUnchanged && len(rs) > 0 {
+		if own, gen := s.pix.get(len(pix), busy); own != nil {
+			s.catchUp(own, pix, w*4, gen, changed)
+			for _, r := range rs {
+				frame.HashCopyBands(own, pix, w, h, w*4, sums, r.b0, r.b1)
+			}
+			return own, true
+		}
+	}
+	for _, r := range rs {
+		frame.HashBands(sums, pix, w, h, w*4, r.b0, r.b1)
+	}
+	return nil, false
+}
+
+// hashCopyAll hashes every band and, when a buffer is free, copies them in
+// the same pass (with the Go hash, HashCopyBands costs what Hash alone
+// does); an unchanged screen hands the buffer back (s.mu held).
+func (s *source) hashCopyAll(pix []byte, w, h int, sums []uint64, busy bool) (own []byte, recycled bool) {
+	if own, _ := s.pix.get(len(pix), busy); own != nil {
+		frame.HashCopyBands(own, pix, w, h, w*4, sums, 0, len(sums))
+		return own, true
+	}
+	frame.HashBands(sums, pix, w, h, w*4, 0, len(sums))
+	return nil, false
+}
+
+// afterWholeRead records what a whole read leaves for the next reads
+// (s.mu held): whether the segment can be built on by reads of damaged
+// rows, which bands this generation changed, whether damage missed a
+// change (verify), and that every band's hash is now this read's.
+func (s *source) afterWholeRead(ctx context.Context, c *display.Conn, viaSHM, hadBands bool, changed []uint64, verify bool, taken []uint64) {
 	// A segment that holds the whole screen unmasked, with its bands'
 	// hashes, is what later reads of damaged rows build on.
-	s.segOK = viaSHM && s.hub.exclude.Empty() && s.hasDamage && !noCache
+	s.segOK = viaSHM && s.hub.exclude.Empty() && s.hasDamage && !s.hub.opts.NoCache
 	if hadBands && viaSHM && changed == nil {
 		// This generation changed only the bands whose hash moved (the
 		// same trust in the hash as an unchanged frame's): recycled
@@ -545,17 +586,6 @@ func (s *source) readFull(ctx context.Context, c *display.Conn, w, h int, seq ui
 	// Every band's hash is now computed from this read's pixels, which
 	// the frame returned holds (a copy, or the cached frame's equal ones).
 	s.exact = viaSHM
-	if old := s.cached; !noCache && old != nil && old.Hash == hash && old.W == w && old.H == h {
-		// Unchanged content: same frame, no new buffer.
-		if viaSHM {
-			s.pix.put(own, s.gen)
-		}
-		return s.keepCached(old, viaSHM, seq, start), nil
-	}
-	if viaSHM && own == nil {
-		own, recycled = s.frameBuf(pix, w*4, busy)
-	}
-	return s.publish(pix, own, recycled, busy, viaSHM, w, h, hash, seq, start), nil
 }
 
 // diffBands returns the set of bands (frame.HashBand rows each) whose
@@ -717,333 +747,4 @@ func blackout(ctx context.Context, c *display.Conn, exclude *privacy.Filter, buf
 // rule, which every read of the desktop shares).
 func excluded(exclude *privacy.Filter, w display.Window) bool {
 	return exclude.Excludes(w.Title, w.Class, w.Instance)
-}
-
-// resolveLocked resolves t on the live connection (s.mu held).
-func (s *source) resolveLocked(ctx context.Context, t Target) (Resolved, error) {
-	if err := s.ensure(ctx); err != nil {
-		return Resolved{}, err
-	}
-	c := s.conn
-	res := Resolved{Target: t, Display: s.name, Label: t.String(),
-		Rect: image.Rect(0, 0, c.Screen.Width, c.Screen.Height)}
-	switch t.Kind {
-	case Screen, PTY:
-		return res, nil
-	case Crop:
-		res.Rect = CropRect(t.Crop, c.Screen.Width, c.Screen.Height)
-		return res, nil
-	case Window:
-	default:
-		return Resolved{}, fmt.Errorf("target kind %d: unknown", t.Kind)
-	}
-	if id, ok := s.ids[t.Query]; ok {
-		w, ok, err := c.Window(ctx, id)
-		if err != nil {
-			return Resolved{}, fmt.Errorf("capture %s on %s: %w", t, s.name, err)
-		}
-		if ok && w.Mapped && (t.ID != 0 || strings.Contains(strings.ToLower(w.Title), strings.ToLower(t.Query)) ||
-			strings.EqualFold(w.Class, t.Query) || strings.EqualFold(w.Instance, t.Query)) {
-			return s.windowResolved(res, w), nil
-		}
-		delete(s.ids, t.Query)
-	}
-	w, err := findWindow(ctx, c, s.name, t)
-	if err != nil {
-		return Resolved{}, err
-	}
-	s.ids[t.Query] = w.ID
-	return s.windowResolved(res, w), nil
-}
-
-// findWindow looks up the window a Window target names among the
-// display's windows; one matching none or several is a *TargetError.
-func findWindow(ctx context.Context, c *display.Conn, dpy string, t Target) (display.Window, error) {
-	ws, err := c.Windows(ctx)
-	if err != nil {
-		return display.Window{}, fmt.Errorf("capture %s on %s: %w", t, dpy, err)
-	}
-	w, cands, ok := match(t, ws)
-	if !ok && t.ID != 0 {
-		// An id that is not a top-level client (a child window) is fine.
-		if cw, found, err := c.Window(ctx, t.ID); err == nil && found && cw.Mapped {
-			w, ok = cw, true
-		}
-	}
-	if !ok {
-		e := &TargetError{Display: dpy, Target: t.String(), Ambiguous: len(cands) > 1, Candidates: cands}
-		if !e.Ambiguous {
-			e.Candidates = nil
-			for _, cw := range ws {
-				if cw.Mapped {
-					e.Candidates = append(e.Candidates, cw)
-				}
-			}
-		}
-		return display.Window{}, e
-	}
-	return w, nil
-}
-
-func (s *source) windowResolved(res Resolved, w display.Window) Resolved {
-	res.Window = w
-	res.Rect = w.Rect()
-	res.Label = "window:" + w.IDString()
-	return res
-}
-
-// ensure makes sure s.conn is live, reconnecting with bounded backoff
-// (s.mu held).
-func (s *source) ensure(ctx context.Context) error {
-	if s.conn != nil && s.conn.Alive() {
-		return nil
-	}
-	if s.conn != nil {
-		s.teardown()
-	}
-	select {
-	case <-s.hub.closing:
-		return ErrClosed
-	default:
-	}
-	if now := time.Now(); now.Before(s.retryAt) {
-		return fmt.Errorf("display %s unreachable, retrying in %s: %w", s.name, s.retryAt.Sub(now).Round(time.Millisecond), s.lastErr)
-	}
-	if err := s.connect(ctx); err != nil {
-		s.failures++
-		d := 50 * time.Millisecond << min(s.failures-1, 10)
-		s.retryAt = time.Now().Add(min(d, s.hub.opts.MaxBackoff))
-		s.lastErr = err
-		return err
-	}
-	s.failures, s.lastErr = 0, nil
-	return nil
-}
-
-func (s *source) connect(ctx context.Context) error {
-	c, err := display.Open(ctx, s.name, display.Options{Logger: s.hub.log, AllowRemote: s.hub.opts.AllowRemote})
-	if err != nil {
-		return err
-	}
-	scr := c.Screen
-	if err := checkFormat(s.name, scr); err != nil {
-		c.Close()
-		return err
-	}
-	atom, err := c.Atom("_ACU_CAPTURE_SYNC")
-	if err != nil {
-		c.Close()
-		return err
-	}
-	s.markerAtom.Store(uint32(atom))
-	s.dirty.Store(newDirtyBands(scr.Height))
-	unsub := c.Subscribe(s.onEvent)
-	fail := func(what string, err error) error {
-		unsub()
-		c.Close()
-		return fmt.Errorf("set up %s on %s: %w", what, s.name, err)
-	}
-	marker, err := xproto.NewWindowId(c.X)
-	if err != nil {
-		return fail("sync window", err)
-	}
-	if err := xproto.CreateWindowChecked(c.X, 0, marker, scr.Root, -1, -1, 1, 1, 0,
-		xproto.WindowClassInputOnly, 0, 0, nil).Check(); err != nil {
-		return fail("sync window", err)
-	}
-	// Top-level windows moving, appearing or going: window watchers
-	// refresh their rectangles.
-	xproto.ChangeWindowAttributes(c.X, scr.Root, xproto.CwEventMask, []uint32{xproto.EventMaskSubstructureNotify})
-	s.hasDamage = false
-	if c.Ext.Damage {
-		id, err := damage.NewDamageId(c.X)
-		if err == nil {
-			err = damage.CreateChecked(c.X, id, xproto.Drawable(scr.Root), damage.ReportLevelRawRectangles).Check()
-		}
-		if err != nil {
-			s.log.Info("XDamage unavailable, every capture reads the screen", "err", err)
-		} else {
-			s.hasDamage = true
-		}
-	}
-	s.conn, s.unsub, s.marker = c, unsub, marker
-	if s.hasDamage {
-		// The server reports the whole root as damaged when the damage
-		// object is created; let that pass before the first capture.
-		if err := s.syncEvents(ctx, c); err != nil {
-			s.conn, s.unsub = nil, nil
-			return fail("damage", err)
-		}
-	}
-	s.setCached(nil)
-	s.shmOff = false
-	s.segOK, s.damageOff, s.exact = false, false, false
-	s.seq.Add(1)
-	clear(s.ids)
-	s.hub.wg.Add(1)
-	go s.supervise(c)
-	if s.everOnline {
-		s.st.reconnects.Add(1)
-		s.log.Info("display reconnected")
-		// Watchers registered before a reconnect: new rectangles, and
-		// one notification since anything may have changed.
-		s.kick()
-	}
-	s.everOnline = true
-	return nil
-}
-
-// busyGap is the longest time between two reads of a display for which
-// the second recycles frame buffers: frames at 10 per second or more.
-const busyGap = 100 * time.Millisecond
-
-// checkFormat accepts the screens capture reads: 32 bits per pixel, least
-// significant byte first (BGRX), depth 24 or 32.
-func checkFormat(dpy string, scr display.Screen) error {
-	if scr.BitsPerPixel != 32 || !scr.LSBFirst || (scr.Depth != 24 && scr.Depth != 32) {
-		return fmt.Errorf("display %s has depth %d at %d bits per pixel: capture supports 24- and 32-bit displays (start Xvfb with -screen 0 1280x720x24)",
-			dpy, scr.Depth, scr.BitsPerPixel)
-	}
-	return nil
-}
-
-// teardown drops the connection and everything tied to it (s.mu held).
-func (s *source) teardown() {
-	c := s.conn
-	if c == nil {
-		return
-	}
-	if s.sh != nil {
-		s.sh.close(c)
-		s.sh = nil
-	}
-	s.unsub()
-	c.Close()
-	s.conn, s.unsub = nil, nil
-	s.setCached(nil)
-	s.segOK = false
-	s.emu.Lock()
-	for id, ch := range s.markers {
-		close(ch)
-		delete(s.markers, id)
-	}
-	s.emu.Unlock()
-}
-
-// supervise waits for c to be lost and, while someone watches the display,
-// reconnects without waiting for the next Capture.
-func (s *source) supervise(c *display.Conn) {
-	defer s.hub.wg.Done()
-	select {
-	case <-c.Done():
-	case <-s.hub.closing:
-		return
-	}
-	s.log.Info("display connection lost")
-	s.mu.Lock()
-	if s.conn == c {
-		s.teardown()
-	}
-	s.mu.Unlock()
-	for {
-		s.emu.Lock()
-		n := len(s.watchers)
-		s.emu.Unlock()
-		if n == 0 {
-			return
-		}
-		wait, err := s.reconnect()
-		if err == nil {
-			return
-		}
-		select {
-		case <-time.After(max(wait, 10*time.Millisecond)):
-		case <-s.hub.closing:
-			return
-		}
-	}
-}
-
-// reconnect connects the source unless it is connected; wait is how long
-// until the next attempt is allowed after a failure.
-func (s *source) reconnect() (wait time.Duration, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	defer s.recoverX(&err, "reconnect")
-	if s.conn != nil {
-		return 0, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	err = s.ensure(ctx)
-	return time.Until(s.retryAt), err
-}
-
-// syncEvents returns once every event the server generated before this
-// call has been dispatched: it sends itself a marker event and waits for it.
-func (s *source) syncEvents(ctx context.Context, c *display.Conn) error {
-	s.emu.Lock()
-	s.nextMarker++
-	id := s.nextMarker
-	ch := make(chan struct{})
-	s.markers[id] = ch
-	s.emu.Unlock()
-	ev := xproto.ClientMessageEvent{Format: 32, Window: s.marker, Type: xproto.Atom(s.markerAtom.Load()),
-		Data: xproto.ClientMessageDataUnionData32New([]uint32{id, 0, 0, 0, 0})}
-	xproto.SendEvent(c.X, false, s.marker, 0, string(ev.Bytes()))
-	t := time.NewTimer(5 * time.Second)
-	defer t.Stop()
-	var err error
-	select {
-	case <-ch:
-		if !c.Alive() {
-			err = errors.New("connection lost")
-		}
-		return err
-	case <-c.Done():
-		err = errors.New("connection lost")
-	case <-ctx.Done():
-		err = ctx.Err()
-	case <-t.C:
-		err = errors.New("no marker event within 5s")
-	}
-	s.emu.Lock()
-	delete(s.markers, id)
-	s.emu.Unlock()
-	return err
-}
-
-// onEvent runs on the connection's reader goroutine: no blocking, no X
-// round trips.
-func (s *source) onEvent(ev xgb.Event) {
-	switch e := ev.(type) {
-	case damage.NotifyEvent:
-		s.seq.Add(1)
-		s.st.damage.Add(1)
-		r := image.Rect(int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height))
-		if d := s.dirty.Load(); d != nil {
-			d.mark(r.Min.Y, r.Max.Y)
-		}
-		s.emu.Lock()
-		for w := range s.watchers {
-			if w.rect.Overlaps(r) {
-				w.notify()
-			}
-		}
-		s.emu.Unlock()
-	case xproto.ClientMessageEvent:
-		if uint32(e.Type) != s.markerAtom.Load() {
-			return
-		}
-		id := e.Data.Data32[0]
-		s.emu.Lock()
-		if ch, ok := s.markers[id]; ok {
-			close(ch)
-			delete(s.markers, id)
-		}
-		s.emu.Unlock()
-	case xproto.ConfigureNotifyEvent, xproto.MapNotifyEvent, xproto.UnmapNotifyEvent,
-		xproto.ReparentNotifyEvent, xproto.DestroyNotifyEvent:
-		s.kickWindows()
-	}
 }

@@ -20,6 +20,7 @@ import (
 type Still struct {
 	JPEG []byte
 	Show time.Duration
+	Hash string // the frame's, to name it in errors
 }
 
 // AnimateWebP encodes stills as a looping animated WebP through ffmpeg's

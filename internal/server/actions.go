@@ -12,7 +12,6 @@ import (
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/gate"
 )
 
 // Actions is what the server needs from the action service
@@ -32,38 +31,6 @@ func (s *Server) actions() (Actions, error) {
 		return nil, newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "acting and the element map are not available in this daemon")
 	}
 	return s.opts.Actions, nil
-}
-
-// actError maps the action service's errors to responses.
-func actError(err error) error {
-	if r, ok := gate.IsRefused(err); ok {
-		return refusedError(r)
-	}
-	var ae *actions.Error
-	if !errors.As(err, &ae) {
-		return displayError(err)
-	}
-	status := http.StatusBadRequest
-	switch ae.Code {
-	case api.CodeActDisabled, api.CodeDisplayDenied, api.CodeWindowDenied:
-		status = http.StatusForbidden
-	case api.CodeUserActive:
-		status = http.StatusConflict
-	case api.CodeUnavailable:
-		status = http.StatusServiceUnavailable
-	}
-	return &httpError{status: status, detail: ae.Detail()}
-}
-
-// refusedError maps the gate's policy refusals: 403 for what the policy
-// forbids, 409 while the user is active.
-func refusedError(r *gate.Refused) error {
-	status := http.StatusForbidden
-	if r.Code == api.CodeUserActive {
-		status = http.StatusConflict
-	}
-	return &httpError{status: status, detail: api.ErrorDetail{Code: r.Code, Message: r.Message, Field: r.Field,
-		ActiveMs: r.ActiveFor.Milliseconds(), RetryAfterMs: r.RetryAfter.Milliseconds()}}
 }
 
 func (s *Server) handleActions(w http.ResponseWriter, r *http.Request) error {
@@ -90,7 +57,7 @@ func (s *Server) handleActions(w http.ResponseWriter, r *http.Request) error {
 		if errors.As(err, &ae) && ae.Code == api.CodeUserActive {
 			w.Header().Set("Retry-After", strconv.FormatInt(max(1, (ae.RetryAfter.Milliseconds()+999)/1000), 10))
 		}
-		return actError(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil
@@ -119,7 +86,7 @@ func (s *Server) handleElements(w http.ResponseWriter, r *http.Request) error {
 	}
 	m, err := svc.Elements(r.Context(), eq)
 	if err != nil {
-		return actError(err)
+		return err
 	}
 	if q.Get("format") == "text" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -191,7 +158,7 @@ func (s *Server) handleShot(w http.ResponseWriter, r *http.Request, svc Actions)
 				ae.Field = "target"
 			}
 		}
-		return actError(err)
+		return err
 	}
 	h := w.Header()
 	h.Set("Content-Type", "image/"+shot.Format)

@@ -22,14 +22,12 @@ type computerDesktop struct {
 	who actions.Caller
 }
 
+// apiErr hands the dialects an action service's error as the API answers
+// it, status included.
 func apiErr(err error) error {
-	var ae *actions.Error
-	if errors.As(err, &ae) {
-		status := http.StatusBadRequest
-		if he, ok := actError(err).(*httpError); ok {
-			status = he.status
-		}
-		return &api.StatusError{Status: status, ErrorDetail: ae.Detail()}
+	if ae, ok := errors.AsType[*actions.Error](err); ok {
+		he, _ := response(err)
+		return &api.StatusError{Status: he.status, ErrorDetail: ae.Detail()}
 	}
 	return err
 }
@@ -80,21 +78,6 @@ func computerQuery(r *http.Request) (api.ComputerQuery, error) {
 	return cq, nil
 }
 
-func computerError(err error) error {
-	var qe *computer.QueryError
-	if errors.As(err, &qe) {
-		if qe.Field == "vendor" {
-			return errNotFound("%s", qe.Message)
-		}
-		return errInvalid(qe.Field, "%s", qe.Message)
-	}
-	var se *api.StatusError
-	if errors.As(err, &se) {
-		return &httpError{status: se.Status, detail: se.ErrorDetail}
-	}
-	return actError(err)
-}
-
 // handleComputer serves POST /v1/computer/{vendor}: the model's action
 // item as the vendor sent it in, the vendor's result item out.
 func (s *Server) handleComputer(w http.ResponseWriter, r *http.Request) error {
@@ -122,7 +105,7 @@ func (s *Server) handleComputer(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := computer.Execute(r.Context(), computerDesktop{svc: svc, who: actions.Caller{Client: client, Remote: r.RemoteAddr}}, r.PathValue("vendor"), q, item)
 	if err != nil {
-		return computerError(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil
@@ -141,7 +124,7 @@ func (s *Server) handleComputerTool(w http.ResponseWriter, r *http.Request) erro
 	}
 	res, err := computer.Tool(r.Context(), computerDesktop{svc: svc}, r.PathValue("vendor"), q)
 	if err != nil {
-		return computerError(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, res)
 	return nil

@@ -2,11 +2,9 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/gate"
 )
 
 // Desktop manages windows, the pointer, the clipboard and launches
@@ -20,30 +18,6 @@ type Desktop interface {
 	Launch(ctx context.Context, req api.LaunchRequest) (api.LaunchResult, error)
 }
 
-// desktopError maps the desktop feature's errors to responses.
-func desktopError(err error) error {
-	if r, ok := gate.IsRefused(err); ok {
-		return refusedError(r)
-	}
-	var de *gate.Error
-	if !errors.As(err, &de) {
-		return displayError(err)
-	}
-	switch de.Kind {
-	case gate.Invalid:
-		return errInvalid(de.Field, "%s", de.Message)
-	case gate.NotFound:
-		return newErr(http.StatusNotFound, api.CodeNotFound, de.Field, "%s", de.Message)
-	case gate.Conflict:
-		return newErr(http.StatusConflict, api.CodeConflict, de.Field, "%s", de.Message)
-	case gate.TooLarge:
-		return newErr(http.StatusRequestEntityTooLarge, api.CodeTooLarge, de.Field, "%s", de.Message)
-	case gate.Unavailable:
-		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, de.Field, "%s", de.Message)
-	}
-	return err
-}
-
 func (s *Server) desktop() (Desktop, error) {
 	if s.opts.Desktop == nil {
 		return nil, newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "desktop management is not available in this daemon")
@@ -54,7 +28,7 @@ func (s *Server) desktop() (Desktop, error) {
 // answer writes v or maps err.
 func answer[T any](w http.ResponseWriter, v T, err error) error {
 	if err != nil {
-		return desktopError(err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, v)
 	return nil

@@ -11,9 +11,10 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 )
 
-// httpError is an error with a client-facing status, code and message. The
-// one place that turns errors into responses is writeError; anything that
-// is not an httpError is logged and answered as a generic 500.
+// httpError is an error with a client-facing status, code and message:
+// what handlers return for a request they refuse themselves, and what
+// response (errmap.go) makes of the services' errors. writeError answers
+// with it; an error no rule knows is logged and answered as a generic 500.
 type httpError struct {
 	status int
 	detail api.ErrorDetail
@@ -26,27 +27,25 @@ func newErr(status int, code, field, format string, args ...any) *httpError {
 }
 
 func errInvalid(field, format string, args ...any) error {
-	return newErr(http.StatusBadRequest, api.CodeInvalid, field, format, args...)
+	return fail(classInvalid, "", field, format, args...)
 }
 func errNotFound(format string, args ...any) error {
-	return newErr(http.StatusNotFound, api.CodeNotFound, "", format, args...)
+	return fail(classNotFound, "", "", format, args...)
 }
 func errConflict(format string, args ...any) error {
-	return newErr(http.StatusConflict, api.CodeConflict, "", format, args...)
+	return fail(classConflict, "", "", format, args...)
 }
 func errUnauthorized(format string, args ...any) error {
-	return newErr(http.StatusUnauthorized, api.CodeUnauthorized, "", format, args...)
+	return fail(classUnauthorized, "", "", format, args...)
 }
 func errTooLarge(limit int64) error {
-	return newErr(http.StatusRequestEntityTooLarge, api.CodeTooLarge, "", "request body is larger than %d bytes (ACU_MAX_BODY_BYTES)", limit)
+	return fail(classTooLarge, "", "", "request body is larger than %d bytes (ACU_MAX_BODY_BYTES)", limit)
 }
 
 // writeError answers with the error body; internals go to the log only.
+// (errmap.go says which errors are the client's and how).
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var he *httpError
-	if !errors.As(err, &he) {
-		he = newErr(http.StatusInternalServerError, api.CodeInternal, "", "internal error: see the daemon's log")
-	}
+	he, _ := response(err)
 	writeJSON(w, he.status, api.ErrorBody{Error: he.detail})
 }
 

@@ -2,15 +2,11 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/runs"
 )
@@ -55,28 +51,6 @@ func (s *Server) handleHosts(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// KindAction is the run of an action request handed to another host.
-const KindAction = "action"
-
-// remoteActTimeout bounds how long a request handed to another host waits
-// for that daemon's answer.
-var remoteActTimeout = 5 * time.Minute
-
-// remoteAction is the spec of an action run: the request and who sent it.
-type remoteAction struct {
-	Request api.ActRequest `json:"request"`
-	Client  string         `json:"client,omitempty"`
-	Origin  string         `json:"origin"` // the host whose daemon received it
-}
-
-// remoteActionResult is an action run's result: the answer, or the error
-// with its HTTP status, as the host that ran it would have answered.
-type remoteActionResult struct {
-	Response *api.ActResponse `json:"response,omitempty"`
-	Status   int              `json:"status,omitempty"`
-	Error    *api.ErrorDetail `json:"error,omitempty"`
-}
-
 // elsewhere reports whether host names another host of the fleet than this
 // daemon's, checking that one of its processes is alive.
 func (s *Server) elsewhere(ctx context.Context, host, field string) (bool, error) {
@@ -101,75 +75,22 @@ func (s *Server) elsewhere(ctx context.Context, host, field string) (bool, error
 	return true, nil
 }
 
+// Handoff hands action requests to other hosts' daemons
+// (*handoff.Handoff).
+type Handoff interface {
+	Send(ctx context.Context, host string, req api.ActRequest, client string) (api.ActResponse, error)
+}
+
 // actElsewhere hands req to host's daemon and answers with what it
 // answered.
 func (s *Server) actElsewhere(w http.ResponseWriter, r *http.Request, req api.ActRequest, client string) error {
-	ctx := r.Context()
-	host := req.Host
-	req.Host = ""
-	run, err := s.opts.Fleet.Start(ctx, runs.StartOptions{Kind: KindAction, Host: host,
-		Spec: remoteAction{Request: req, Client: client, Origin: s.opts.Fleet.Host()}})
+	if s.opts.Handoff == nil {
+		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "host", "this daemon hands no requests to other hosts")
+	}
+	resp, err := s.opts.Handoff.Send(r.Context(), req.Host, req, client)
 	if err != nil {
 		return err
 	}
-	res, err := s.opts.Runs.Wait(ctx, run.ID, remoteActTimeout)
-	if err != nil {
-		if errors.Is(err, runs.ErrWaitTimeout) {
-			_, _ = s.opts.Runs.End(context.WithoutCancel(ctx), run.ID, runs.StatusError, "no answer from host "+host+" in time", nil)
-			return newErr(http.StatusGatewayTimeout, api.CodeUnavailable, "", "host %q did not answer the request within %s: is its daemon stuck? see GET /v1/runs/%s", host, remoteActTimeout, run.ID)
-		}
-		return err
-	}
-	ended, err := s.opts.Runs.Get(ctx, run.ID)
-	if err != nil {
-		return err
-	}
-	var out remoteActionResult
-	if len(ended.Result) > 0 {
-		_ = json.Unmarshal(ended.Result, &out)
-	}
-	switch {
-	case out.Response != nil:
-		writeJSON(w, http.StatusOK, out.Response)
-		return nil
-	case out.Error != nil:
-		return &httpError{status: out.Status, detail: *out.Error}
-	}
-	return newErr(http.StatusBadGateway, api.CodeUnavailable, "", "host %q ended the request %s without an answer: %s", host, res.Status, res.Error)
-}
-
-// ClaimAction runs an action request another daemon stored for this host
-// (a claimed run of kind action) in the background and ends its run with
-// the answer. It reports whether run is one it takes.
-func (s *Server) ClaimAction(run runs.Run) bool {
-	if run.Kind != KindAction || s.opts.Actions == nil {
-		return false
-	}
-	var ra remoteAction
-	if err := json.Unmarshal(run.Spec, &ra); err != nil {
-		return false
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), remoteActTimeout)
-		defer cancel()
-		client := "fleet:" + ra.Origin
-		if ra.Client != "" {
-			client += ":" + ra.Client
-		}
-		resp, err := s.opts.Actions.Act(ctx, actions.Caller{Client: client, Remote: "host " + ra.Origin}, ra.Request)
-		status, errMsg := runs.StatusCompleted, ""
-		out := remoteActionResult{Response: &resp}
-		if err != nil {
-			var he *httpError
-			if !errors.As(actError(err), &he) {
-				he = &httpError{status: http.StatusInternalServerError, detail: api.ErrorDetail{Code: "internal", Message: err.Error()}}
-			}
-			out = remoteActionResult{Status: he.status, Error: &he.detail}
-			status, errMsg = runs.StatusError, fmt.Sprintf("%s (%d)", he.detail.Message, he.status)
-		}
-		if _, err := s.opts.Runs.End(context.WithoutCancel(ctx), run.ID, status, errMsg, out); err != nil && !errors.Is(err, runs.ErrEnded) {
-			s.log.Warn("end an action run from another host", "run_id", run.ID, "err", err)
-		}
-	}()
-	return true
+	writeJSON(w, http.StatusOK, resp)
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/handoff"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
@@ -49,7 +50,8 @@ func TestActionForAnotherHost(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = svc.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	srv := httptest.NewServer(server.New(server.Options{Token: actToken, Runs: reg, Actions: svc, Fleet: reg}))
+	fleet := handoff.New(handoff.Options{Runs: reg, Timeout: time.Second})
+	srv := httptest.NewServer(server.New(server.Options{Token: actToken, Runs: reg, Actions: svc, Fleet: reg, Handoff: fleet}))
 	t.Cleanup(srv.Close)
 	c := api.NewClient(srv.URL, actToken)
 	move := []api.Action{{Kind: "move", At: api.Pt(10, 10)}}
@@ -60,12 +62,11 @@ func TestActionForAnotherHost(t *testing.T) {
 		t.Errorf("action for an unknown host: %v, want 400 on host naming a, b", err)
 	}
 
-	defer server.SetRemoteActTimeout(time.Second)()
 	_, err = c.Act(t.Context(), api.ActRequest{Host: "b", Actions: move})
 	if !errors.As(err, &se) || se.Status != http.StatusGatewayTimeout || !strings.Contains(se.Message, `host "b" did not answer`) {
 		t.Fatalf("action for a host that never answers: %v, want 504", err)
 	}
-	l, err := reg.List(t.Context(), runs.ListFilter{Kind: server.KindAction})
+	l, err := reg.List(t.Context(), runs.ListFilter{Kind: handoff.Kind})
 	if err != nil || len(l) != 1 || l[0].Live() || l[0].Host != "b" || !strings.Contains(l[0].Error, "no answer from host b") {
 		t.Errorf("action runs = %+v, %v; want one, for b, ended for want of an answer", l, err)
 	}

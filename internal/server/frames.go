@@ -1,19 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"image/color/palette"
-	"image/draw"
-	"image/gif"
-	_ "image/jpeg" // judged frames
-	_ "image/png"  // agent turns' annotated frames
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/record"
@@ -43,7 +35,7 @@ func (s *Server) handleRunFrames(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := r.PathValue("id")
 	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	list, err := fs.RunFrames(r.Context(), id)
 	if err != nil {
@@ -80,44 +72,18 @@ func (s *Server) handleFrame(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// maxGIFFrames bounds an exported animation.
-const maxGIFFrames = 300
-
-// runStills returns a run's judged frames for an exported animation
-// (the newest maxGIFFrames), each with how long it stays on screen: the
-// time until the next one (0.5 s to 5 s), the last for 3 s.
-func (s *Server) runStills(r *http.Request, id string) ([]store.Frame, []time.Duration, error) {
+// runStills returns a run's judged frames for an exported animation, each
+// with how long it stays on screen (record.RunStills).
+func (s *Server) runStills(r *http.Request, id string) ([]record.Still, error) {
 	fs, err := s.frames()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := s.opts.Runs.Get(r.Context(), id); err != nil {
-		return nil, nil, runError(id, err)
+		return nil, about(aboutRun, id, err)
 	}
-	list, err := fs.RunFrames(r.Context(), id)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(list) > maxGIFFrames {
-		list = list[len(list)-maxGIFFrames:]
-	}
-	var frames []store.Frame
-	var shows []time.Duration
-	for i, rf := range list {
-		f, err := fs.GetFrame(r.Context(), rf.Hash)
-		if err != nil {
-			continue // removed by retention meanwhile
-		}
-		show := 3 * time.Second
-		if i+1 < len(list) {
-			show = min(max(list[i+1].At.Sub(rf.At), 500*time.Millisecond), 5*time.Second)
-		}
-		frames, shows = append(frames, f), append(shows, show)
-	}
-	if len(frames) == 0 {
-		return nil, nil, errNotFound("run %q has no judged frames", id)
-	}
-	return frames, shows, nil
+	stills, err := record.RunStills(r.Context(), fs, id)
+	return stills, about(aboutRun, id, err)
 }
 
 // handleRunFramesWebP: GET /v1/runs/{id}/frames.webp is the same animation
@@ -129,13 +95,9 @@ func (s *Server) handleRunFramesWebP(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	id := r.PathValue("id")
-	frames, shows, err := s.runStills(r, id)
+	stills, err := s.runStills(r, id)
 	if err != nil {
 		return err
-	}
-	stills := make([]record.Still, len(frames))
-	for i, f := range frames {
-		stills[i] = record.Still{JPEG: f.JPEG, Show: shows[i]}
 	}
 	b, err := rec.AnimateWebP(r.Context(), stills)
 	if err != nil {
@@ -149,30 +111,19 @@ func (s *Server) handleRunFramesWebP(w http.ResponseWriter, r *http.Request) err
 
 // handleRunFramesGIF: GET /v1/runs/{id}/frames.gif is the run's judged
 // frames as an animated GIF, for sharing in an issue or a chat (see
-// runStills for the timing).
+// record.RunStills for the timing).
 func (s *Server) handleRunFramesGIF(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	frames, shows, err := s.runStills(r, id)
+	stills, err := s.runStills(r, id)
 	if err != nil {
 		return err
 	}
-	anim := &gif.GIF{}
-	for i, f := range frames {
-		img, _, err := image.Decode(bytes.NewReader(f.JPEG))
-		if err != nil {
-			return fmt.Errorf("decode judged frame %s: %w", f.Hash, err)
-		}
-		p := image.NewPaletted(img.Bounds(), palette.Plan9)
-		draw.FloydSteinberg.Draw(p, img.Bounds(), img, image.Point{})
-		anim.Image = append(anim.Image, p)
-		anim.Delay = append(anim.Delay, int(shows[i]/(10*time.Millisecond)))
-	}
-	var buf bytes.Buffer
-	if err := gif.EncodeAll(&buf, anim); err != nil {
+	b, err := record.AnimateGIF(stills)
+	if err != nil {
 		return fmt.Errorf("encode the frames of run %s as GIF: %w", id, err)
 	}
 	w.Header().Set("Content-Type", "image/gif")
 	w.Header().Set("Content-Disposition", "attachment; filename=\""+id+".gif\"")
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(b)
 	return nil
 }

@@ -3,16 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/display"
-	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/live"
 )
 
@@ -34,24 +31,6 @@ func (s *Server) live() (Live, error) {
 	return s.opts.Live, nil
 }
 
-func liveError(dpy string, err error) error {
-	if r, ok := gate.IsRefused(err); ok { // the human is held to the deny-list and ACU_ACT_*
-		return refusedError(r)
-	}
-	var ie *live.InputError
-	switch {
-	case errors.As(err, &ie):
-		return errInvalid(fmt.Sprintf("events[%d]", ie.Index), "%v", ie)
-	case errors.Is(err, live.ErrNotHeld):
-		return errConflict("%s is not taken over: take it over first (POST /v1/live/takeover)", dpy)
-	case errors.Is(err, live.ErrHeld):
-		return errConflict("%s: %v: wait for its hand-back", dpy, err)
-	case errors.Is(err, display.ErrBadName):
-		return errInvalid("display", "%v", err)
-	}
-	return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "display %s: %v", dpy, err)
-}
-
 // handleLiveFrames: GET /v1/live/frames?display=&max_width=&max_height=&quality=&max_fps=
 // is a Server-Sent Events stream of "frame" events (api.LiveFrame, id =
 // its seq), one at the start and one after each change of the screen;
@@ -62,67 +41,16 @@ func (s *Server) handleLiveFrames(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	if err := checkDisplayName(q.Get("display")); err != nil {
-		return err
-	}
-	o := live.StreamOptions{Display: lv.Display(q.Get("display"))}
-	if o.MaxW, err = intParam(q.Get("max_width"), "max_width", 0, 0, 16384); err != nil {
-		return err
-	}
-	if o.MaxH, err = intParam(q.Get("max_height"), "max_height", 0, 0, 16384); err != nil {
-		return err
-	}
-	if o.Quality, err = intParam(q.Get("quality"), "quality", live.DefaultQuality, 1, 100); err != nil {
-		return err
-	}
-	if o.MaxFPS, err = intParam(q.Get("max_fps"), "max_fps", live.DefaultMaxFPS, 1, 60); err != nil {
+	o, err := liveStreamOptions(lv, r.URL.Query())
+	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	rc := http.NewResponseController(w)
-	started := false
-	start := func() error {
-		if started {
-			return nil
-		}
-		started = true
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-store")
-		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-		return nil
-	}
+	out := &sseOut{w: w, rc: http.NewResponseController(w)}
 	// Heartbeats share the writer with frames: one goroutine at a time.
-	beat := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(heartbeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				select {
-				case beat <- struct{}{}:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	defer func() { cancel(); <-done }()
-	write := func(b []byte) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		return rc.Flush()
-	}
+	beat, stopBeats := heartbeats(ctx)
+	defer func() { cancel(); stopBeats() }()
 	sent := make(chan live.Frame)
 	errc := make(chan error, 1)
 	go func() {
@@ -138,39 +66,119 @@ func (s *Server) handleLiveFrames(w http.ResponseWriter, r *http.Request) error 
 	for {
 		select {
 		case err := <-errc:
-			if err != nil && !started && ctx.Err() == nil {
-				return liveError(o.Display, err)
+			if err != nil && !out.started && ctx.Err() == nil {
+				return about(aboutLive, o.Display, err)
 			}
 			if err != nil && ctx.Err() == nil {
 				s.log.Warn("live stream ended", "display", o.Display, "err", err)
 			}
 			return nil
 		case <-beat:
-			if !started {
+			if !out.started {
 				continue
 			}
-			if write([]byte(": ping\n\n")) != nil {
+			if out.write([]byte(": ping\n\n")) != nil {
 				cancel()
 			}
 		case f := <-sent:
-			_ = start()
-			b, _ := json.Marshal(api.LiveFrame{Seq: f.Seq, At: f.At.UTC(), W: f.W, H: f.H, ScreenW: f.ScreenW, ScreenH: f.ScreenH,
-				Hash: f.HashString()})
-			// The JPEG's base64 is spliced in, not marshalled: it is shared
-			// with the frame's other consumers and megabytes long.
-			msg := make([]byte, 0, len(b)+len(f.Base64)+64)
-			msg = append(msg, "event: frame\nid: "...)
-			msg = strconv.AppendUint(msg, f.Seq, 10)
-			msg = append(msg, "\ndata: "...)
-			msg = append(msg, b[:len(b)-len(`""}`)]...)
-			msg = append(msg, `"`...)
-			msg = append(msg, f.Base64...)
-			msg = append(msg, "\"}\n\n"...)
-			if write(msg) != nil {
+			out.start()
+			if out.write(liveFrameEvent(f)) != nil {
 				cancel()
 			}
 		}
 	}
+}
+
+// liveStreamOptions are GET /v1/live/frames' parameters.
+func liveStreamOptions(lv Live, q url.Values) (live.StreamOptions, error) {
+	if err := checkDisplayName(q.Get("display")); err != nil {
+		return live.StreamOptions{}, err
+	}
+	o := live.StreamOptions{Display: lv.Display(q.Get("display"))}
+	var err error
+	if o.MaxW, err = intParam(q.Get("max_width"), "max_width", 0, 0, 16384); err != nil {
+		return o, err
+	}
+	if o.MaxH, err = intParam(q.Get("max_height"), "max_height", 0, 0, 16384); err != nil {
+		return o, err
+	}
+	if o.Quality, err = intParam(q.Get("quality"), "quality", live.DefaultQuality, 1, 100); err != nil {
+		return o, err
+	}
+	if o.MaxFPS, err = intParam(q.Get("max_fps"), "max_fps", live.DefaultMaxFPS, 1, 60); err != nil {
+		return o, err
+	}
+	return o, nil
+}
+
+// sseOut is an event stream's writer: the headers go out with the first
+// event, so an error before it is still an ordinary error response.
+type sseOut struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+}
+
+func (o *sseOut) start() {
+	if o.started {
+		return
+	}
+	o.started = true
+	h := o.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	o.w.WriteHeader(http.StatusOK)
+}
+
+func (o *sseOut) write(b []byte) error {
+	_ = o.rc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if _, err := o.w.Write(b); err != nil {
+		return err
+	}
+	return o.rc.Flush()
+}
+
+// heartbeats ticks every heartbeat until ctx ends; stop waits for its
+// goroutine.
+func heartbeats(ctx context.Context) (beat <-chan struct{}, stop func()) {
+	c := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				select {
+				case c <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return c, func() { <-done }
+}
+
+// liveFrameEvent is a "frame" event of f. The JPEG's base64 is spliced
+// in, not marshalled: it is shared with the frame's other consumers and
+// megabytes long.
+func liveFrameEvent(f live.Frame) []byte {
+	b, _ := json.Marshal(api.LiveFrame{Seq: f.Seq, At: f.At.UTC(), W: f.W, H: f.H, ScreenW: f.ScreenW, ScreenH: f.ScreenH,
+		Hash: f.HashString()})
+	msg := make([]byte, 0, len(b)+len(f.Base64)+64)
+	msg = append(msg, "event: frame\nid: "...)
+	msg = strconv.AppendUint(msg, f.Seq, 10)
+	msg = append(msg, "\ndata: "...)
+	msg = append(msg, b[:len(b)-len(`""}`)]...)
+	msg = append(msg, `"`...)
+	msg = append(msg, f.Base64...)
+	msg = append(msg, "\"}\n\n"...)
+	return msg
 }
 
 func (s *Server) handleTakeoverState(w http.ResponseWriter, r *http.Request) error {
@@ -214,7 +222,7 @@ func (s *Server) handleTakeover(w http.ResponseWriter, r *http.Request) error {
 	dpy := lv.Display(req.Display)
 	st, err := lv.Take(r.Context(), dpy, takerName(r))
 	if err != nil {
-		return liveError(dpy, err)
+		return about(aboutLive, dpy, err)
 	}
 	writeJSON(w, http.StatusOK, st)
 	return nil
@@ -231,7 +239,7 @@ func (s *Server) handleHandBack(w http.ResponseWriter, r *http.Request) error {
 	dpy := lv.Display(r.URL.Query().Get("display"))
 	st, err := lv.Release(r.Context(), dpy, "handed back")
 	if err != nil {
-		return liveError(dpy, err)
+		return about(aboutLive, dpy, err)
 	}
 	writeJSON(w, http.StatusOK, st)
 	return nil
@@ -256,7 +264,7 @@ func (s *Server) handleLiveInput(w http.ResponseWriter, r *http.Request) error {
 	}
 	dpy := lv.Display(req.Display)
 	if err := lv.Input(r.Context(), dpy, req.Events); err != nil {
-		return liveError(dpy, err)
+		return about(aboutLive, dpy, err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

@@ -31,33 +31,6 @@ func (s *Server) recordings() (Recordings, error) {
 	return s.opts.Recordings, nil
 }
 
-func recordingError(id string, err error) error {
-	switch {
-	case errors.Is(err, record.ErrNotFound):
-		return errNotFound("no recording %q: list them with GET /v1/recordings", id)
-	case errors.Is(err, record.ErrNotRunning):
-		return errConflict("recording %q has already stopped", id)
-	case errors.Is(err, record.ErrIncomplete):
-		return newErr(http.StatusConflict, api.CodeIncomplete, "", "recording %q is incomplete: %v", id, err)
-	}
-	return err
-}
-
-// startRecordingError maps a failed start: a bad display name is the
-// client's to fix (400 naming display), limits are 429 (ACU_RECORD_MAX)
-// and 507 (ACU_RECORD_DISK_MB), the rest (no ffmpeg, no display) 503.
-func startRecordingError(err error) error {
-	switch {
-	case errors.Is(err, display.ErrBadName):
-		return errInvalid("display", "%v", err)
-	case errors.Is(err, record.ErrTooMany):
-		return newErr(http.StatusTooManyRequests, api.CodeLimit, "", "%v", err)
-	case errors.Is(err, record.ErrDiskBudget):
-		return newErr(http.StatusInsufficientStorage, api.CodeLimit, "", "%v", err)
-	}
-	return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "cannot record: %v", err)
-}
-
 // handleStartRecording: POST /v1/recordings {display, format, run_id}
 // starts recording a display; POST /v1/recordings/{id}/stop ends it.
 func (s *Server) handleStartRecording(w http.ResponseWriter, r *http.Request) error {
@@ -79,7 +52,7 @@ func (s *Server) handleStartRecording(w http.ResponseWriter, r *http.Request) er
 	}
 	rec, err := rs.Start(r.Context(), record.StartOptions{Display: req.Display, Format: req.Format, RunID: req.RunID})
 	if err != nil {
-		return startRecordingError(err)
+		return about(aboutRecorder, "", err)
 	}
 	w.Header().Set("Location", "/v1/recordings/"+rec.ID)
 	writeJSON(w, http.StatusCreated, rec)
@@ -94,7 +67,7 @@ func (s *Server) handleStopRecording(w http.ResponseWriter, r *http.Request) err
 	id := r.PathValue("id")
 	rec, err := rs.Stop(r.Context(), id)
 	if err != nil {
-		return recordingError(id, err)
+		return about(aboutRecording, id, err)
 	}
 	writeJSON(w, http.StatusOK, rec)
 	return nil
@@ -130,7 +103,7 @@ func (s *Server) handleRecording(w http.ResponseWriter, r *http.Request) error {
 	if r.Header.Get("Accept") == "application/json" {
 		rec, err := rs.Get(r.Context(), id)
 		if err != nil {
-			return recordingError(id, err)
+			return about(aboutRecording, id, err)
 		}
 		writeJSON(w, http.StatusOK, rec)
 		return nil
@@ -138,7 +111,7 @@ func (s *Server) handleRecording(w http.ResponseWriter, r *http.Request) error {
 	path, rec, err := rs.File(r.Context(), id)
 	if err != nil {
 		if errors.Is(err, record.ErrNotFound) || errors.Is(err, record.ErrIncomplete) {
-			return recordingError(id, err)
+			return about(aboutRecording, id, err)
 		}
 		return errConflict("%v", err)
 	}

@@ -25,6 +25,7 @@ type Runs interface {
 	Events(ctx context.Context, after int64, f runs.Filter, limit int) ([]runs.Event, error)
 	LastCursor(ctx context.Context) (int64, error)
 	Subscribe(ctx context.Context, f runs.Filter, after int64) (*runs.Subscription, error)
+	Cancel(ctx context.Context, id, reason string, engine func(ctx context.Context, id, reason string) error) (runs.Run, error)
 }
 
 // routes builds the handler from the route table (table.go): every route
@@ -61,19 +62,6 @@ func toAPIRun(r runs.Run) api.Run {
 
 func toAPIEvent(e runs.Event) api.Event {
 	return api.Event{Cursor: e.Cursor, RunID: e.RunID, Seq: e.Seq, Stream: e.Stream, At: e.At, Data: e.Data}
-}
-
-// runError maps the registry's errors to responses.
-func runError(id string, err error) error {
-	switch {
-	case errors.Is(err, runs.ErrNotFound):
-		return errNotFound("no run %q: list runs with GET /v1/runs", id)
-	case errors.Is(err, runs.ErrEnded):
-		return errConflict("run %q has already ended", id)
-	case errors.Is(err, runs.ErrWaitTimeout):
-		return newErr(http.StatusGatewayTimeout, api.CodeWaitTimeout, "timeout", "run %q did not end within the wait's timeout: wait again, or raise timeout", id)
-	}
-	return err
 }
 
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) error {
@@ -144,7 +132,7 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	out := toAPIRun(run)
 	out.Owner = s.ownerOf(r.Context(), run.Owner, nil)
@@ -161,11 +149,11 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	if err := smartwait.CheckReason(req.Reason); err != nil {
-		return waitError(id, err)
+		return about(aboutWait, id, err)
 	}
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	if err := mayChangeRun(r.Context(), "cancelling", id, run.Creator); err != nil {
 		return err
@@ -173,24 +161,8 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 	if !run.Live() {
 		return errConflict("run %q has already ended (%s)", id, run.Status)
 	}
-	reason := req.Reason
-	if reason == "" {
-		reason = "cancelled by a client"
-	}
-	if c := s.opts.Cancellers[run.Kind]; c != nil {
-		err = c(r.Context(), id, reason)
-	}
-	if c := s.opts.Cancellers[run.Kind]; c == nil || errors.Is(err, runs.ErrNotFound) {
-		// No engine of this kind here, or the run is another process's (a
-		// task on another host of a fleet): end it in the store; its owner
-		// sees the end and stops.
-		_, err = s.opts.Runs.End(r.Context(), id, runs.StatusCancelled, "", map[string]string{"reason": reason})
-	}
-	if err != nil {
-		return runError(id, err)
-	}
-	if run, err = s.opts.Runs.Get(r.Context(), id); err != nil {
-		return runError(id, err)
+	if run, err = s.opts.Runs.Cancel(r.Context(), id, req.Reason, s.opts.Cancellers[run.Kind]); err != nil {
+		return about(aboutRun, id, err)
 	}
 	writeJSON(w, http.StatusOK, toAPIRun(run))
 	return nil
@@ -213,7 +185,7 @@ func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	if err := mayChangeRun(r.Context(), "resuming", id, run.Creator); err != nil {
 		return err
@@ -223,7 +195,7 @@ func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	evs, err := s.opts.Runs.Events(r.Context(), 0, runs.Filter{RunID: id, Streams: []string{api.StreamControl}}, 10000)
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	var last api.ControlEvent
 	if len(evs) > 0 {
@@ -245,10 +217,10 @@ func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
 	ev, err := s.opts.Runs.Emit(r.Context(), id, api.StreamControl, api.ControlEvent{Action: api.ControlResume, Reason: last.Reason,
 		Message: req.Message, Acknowledge: req.Acknowledge, By: p.String()})
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	if run, err = s.opts.Runs.Get(r.Context(), id); err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	writeJSON(w, http.StatusOK, api.ResumeResult{Run: toAPIRun(run), Event: toAPIEvent(ev)})
 	return nil
@@ -269,7 +241,7 @@ func (s *Server) handleWaitRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.opts.Runs.Wait(r.Context(), id, timeout)
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	out := api.WaitResult{RunID: res.RunID, Status: res.Status, StartedAt: res.StartedAt, Error: res.Error}
 	if !res.EndedAt.IsZero() {

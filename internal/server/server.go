@@ -50,8 +50,11 @@ type Options struct {
 	Recordings  Recordings  // nil: the recording routes answer 503
 	// Fleet starts runs for other hosts of a fleet (requests with a host);
 	// nil: such requests are refused.
-	Fleet  Fleet
-	Health func(ctx context.Context) api.Health
+	Fleet Fleet
+	// Handoff carries action requests for other hosts (requests with a
+	// host) to their daemons; nil: such requests answer 503.
+	Handoff Handoff
+	Health  func(ctx context.Context) api.Health
 	// Cancellers end a live run of their kind at a client's request (the
 	// wait engine owns "wait" runs). Runs of other kinds are ended directly.
 	Cancellers map[string]func(ctx context.Context, id, reason string) error
@@ -147,8 +150,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 func (s *Server) wrap(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
-			var he *httpError
-			if !errors.As(err, &he) {
+			if _, known := response(err); !known {
 				s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			}
 			writeError(w, r, err)

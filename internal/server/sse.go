@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/runs"
 )
 
 // heartbeat keeps idle SSE connections (and the proxies between) alive.
@@ -23,63 +24,88 @@ const heartbeat = 15 * time.Second
 // Otherwise it is the JSON catch-up path: the events after ?after= (0 when
 // absent), the epoch and the cursor.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) error {
-	f := eventFilter(r)
+	c, err := eventsCursor(r)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+		return s.listEvents(w, r, eventFilter(r), c.after)
+	}
+	return s.streamEvents(w, r, eventFilter(r), c)
+}
+
+// cursor is where an event listing or stream starts: after a cursor
+// (given: after or Last-Event-ID), from the start, or else from now.
+type cursor struct {
+	after            int64
+	given, fromStart bool
+}
+
+func eventsCursor(r *http.Request) (cursor, error) {
+	var c cursor
 	q := r.URL.Query()
-	after, cursorGiven := int64(0), false
 	if v := q.Get("after"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return errInvalid("after", "after must be a cursor (a whole number from 0), got %q", v)
+			return c, errInvalid("after", "after must be a cursor (a whole number from 0), got %q", v)
 		}
-		after, cursorGiven = n, true
+		c.after, c.given = n, true
 	}
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			return errInvalid("Last-Event-ID", "Last-Event-ID must be a cursor, got %q", v)
+			return c, errInvalid("Last-Event-ID", "Last-Event-ID must be a cursor, got %q", v)
 		}
-		after, cursorGiven = n, true
+		c.after, c.given = n, true
 	}
-	fromStart := false
 	switch v := q.Get("from"); v {
 	case "", "now":
 	case "start":
-		fromStart = true
+		c.fromStart = true
 	default:
-		return errInvalid("from", "from must be start or now, got %q", v)
+		return c, errInvalid("from", "from must be start or now, got %q", v)
 	}
-	if fromStart && cursorGiven {
-		return errInvalid("from", "give a cursor (after, Last-Event-ID) or from=start, not both")
+	if c.fromStart && c.given {
+		return c, errInvalid("from", "give a cursor (after, Last-Event-ID) or from=start, not both")
 	}
-	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1000, 1, 10000)
-		if err != nil {
-			return err
-		}
-		evs, err := s.opts.Runs.Events(r.Context(), after, f, limit)
-		if err != nil {
-			return err
-		}
-		cur, err := s.opts.Runs.LastCursor(r.Context())
-		if err != nil {
-			return err
-		}
-		out := api.EventList{Events: make([]api.Event, 0, len(evs)), Epoch: s.opts.Epoch, Cursor: cur}
-		for _, e := range evs {
-			out.Events = append(out.Events, toAPIEvent(e))
-		}
-		writeJSON(w, http.StatusOK, out)
-		return nil
-	}
+	return c, nil
+}
 
+// listEvents answers GET /v1/events without SSE: a page of events after
+// the cursor.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, f runs.Filter, after int64) error {
+	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1000, 1, 10000)
+	if err != nil {
+		return err
+	}
+	evs, err := s.opts.Runs.Events(r.Context(), after, f, limit)
+	if err != nil {
+		return err
+	}
 	cur, err := s.opts.Runs.LastCursor(r.Context())
 	if err != nil {
 		return err
 	}
-	if !cursorGiven && !fromStart {
-		after = cur // from now: what happens after the hello
+	out := api.EventList{Events: make([]api.Event, 0, len(evs)), Epoch: s.opts.Epoch, Cursor: cur}
+	for _, e := range evs {
+		out.Events = append(out.Events, toAPIEvent(e))
 	}
-	sub, err := s.opts.Runs.Subscribe(r.Context(), f, after)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// streamEvents answers GET /v1/events as Server-Sent Events: a hello with
+// the epoch and the newest cursor, then every event after c, with
+// heartbeats, until the client leaves.
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, f runs.Filter, c cursor) error {
+	cur, err := s.opts.Runs.LastCursor(r.Context())
+	if err != nil {
+		return err
+	}
+	if !c.given && !c.fromStart {
+		c.after = cur // from now: what happens after the hello
+	}
+	sub, err := s.opts.Runs.Subscribe(r.Context(), f, c.after)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -66,9 +65,6 @@ func (s *Server) handleCreateTask(t Tasks) handlerFunc {
 		default:
 			run, err = t.Start(r.Context(), spec)
 		}
-		if errors.Is(err, orchestrator.ErrBusy) {
-			return errConflict("%s", err.Error())
-		}
 		if err != nil {
 			return err
 		}
@@ -92,7 +88,7 @@ func (s *Server) handleGetTask(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	run, err := s.opts.Runs.Get(r.Context(), id)
 	if err != nil {
-		return runError(id, err)
+		return about(aboutRun, id, err)
 	}
 	if run.Kind != orchestrator.Kind {
 		return errNotFound("run %q is a %s run, not a task: see GET /v1/runs/%s", id, run.Kind, id)

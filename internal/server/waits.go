@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/capture"
-	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/smartwait"
 )
 
@@ -76,30 +74,6 @@ func ToAPIWait(j smartwait.Job) api.Wait {
 	return w
 }
 
-// waitError maps the engine's errors to responses.
-func waitError(id string, err error) error {
-	var ve *smartwait.ValidationError
-	switch {
-	case errors.As(err, &ve):
-		msg := ve.Error()
-		if strings.HasPrefix(ve.Message, ve.Field) {
-			msg = ve.Message // already names its field ("target window:x on :1 matches no window")
-		}
-		return errInvalid(ve.Field, "%s", msg)
-	case errors.Is(err, smartwait.ErrNotFound):
-		return errNotFound("no wait job %q: list them with GET /v1/waits", id)
-	case errors.Is(err, smartwait.ErrNotLive):
-		return errConflict("wait job %q has already ended", id)
-	case errors.Is(err, smartwait.ErrElsewhere):
-		return errConflict("%s", err.Error())
-	case errors.Is(err, smartwait.ErrNoJudge):
-		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "%s", err.Error())
-	case errors.Is(err, smartwait.ErrStopped):
-		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the wait engine is shutting down: retry after the daemon restarts")
-	}
-	return displayError(err)
-}
-
 func (s *Server) waits() (Waits, error) {
 	if s.opts.Waits == nil {
 		return nil, newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "", "the wait engine is not running in this daemon")
@@ -143,7 +117,7 @@ func (s *Server) handleCreateWait(w http.ResponseWriter, r *http.Request) error 
 		if ve, ok := errors.AsType[*smartwait.ValidationError](err); ok && ve.Field == "criteria" && strings.TrimSpace(req.Criteria) == "" {
 			ve.Field = "wake_when" // name the field the client sent
 		}
-		return waitError("", err)
+		return about(aboutWait, "", err)
 	}
 	w.Header().Set("Location", "/v1/waits/"+job.ID)
 	writeJSON(w, http.StatusCreated, ToAPIWait(job))
@@ -158,7 +132,7 @@ func (s *Server) handleGetWait(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	job, err := eng.Get(r.Context(), id)
 	if err != nil {
-		return waitError(id, err)
+		return about(aboutWait, id, err)
 	}
 	writeJSON(w, http.StatusOK, ToAPIWait(job))
 	return nil
@@ -176,7 +150,7 @@ func (s *Server) handleListWaits(w http.ResponseWriter, r *http.Request) error {
 	}
 	page, err := eng.List(r.Context(), smartwait.ListOptions{State: q.Get("state"), Limit: limit, Before: q.Get("before")})
 	if err != nil {
-		return waitError("", err)
+		return about(aboutWait, "", err)
 	}
 	out := api.WaitList{Waits: make([]api.Wait, 0, len(page.Jobs)), Total: page.Total, Next: page.Next, Truncated: page.Next != ""}
 	for _, j := range page.Jobs {
@@ -219,7 +193,7 @@ func (s *Server) handleUpdateWait(w http.ResponseWriter, r *http.Request) error 
 	}
 	job, err := eng.Update(r.Context(), id, u)
 	if err != nil {
-		return waitError(id, err)
+		return about(aboutWait, id, err)
 	}
 	writeJSON(w, http.StatusOK, ToAPIWait(job))
 	return nil
@@ -233,7 +207,7 @@ func (s *Server) handleCancelWait(w http.ResponseWriter, r *http.Request) error 
 	id := r.PathValue("id")
 	reason := r.URL.Query().Get("reason")
 	if err := smartwait.CheckReason(reason); err != nil {
-		return waitError(id, err)
+		return about(aboutWait, id, err)
 	}
 	if reason == "" {
 		reason = "cancelled by a client"
@@ -243,7 +217,7 @@ func (s *Server) handleCancelWait(w http.ResponseWriter, r *http.Request) error 
 	}
 	job, err := eng.Cancel(r.Context(), id, reason)
 	if err != nil {
-		return waitError(id, err)
+		return about(aboutWait, id, err)
 	}
 	writeJSON(w, http.StatusOK, ToAPIWait(job))
 	return nil
@@ -281,7 +255,7 @@ func (s *Server) handleSettle(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := eng.Settle(r.Context(), smartwait.SettleSpec{Target: req.Target, Display: req.Display, Quiet: quiet, Timeout: timeout})
 	if err != nil {
-		return waitError("", err)
+		return about(aboutWait, "", err)
 	}
 	writeJSON(w, http.StatusOK, api.SettleResult{RunID: res.RunID, Settled: res.Settled, Waited: seconds(res.Waited),
 		Changes: res.Changes, FrameHash: res.FrameHash})
@@ -311,7 +285,7 @@ func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request) error 
 	}
 	shot, err := s.opts.Screenshots.Screenshot(r.Context(), q.Get("display"), target, jpeg)
 	if err != nil {
-		return displayError(err)
+		return err
 	}
 	h := w.Header()
 	if jpeg {
@@ -326,22 +300,4 @@ func (s *Server) handleScreenshot(w http.ResponseWriter, r *http.Request) error 
 	h.Set(api.HeaderTarget, shot.Target)
 	_, _ = w.Write(shot.Data)
 	return nil
-}
-
-// displayError maps screen-pipeline errors: a target that matches no single
-// window is the client's to fix (400, listing the windows); an unreachable
-// display is 503 with the display's own advice.
-func displayError(err error) error {
-	var te *capture.TargetError
-	switch {
-	case errors.As(err, &te):
-		return errInvalid("target", "%s", te.Error())
-	case errors.Is(err, display.ErrBadName):
-		return errInvalid("display", "%s", err.Error())
-	case errors.Is(err, display.ErrNoDisplay):
-		return newErr(http.StatusServiceUnavailable, api.CodeUnavailable, "display", "%s", err.Error())
-	case strings.HasPrefix(err.Error(), "target"), strings.Contains(err.Error(), "parse target"):
-		return errInvalid("target", "%s", err.Error())
-	}
-	return err
 }

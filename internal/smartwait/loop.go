@@ -231,48 +231,13 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	}()
 	obs, err := e.observe(ectx, j, sp)
 	obs.at = trigger
-	if te, ok := errors.AsType[*capture.TargetError](err); ok && !te.Ambiguous && j.target.Kind == capture.Window {
-		// The window is not open (yet, or any more): a NO, with that as
-		// the evidence, and no judge call. One event per absence.
-		evidence := "the window " + j.target.String() + " is not open"
-		j.mu.Lock()
-		changed := j.lastCapErr != evidence
-		j.lastCapErr = evidence
-		j.lastVerdict = &Verdict{At: e.now().UTC(), Evidence: evidence, Backend: "absent"}
-		j.mu.Unlock()
-		if changed {
-			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "evidence": evidence, "backend": "absent"})
-		}
-		return obs, judge.Verdict{}, false
-	}
 	if err != nil {
-		if ectx.Err() != nil {
-			return obs, judge.Verdict{}, false
-		}
-		e.metrics.captureErrors.Inc()
-		msg := "capture: " + err.Error()
-		j.mu.Lock()
-		j.captureErrs++
-		j.lastErr = msg
-		changed := msg != j.lastCapErr
-		j.lastCapErr = msg
-		j.mu.Unlock()
-		if changed { // one event per distinct capture error, not one per poll
-			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "error": msg, "backend": e.opts.Judge.Name()})
-		}
-		e.log.Debug("capture for wait job", "run_id", j.id, "error", err)
+		e.captureFailed(ctx, ectx, j, err)
 		return obs, judge.Verdict{}, false
 	}
-
-	j.mu.Lock()
-	j.lastCapErr = ""
-	if j.judged && j.judgedHash == obs.hash && j.judgedCrit == sp.Criteria {
-		j.skipped++
-		j.mu.Unlock()
-		e.metrics.skipped.Inc()
+	if e.judgedAlready(j, sp, obs) {
 		return obs, judge.Verdict{}, false
 	}
-	j.mu.Unlock()
 
 	q := judge.Question{Condition: sp.Criteria, Elapsed: e.now().Sub(sp.CreatedAt), Frame: obs.frame, Text: obs.text, RunID: j.id}
 	start := time.Now()
@@ -285,6 +250,65 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		return obs, judge.Verdict{}, false
 	}
 	e.keepFrame(ctx, j.id, obs)
+	if !e.recordVerdict(ctx, j, sp, obs, v, deduped, latency, err) {
+		return obs, judge.Verdict{}, false
+	}
+	return obs, v, v.Met
+}
+
+// captureFailed records a capture that failed: a window that is not open
+// is a NO without a judge call; another error is counted, and each
+// distinct one is an event.
+func (e *Engine) captureFailed(ctx, ectx context.Context, j *job, err error) {
+	if te, ok := errors.AsType[*capture.TargetError](err); ok && !te.Ambiguous && j.target.Kind == capture.Window {
+		// The window is not open (yet, or any more): a NO, with that as
+		// the evidence, and no judge call. One event per absence.
+		evidence := "the window " + j.target.String() + " is not open"
+		j.mu.Lock()
+		changed := j.lastCapErr != evidence
+		j.lastCapErr = evidence
+		j.lastVerdict = &Verdict{At: e.now().UTC(), Evidence: evidence, Backend: "absent"}
+		j.mu.Unlock()
+		if changed {
+			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "evidence": evidence, "backend": "absent"})
+		}
+		return
+	}
+	if ectx.Err() != nil {
+		return
+	}
+	e.metrics.captureErrors.Inc()
+	msg := "capture: " + err.Error()
+	j.mu.Lock()
+	j.captureErrs++
+	j.lastErr = msg
+	changed := msg != j.lastCapErr
+	j.lastCapErr = msg
+	j.mu.Unlock()
+	if changed { // one event per distinct capture error, not one per poll
+		e.emitVerdict(ctx, j.id, map[string]any{"met": false, "error": msg, "backend": e.opts.Judge.Name()})
+	}
+	e.log.Debug("capture for wait job", "run_id", j.id, "error", err)
+}
+
+// judgedAlready reports whether obs is the content last judged against the
+// same criteria (counted as skipped); a capture succeeded either way.
+func (e *Engine) judgedAlready(j *job, sp spec, obs observation) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.lastCapErr = ""
+	if j.judged && j.judgedHash == obs.hash && j.judgedCrit == sp.Criteria {
+		j.skipped++
+		e.metrics.skipped.Inc()
+		return true
+	}
+	return false
+}
+
+// recordVerdict records a judgement of obs (or the judge's error) in j and
+// emits it as a verdict event. false: the judgement does not count (the
+// judge failed, or the criteria changed while it judged).
+func (e *Engine) recordVerdict(ctx context.Context, j *job, sp spec, obs observation, v judge.Verdict, deduped bool, latency time.Duration, err error) bool {
 	rec := Verdict{
 		At:        e.now().UTC(),
 		FrameHash: fmtHash(obs.hash),
@@ -312,14 +336,29 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		data["error"] = rec.Error
 		e.emitVerdict(ctx, j.id, data)
 		e.log.Debug("judge wait job", "run_id", j.id, "error", err)
-		return obs, judge.Verdict{}, false
+		return false
 	}
 	stale := j.spec.Criteria != sp.Criteria
 	if stale { // criteria changed while judging: the verdict answers the old ones
 		j.evaluations--
 		j.mu.Unlock()
-		return obs, judge.Verdict{}, false
+		return false
 	}
+	e.countAnswerLocked(j, sp, obs, v)
+	rec.Met, rec.Evidence, rec.Model = v.Met, v.Evidence, v.Model
+	if !deduped {
+		rec.CostUSD, rec.CostUnknown = v.CostUSD, v.CostUnknown
+	}
+	j.acct.add(rec.Backend, deduped, v)
+	j.lastVerdict = &rec
+	j.mu.Unlock()
+	e.emitVerdict(ctx, j.id, verdictData(data, rec, v, deduped))
+	e.log.Debug("judged wait job", "run_id", j.id, "met", v.Met, "frame_hash", rec.FrameHash, "deduped", deduped, "latency", latency)
+	return true
+}
+
+// countAnswerLocked counts the judge's reply to obs (j.mu held).
+func (e *Engine) countAnswerLocked(j *job, sp spec, obs observation, v judge.Verdict) {
 	if v.Unparsed {
 		// Not an answer: the same content is asked again after a backoff,
 		// never remembered as judged (a static screen would never be asked
@@ -329,19 +368,16 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 		j.lastJudge = "unparsed judge reply: " + v.Evidence
 		j.lastErr = "judge: " + j.lastJudge
 		e.metrics.unparsed.Inc()
-	} else {
-		j.judgedOK++
-		j.failStreak = 0
-		j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
-		j.lastErr = ""
+		return
 	}
-	rec.Met, rec.Evidence, rec.Model = v.Met, v.Evidence, v.Model
-	if !deduped {
-		rec.CostUSD, rec.CostUnknown = v.CostUSD, v.CostUnknown
-	}
-	j.acct.add(rec.Backend, deduped, v)
-	j.lastVerdict = &rec
-	j.mu.Unlock()
+	j.judgedOK++
+	j.failStreak = 0
+	j.judged, j.judgedHash, j.judgedCrit = true, obs.hash, sp.Criteria
+	j.lastErr = ""
+}
+
+// verdictData completes a verdict event's data with the judge's answer.
+func verdictData(data map[string]any, rec Verdict, v judge.Verdict, deduped bool) map[string]any {
 	data["met"] = v.Met
 	data["evidence"] = v.Evidence
 	data["costUsd"] = rec.CostUSD
@@ -356,9 +392,7 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	if v.Unparsed {
 		data["unparsed"] = true
 	}
-	e.emitVerdict(ctx, j.id, data)
-	e.log.Debug("judged wait job", "run_id", j.id, "met", v.Met, "frame_hash", rec.FrameHash, "deduped", deduped, "latency", latency)
-	return obs, v, v.Met
+	return data
 }
 
 // keepFrame stores the frame a judgement saw (Options.Frames), once per

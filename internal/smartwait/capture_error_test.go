@@ -1,0 +1,69 @@
+package smartwait
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+// TestCaptureErrorEvents: while the display cannot be read (its X server
+// stopped), each poll of a wait fails to capture; the job says so in
+// LastError, no judge is asked, and each distinct failure is one verdict
+// event (the message names the reconnect backoff, so it changes), never
+// the same one twice in a row.
+func TestCaptureErrorEvents(t *testing.T) {
+	srv, err := xvfb.Start(t.Context(), xvfb.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	mj, backend := newMarkerJudge(t)
+	h := newHarness(t, harnessOpts{judge: backend, display: srv.Name()})
+	job, err := h.eng.Create(t.Context(), Spec{Criteria: "a red marker is visible", Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a first judgement", func() bool {
+		j, _ := h.eng.Get(t.Context(), job.ID)
+		return j.Evaluations > 0
+	})
+	calls := mj.calls.Load()
+	if err := srv.Stop(); err != nil {
+		t.Logf("stop Xvfb: %v", err)
+	}
+	eventually(t, "a capture error", func() bool {
+		j, _ := h.eng.Get(t.Context(), job.ID)
+		return strings.HasPrefix(j.LastError, "capture: ")
+	})
+	time.Sleep(time.Second) // several polls fail
+	var msgs []string
+	for _, ev := range h.verdicts(job.ID) {
+		var d map[string]any
+		if err := json.Unmarshal(ev.Data, &d); err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := d["error"].(string)
+		if !strings.HasPrefix(msg, "capture: ") {
+			continue
+		}
+		if d["met"] != false {
+			t.Errorf("capture error event %v: want met false", d)
+		}
+		if n := len(msgs); n > 0 && msgs[n-1] == msg {
+			t.Errorf("the capture error %q is two events in a row", msg)
+		}
+		msgs = append(msgs, msg)
+	}
+	if len(msgs) == 0 {
+		t.Error("no capture error event")
+	}
+	if got := mj.calls.Load(); got != calls {
+		t.Errorf("the judge was asked %d times while nothing could be captured", got-calls)
+	}
+	if _, err := h.eng.Cancel(t.Context(), job.ID, "test done"); err != nil {
+		t.Fatal(err)
+	}
+}
