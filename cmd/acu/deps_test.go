@@ -57,8 +57,7 @@ var layers = map[string]int{
 	"internal/smartwait": layerFeatures, "internal/actions": layerFeatures, "internal/computer": layerFeatures,
 	"internal/gate": layerGate, "internal/relay": layerFeatures, "internal/sense": layerFeatures, "internal/agent": layerFeatures,
 	"internal/orchestrator": layerFeatures, "internal/live": layerFeatures, "internal/record": layerFeatures,
-	"internal/taskbench": layerFeatures, "internal/session": layerFeatures,
-	"internal/taskbench": layerFeatures, "internal/handoff": layerFeatures,
+	"internal/taskbench": layerFeatures, "internal/session": layerFeatures, "internal/handoff": layerFeatures,
 
 	"internal/server": layerSurfaces,
 

@@ -45,6 +45,7 @@ var effectCallers = map[string]string{
 	"internal/capture":          "SendEvent to its own marker window, to flush damage events",
 	"internal/testx":            "test windows and their own events",
 	"bench/pipeline":            "destroys its own benchmark window",
+	"bench/judgeset":            "takes the focus from an app on the Xvfb it started to draw the labelled set (no acu display)",
 	"internal/atspi":            "defines the accessibility effects",
 	"internal/elements":         "runs its accessibility effects inside Options.Effect, which the wiring sets to the gate's Hands.Element",
 	"internal/wayland/toplevel": "defines the Wayland window operations (toplevel protocol, sway's IPC) for the gate to call",
