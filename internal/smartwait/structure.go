@@ -252,6 +252,14 @@ func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger
 	if errors.Is(err, a11yjudge.ErrNoTree) {
 		return e.evaluateFallback(ctx, ectx, j, sp, trigger, plan, err.Error())
 	}
+	// An app the tree lacks keeps the fallback: decided before the
+	// fallback is cleared, so pixel changes are never ignored between two
+	// evaluations that both fall back.
+	if err == nil {
+		if why := e.untracked(ectx, sp, dec); why != "" {
+			return e.evaluateFallback(ctx, ectx, j, sp, trigger, plan, why)
+		}
+	}
 	j.mu.Lock()
 	st := j.structure
 	wasFallback := st.fallback != ""
@@ -274,9 +282,6 @@ func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger
 			e.emitVerdict(ctx, j.id, map[string]any{"met": false, "error": msg, "backend": a11yjudge.Name, "judge": a11yjudge.Name})
 		}
 		return no, judge.Verdict{}, false
-	}
-	if why := e.untracked(ectx, sp, dec); why != "" {
-		return e.evaluateFallback(ctx, ectx, j, sp, trigger, plan, why)
 	}
 	parts := make([]map[string]any, 0, len(dec.Outcomes))
 	for _, o := range dec.Outcomes {
@@ -398,9 +403,19 @@ func (e *Engine) fallbackCondition(plan a11yjudge.Plan, b judge.Backend) string 
 			return "" // the OCR judge takes one polarity per condition
 		}
 		polarity = word
-		parts = append(parts, fmt.Sprintf("%q is %s", p.Name, word))
+		parts = append(parts, fmt.Sprintf("%q is %s", asWritten(p.Name, pt.Text), word))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// asWritten returns name (which the grammar lower-cases) in the case the
+// condition's text wrote it: the OCR judge reads text as it is shown, so
+// "Downloads" is looked for, not "downloads".
+func asWritten(name, text string) string {
+	if i := strings.Index(strings.ToLower(text), name); i >= 0 && len(strings.ToLower(text)) == len(text) {
+		return text[i : i+len(name)]
+	}
+	return name
 }
 
 // evaluateFallback judges a structural plan on a display without a tree.

@@ -180,3 +180,18 @@ func pct(ds []time.Duration, p int) float64 {
 	i := (len(s)*p + 99) / 100
 	return float64(s[max(i-1, 0)].Microseconds()) / 1000
 }
+
+// TestFallbackKeepsTheNameAsWritten: the OCR judge reads text as shown, so
+// a window named in a structural part is looked for in the case the
+// condition wrote it.
+func TestFallbackKeepsTheNameAsWritten(t *testing.T) {
+	for _, c := range []struct{ name, text, want string }{
+		{"downloads", "the window 'Downloads' is open", "Downloads"},
+		{"save as", `the "Save As" dialog is gone`, "Save As"},
+		{"ok", "nothing like it", "ok"},
+	} {
+		if got := asWritten(c.name, c.text); got != c.want {
+			t.Errorf("asWritten(%q, %q) = %q, want %q", c.name, c.text, got, c.want)
+		}
+	}
+}
