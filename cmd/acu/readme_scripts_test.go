@@ -199,7 +199,7 @@ func scriptCommands(t *testing.T) []cmdLine {
 			switch {
 			case len(words) > 1 && words[0] == "exec":
 				out = append(out, cmdLine{line: filepath.Base(f) + ": " + l, argv: words[1:]})
-			case len(words) > 1 && words[0] == "export":
+			case len(words) > 1 && (words[0] == "export" || words[0] == "eval"):
 				out = append(out, cmdLine{line: filepath.Base(f) + ": " + l, argv: words})
 			}
 		}

@@ -47,6 +47,8 @@ import (
 //	await acu REGEXP ARGS… until `acu ARGS…` succeeds with stdout matching
 //	                       REGEXP (what a window manager or an app does
 //	                       after acu's command returned)
+//	eval '$(CMD ARGS…)'    runs CMD and sets each NAME=VALUE line it prints
+//	                       in the environment (the README's eval "$(…)")
 //	await file FILE REGEXP until FILE's content matches REGEXP
 //	await gone TITLE       until no window's title contains TITLE
 //	await metric REGEXP    until the daemon's /metrics matches REGEXP
@@ -61,6 +63,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"export": scriptExport,
 			"await":  scriptAwait,
+			"eval":   scriptEval,
 		},
 	})
 }
@@ -142,6 +145,39 @@ func scriptExport(ts *testscript.TestScript, neg bool, args []string) {
 			v = m[1]
 		}
 		ts.Setenv(k, v)
+	}
+}
+
+var assignLine = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)=(.*)$`)
+
+// scriptEval is the shell's eval "$(CMD ARGS…)" for a command that prints
+// NAME=VALUE lines (acu display start): it runs CMD (words split at
+// spaces, no quoting inside) and sets every such line in the script's
+// environment; the output is the next stdout and stderr.
+func scriptEval(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || !strings.HasPrefix(args[0], "$(") || !strings.HasSuffix(args[0], ")") {
+		ts.Fatalf("usage: eval '$(CMD ARGS...)'")
+	}
+	words := strings.Fields(strings.TrimSuffix(strings.TrimPrefix(args[0], "$("), ")"))
+	if len(words) == 0 {
+		ts.Fatalf("eval: no command inside $( )")
+	}
+	ts.Check(ts.Exec(words[0], words[1:]...))
+	n := 0
+	for _, l := range strings.Split(ts.ReadFile("stdout"), "\n") {
+		if m := assignLine.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			v := m[2]
+			if uq, err := strconv.Unquote(v); err == nil {
+				v = uq
+			} else {
+				v = strings.Trim(v, "'")
+			}
+			ts.Setenv(m[1], v)
+			n++
+		}
+	}
+	if n == 0 {
+		ts.Fatalf("eval: %s printed no NAME=VALUE line", args[0])
 	}
 }
 

@@ -201,9 +201,10 @@ func runtimeBase(otherUser bool) string {
 		return "/tmp"
 	}
 	if otherUser {
-		if st, err := os.Stat(base); err != nil || st.Mode().Perm()&0o001 == 0 {
-			return "/tmp"
-		}
+		// The compositor's user must reach the directory through every
+		// parent (a TMPDIR of 0777 under a home or work directory of
+		// 0700 is not reachable): /tmp always is.
+		return "/tmp"
 	}
 	return base
 }
