@@ -140,6 +140,9 @@ func (c *conn) close() {
 	if c.dev != nil {
 		c.dev.Close()
 	}
+	if c.user != nil && c.user.clock != nil {
+		c.user.clock.Close()
+	}
 	for _, d := range c.devs {
 		d.Close()
 	}
