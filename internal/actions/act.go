@@ -297,9 +297,11 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 	}
 
 	resp.OK = true
+	var prev orderState
 	for i, st := range steps {
 		t0 := time.Now()
 		r := api.ActionResult{Index: i, Kind: st.a.Kind}
+		prev.before(ctx, hands, st, &r, orderTimeout(req))
 		{
 			var cur *elements.Map
 			if needsMap(st) {
@@ -318,6 +320,7 @@ func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.
 				}
 			}
 		}
+		prev.after(st, &r, t0)
 		r.Ms = ms(time.Since(t0))
 		r.OK = r.Error == nil
 		aa := &audit.Actions[i]
@@ -546,6 +549,10 @@ func fromGate(err error) error {
 
 // checkAfter validates what the request asks for after the actions.
 func (s *Service) checkAfter(req api.ActRequest) error {
+	if req.OrderTimeoutMs < 0 || time.Duration(req.OrderTimeoutMs)*time.Millisecond > MaxOrderTimeout {
+		return invalid("order_timeout_ms", "order_timeout_ms %d: use 0 (default %d) to %d", req.OrderTimeoutMs,
+			gate.DefaultOrderTimeout.Milliseconds(), MaxOrderTimeout.Milliseconds())
+	}
 	if st := req.Settle; st != nil {
 		if st.QuietMs < 0 || st.TimeoutMs < 0 || st.TimeoutMs > 60000 {
 			return invalid("settle", "settle: quiet_ms and timeout_ms must be 0 (default) or positive, timeout_ms at most 60000")

@@ -1,0 +1,338 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/damage"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/acu-dev/acu/internal/display"
+)
+
+// Defaults of the order barrier.
+const (
+	// DefaultOrderTimeout bounds one barrier.
+	DefaultOrderTimeout = time.Second
+	// orderRepaint: after the client answered the ping, a repaint of its
+	// window followed by this much stillness proves it handled the input.
+	orderRepaint = 10 * time.Millisecond
+	// orderStill: a client that repainted after the input began and was
+	// then still this long after answering the ping has handled it.
+	orderStill = 50 * time.Millisecond
+)
+
+// Mechanisms that carry effects. Input by one mechanism can overtake input
+// by another on its way into an application (XTest input waits in the
+// client's X queue while an AT-SPI call arrives on D-Bus), so a change of
+// mechanism within a request waits for Order.
+const (
+	MechXTest  = "xtest"
+	MechAction = "atspi_action"
+	MechText   = "atspi_text"
+	MechNone   = "" // no effect (a wait)
+)
+
+const (
+	orderHistory = 512        // repaints kept
+	firstPingID  = 0x40000000 // ping ids, apart from any timestamp
+)
+
+// OrderResult says whether the input before a change of mechanism was
+// proved handled by its application before the next effect.
+type OrderResult struct {
+	Proved bool
+	// Note says how it was proved, or why it could not be.
+	Note string
+	Took time.Duration
+}
+
+// orderer watches, on a connection of its own, what proves an application
+// handled its input: its answers to _NET_WM_PING and the repaints of the
+// screen (XDamage on the root).
+type orderer struct {
+	c                     *display.Conn
+	protocols, pingAtom   xproto.Atom
+	hasDamage             bool
+	mu                    sync.Mutex
+	cond                  *sync.Cond
+	next                  uint32
+	pongs                 map[uint32]time.Time
+	damages               []damageAt // the last orderHistory repaints
+	dead                  error
+	unsubscribe, stopWake func()
+}
+
+type damageAt struct {
+	at time.Time
+	r  image.Rectangle
+}
+
+// newOrderer opens the orderer's connection to dpy.
+func newOrderer(ctx context.Context, dpy string) (*orderer, error) {
+	c, err := display.Open(ctx, dpy, display.Options{})
+	if err != nil {
+		return nil, err
+	}
+	o := &orderer{c: c, pongs: map[uint32]time.Time{}, next: firstPingID}
+	o.cond = sync.NewCond(&o.mu)
+	if o.protocols, err = c.Atom("WM_PROTOCOLS"); err == nil {
+		o.pingAtom, err = c.Atom("_NET_WM_PING")
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("order on %s: %w", dpy, err)
+	}
+	o.unsubscribe = c.Subscribe(o.onEvent)
+	// Pings come back to the root as SubstructureNotify events.
+	if err := xproto.ChangeWindowAttributesChecked(c.X, c.Screen.Root, xproto.CwEventMask,
+		[]uint32{xproto.EventMaskSubstructureNotify}).Check(); err != nil {
+		o.close()
+		return nil, fmt.Errorf("order on %s: select the root's events: %w", dpy, err)
+	}
+	if c.Ext.Damage {
+		id, err := damage.NewDamageId(c.X)
+		if err == nil {
+			err = damage.CreateChecked(c.X, id, xproto.Drawable(c.Screen.Root), damage.ReportLevelRawRectangles).Check()
+		}
+		o.hasDamage = err == nil
+	}
+	go func() {
+		<-c.Done()
+		o.mu.Lock()
+		if o.dead == nil {
+			o.dead = errors.New("the order connection closed")
+		}
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	}()
+	return o, nil
+}
+
+func (o *orderer) close() {
+	o.unsubscribe()
+	o.c.Close()
+}
+
+func (o *orderer) onEvent(ev xgb.Event) {
+	now := time.Now()
+	switch e := ev.(type) {
+	case xproto.ClientMessageEvent:
+		if e.Type != o.protocols || e.Format != 32 {
+			return
+		}
+		d := e.Data.Data32
+		if len(d) < 2 || xproto.Atom(d[0]) != o.pingAtom {
+			return
+		}
+		o.mu.Lock()
+		if _, ok := o.pongs[d[1]]; ok {
+			o.pongs[d[1]] = now
+			o.cond.Broadcast()
+		}
+		o.mu.Unlock()
+	case damage.NotifyEvent:
+		r := image.Rect(int(e.Area.X), int(e.Area.Y), int(e.Area.X)+int(e.Area.Width), int(e.Area.Y)+int(e.Area.Height))
+		o.mu.Lock()
+		if len(o.damages) >= orderHistory {
+			o.damages = slices.Delete(o.damages, 0, orderHistory/2)
+		}
+		o.damages = append(o.damages, damageAt{at: now, r: r})
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	}
+}
+
+// supportsPing reports whether w lists _NET_WM_PING in WM_PROTOCOLS.
+func (o *orderer) supportsPing(w xproto.Window) bool {
+	r, err := xproto.GetProperty(o.c.X, false, w, o.protocols, xproto.AtomAtom, 0, 32).Reply()
+	if err != nil || r == nil || r.Format != 32 {
+		return false
+	}
+	for i := 0; i+4 <= len(r.Value); i += 4 {
+		if xproto.Atom(xgb.Get32(r.Value[i:])) == o.pingAtom {
+			return true
+		}
+	}
+	return false
+}
+
+// ping sends _NET_WM_PING to w and returns the id its answer carries.
+func (o *orderer) ping(w xproto.Window) uint32 {
+	o.mu.Lock()
+	o.next++
+	id := o.next
+	o.pongs[id] = time.Time{}
+	o.mu.Unlock()
+	ev := xproto.ClientMessageEvent{Format: 32, Window: w, Type: o.protocols,
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{uint32(o.pingAtom), id, uint32(w), 0, 0})}
+	xproto.SendEvent(o.c.X, false, w, xproto.EventMaskNoEvent, string(ev.Bytes()))
+	return id
+}
+
+// wait waits under o.mu until cond holds or deadline passes, and
+// reports whether it held.
+func (o *orderer) wait(ctx context.Context, deadline time.Time, cond func() bool) bool {
+	t := time.AfterFunc(time.Until(deadline), func() {
+		o.mu.Lock()
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	})
+	defer t.Stop()
+	stop := context.AfterFunc(ctx, func() {
+		o.mu.Lock()
+		o.cond.Broadcast()
+		o.mu.Unlock()
+	})
+	defer stop()
+	for !cond() {
+		if o.dead != nil || ctx.Err() != nil || !time.Now().Before(deadline) {
+			return false
+		}
+		o.cond.Wait()
+	}
+	return true
+}
+
+// lastDamage returns the time of the last repaint touching r after since
+// (zero: none).
+func (o *orderer) lastDamage(r image.Rectangle, since time.Time) time.Time {
+	for i := len(o.damages) - 1; i >= 0; i-- {
+		d := o.damages[i]
+		if !d.at.After(since) {
+			break
+		}
+		if d.r.Overlaps(r) {
+			return d.at
+		}
+	}
+	return time.Time{}
+}
+
+// barrier proves that the client of w handled the input sent to it since
+// began: the client answered a ping sent after that input (so it has read
+// it), and its window repainted after the ping and then stood still
+// (orderRepaint), or had repainted since began and stood still orderStill
+// after the ping. A client without the ping protocol proves it by the
+// repaints alone.
+func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Time, timeout time.Duration) OrderResult {
+	start := time.Now()
+	deadline := start.Add(timeout)
+	res := func(ok bool, note string) OrderResult {
+		return OrderResult{Proved: ok, Note: note, Took: time.Since(start)}
+	}
+	if w == nil {
+		return res(false, "no application window where the previous action landed")
+	}
+	id := xproto.Window(w.ID)
+	r := w.Rect()
+	pinged := o.supportsPing(id)
+	var pongAt time.Time
+	if pinged {
+		pid := o.ping(id)
+		o.mu.Lock()
+		ok := o.wait(ctx, deadline, func() bool { return !o.pongs[pid].IsZero() })
+		pongAt = o.pongs[pid]
+		delete(o.pongs, pid)
+		o.mu.Unlock()
+		if !ok {
+			return res(false, fmt.Sprintf("window %q did not answer a ping within %s: it may still be handling the input", w.Title, timeout))
+		}
+	} else {
+		pongAt = time.Now()
+	}
+	if !o.hasDamage {
+		if pinged {
+			return res(true, "ping")
+		}
+		return res(false, "the application answers no ping and the server has no XDamage: nothing proves it handled the input")
+	}
+	var how string
+	o.mu.Lock()
+	ok := o.wait(ctx, deadline, func() bool {
+		now := time.Now()
+		if last := o.lastDamage(r, pongAt); !last.IsZero() {
+			if now.Sub(last) >= orderRepaint {
+				how = "repaint after the ping"
+				return true
+			}
+			return false
+		}
+		if !o.lastDamage(r, began).IsZero() && now.Sub(pongAt) >= orderStill {
+			how = "repainted, then still"
+			return true
+		}
+		return false
+	})
+	o.mu.Unlock()
+	if !ok {
+		if ctx.Err() != nil {
+			return res(false, ctx.Err().Error())
+		}
+		return res(false, fmt.Sprintf("window %q did not repaint within %s of the input: nothing proves it handled it", w.Title, timeout))
+	}
+	if pinged {
+		how = "ping, " + how
+	}
+	return res(true, how)
+}
+
+// Order waits until the application where the previous effect landed
+// (the window at at, or the focused window when at is nil) has handled
+// the input sent since began, at most timeout: one round trip on the
+// display's connection (every earlier request processed, the input queued
+// to its client), then the client's answer to a ping and its repaint
+// (see orderer.barrier). It never fails: the result says whether it was
+// proved.
+func (h *Hands) Order(ctx context.Context, at *image.Point, began time.Time, timeout time.Duration) OrderResult {
+	start := time.Now()
+	if timeout <= 0 {
+		timeout = DefaultOrderTimeout
+	}
+	o, err := h.orderer(ctx)
+	if err != nil {
+		return OrderResult{Note: fmt.Sprintf("no order connection: %v", err), Took: time.Since(start)}
+	}
+	if err := h.c.c.Sync(ctx); err != nil {
+		return OrderResult{Note: fmt.Sprintf("round trip: %v", err), Took: time.Since(start)}
+	}
+	var w *display.Window
+	if at != nil {
+		w, err = WindowAt(ctx, h.c.c, *at)
+	} else {
+		w, err = FocusedWindow(ctx, h.c.c)
+	}
+	if err != nil {
+		return OrderResult{Note: err.Error(), Took: time.Since(start)}
+	}
+	r := o.barrier(ctx, w, began, timeout-time.Since(start))
+	r.Took = time.Since(start)
+	return r
+}
+
+// orderer returns the display's orderer, opening it on first use.
+func (h *Hands) orderer(ctx context.Context) (*orderer, error) {
+	h.c.ordMu.Lock()
+	defer h.c.ordMu.Unlock()
+	if h.c.ord != nil {
+		select {
+		case <-h.c.ord.c.Done():
+			h.c.ord.close()
+			h.c.ord = nil
+		default:
+			return h.c.ord, nil
+		}
+	}
+	o, err := newOrderer(ctx, h.dpy)
+	if err != nil {
+		return nil, err
+	}
+	h.c.ord = o
+	return o, nil
+}
