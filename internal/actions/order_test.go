@@ -98,4 +98,3 @@ func TestTypeThenClickByIDInOrder(t *testing.T) {
 		}
 	}
 }
-
