@@ -20,6 +20,7 @@ const (
 	registryName  = "org.a11y.atspi.Registry"
 	rootPath      = "/org/a11y/atspi/accessible/root"
 	ifaceAcc      = "org.a11y.atspi.Accessible"
+	ifaceApp      = "org.a11y.atspi.Application"
 	ifaceComp     = "org.a11y.atspi.Component"
 	ifaceAction   = "org.a11y.atspi.Action"
 	ifaceText     = "org.a11y.atspi.Text"
@@ -71,6 +72,12 @@ type Client struct {
 	opts    Options
 	log     *slog.Logger
 	address string
+
+	// noGetAll holds the bus names of applications that must not be sent
+	// Properties.GetAll: Qt 5's AT-SPI adaptor reads a second argument
+	// from every Properties call and crashes the application on GetAll
+	// (one argument). Bus names are never reused, so the answer is kept.
+	noGetAll sync.Map // bus name -> bool
 }
 
 // Connect finds the accessibility bus and connects to it.
@@ -286,6 +293,22 @@ func (c *Client) prop(ctx context.Context, r Ref, iface, name string, v any) err
 	return variant.Store(v)
 }
 
+// getAllSafe reports whether the application on bus may be sent
+// Properties.GetAll: not when its toolkit is Qt (see Client.noGetAll).
+func (c *Client) getAllSafe(ctx context.Context, bus string) bool {
+	if v, ok := c.noGetAll.Load(bus); ok {
+		return !v.(bool)
+	}
+	var tk string
+	err := c.prop(ctx, Ref{Bus: bus, Path: rootPath}, ifaceApp, "ToolkitName", &tk)
+	if err != nil && ctx.Err() != nil {
+		return false // not known: the safe way, and not remembered
+	}
+	qt := strings.EqualFold(tk, "qt")
+	c.noGetAll.Store(bus, qt)
+	return !qt
+}
+
 // Applications lists the applications registered on the bus.
 func (c *Client) Applications(ctx context.Context) ([]Ref, error) {
 	kids, err := c.children(ctx, Ref{Bus: registryName, Path: rootPath})
@@ -331,7 +354,7 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 		return err
 	}
 	var props map[string]dbus.Variant
-	if err := c.call(ctx, r, ifaceProps+".GetAll", ifaceAcc).Store(&props); err == nil {
+	if c.getAllSafe(ctx, r.Bus) && c.call(ctx, r, ifaceProps+".GetAll", ifaceAcc).Store(&props) == nil {
 		if v, ok := props["Name"]; ok {
 			_ = v.Store(&n.Name)
 		}

@@ -26,6 +26,11 @@ const (
 	// orderStill: a client that repainted after the input began and was
 	// then still this long after answering the ping has handled it.
 	orderStill = 50 * time.Millisecond
+	// orderPing is how long a client may take to answer the ping before
+	// the repaints alone decide.
+	orderPing = 300 * time.Millisecond
+	// orderTick is how often stillness is looked at.
+	orderTick = 2 * time.Millisecond
 )
 
 // Mechanisms that carry effects. Input by one mechanism can overtake input
@@ -64,7 +69,8 @@ type orderer struct {
 	cond                  *sync.Cond
 	next                  uint32
 	pongs                 map[uint32]time.Time
-	damages               []damageAt // the last orderHistory repaints
+	silent                map[uint32]bool // windows that did not answer a ping
+	damages               []damageAt      // the last orderHistory repaints
 	dead                  error
 	unsubscribe, stopWake func()
 }
@@ -80,7 +86,7 @@ func newOrderer(ctx context.Context, dpy string) (*orderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &orderer{c: c, pongs: map[uint32]time.Time{}, next: firstPingID}
+	o := &orderer{c: c, pongs: map[uint32]time.Time{}, silent: map[uint32]bool{}, next: firstPingID}
 	o.cond = sync.NewCond(&o.mu)
 	if o.protocols, err = c.Atom("WM_PROTOCOLS"); err == nil {
 		o.pingAtom, err = c.Atom("_NET_WM_PING")
@@ -177,14 +183,33 @@ func (o *orderer) ping(w xproto.Window) uint32 {
 }
 
 // wait waits under o.mu until cond holds or deadline passes, and
-// reports whether it held.
+// reports whether it held. cond is evaluated on every event and every
+// orderTick (it may hold by time passing: stillness).
 func (o *orderer) wait(ctx context.Context, deadline time.Time, cond func() bool) bool {
-	t := time.AfterFunc(time.Until(deadline), func() {
+	tick := time.NewTicker(orderTick)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				o.mu.Lock()
+				o.cond.Broadcast()
+				o.mu.Unlock()
+			}
+		}
+	}()
+	defer func() {
+		tick.Stop()
+		close(done)
+		o.mu.Unlock() // the ticker may need the lock to see done
+		wg.Wait()
 		o.mu.Lock()
-		o.cond.Broadcast()
-		o.mu.Unlock()
-	})
-	defer t.Stop()
+	}()
 	stop := context.AfterFunc(ctx, func() {
 		o.mu.Lock()
 		o.cond.Broadcast()
@@ -219,8 +244,8 @@ func (o *orderer) lastDamage(r image.Rectangle, since time.Time) time.Time {
 // began: the client answered a ping sent after that input (so it has read
 // it), and its window repainted after the ping and then stood still
 // (orderRepaint), or had repainted since began and stood still orderStill
-// after the ping. A client without the ping protocol proves it by the
-// repaints alone.
+// after the ping. A client without the ping protocol, or that does not
+// answer it within orderPing, proves it by the repaints alone.
 func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Time, timeout time.Duration) OrderResult {
 	start := time.Now()
 	deadline := start.Add(timeout)
@@ -232,19 +257,34 @@ func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Tim
 	}
 	id := xproto.Window(w.ID)
 	r := w.Rect()
-	pinged := o.supportsPing(id)
+	o.mu.Lock()
+	silent := o.silent[w.ID]
+	o.mu.Unlock()
+	pinged := !silent && o.supportsPing(id)
 	var pongAt time.Time
 	if pinged {
 		pid := o.ping(id)
 		o.mu.Lock()
-		ok := o.wait(ctx, deadline, func() bool { return !o.pongs[pid].IsZero() })
+		pingBy := start.Add(orderPing)
+		if deadline.Before(pingBy) {
+			pingBy = deadline
+		}
+		ok := o.wait(ctx, pingBy, func() bool { return !o.pongs[pid].IsZero() })
 		pongAt = o.pongs[pid]
 		delete(o.pongs, pid)
-		o.mu.Unlock()
-		if !ok {
-			return res(false, fmt.Sprintf("window %q did not answer a ping within %s: it may still be handling the input", w.Title, timeout))
+		if !ok && ctx.Err() == nil {
+			// Some clients list the ping and never answer it (Qt 5
+			// without a window manager): the repaints alone decide, for
+			// this window from now on.
+			o.silent[w.ID] = true
+			pinged = false
 		}
-	} else {
+		o.mu.Unlock()
+		if ctx.Err() != nil {
+			return res(false, ctx.Err().Error())
+		}
+	}
+	if !pinged {
 		pongAt = time.Now()
 	}
 	if !o.hasDamage {

@@ -5,40 +5,87 @@ import (
 	"embed"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
-//go:embed forms/*.py
+//go:embed forms
 var forms embed.FS
 
 // Toolkits of the test forms.
 const (
-	GTK = "gtk"
-	Qt  = "qt"
+	GTK = "gtk" // GTK 3 (python3-gi)
+	Qt  = "qt"  // Qt 5 (python3-pyqt5)
 )
 
-// Form starts a one-entry form of toolkit (GTK or Qt, python3-gi and
-// python3-pyqt5 from Debian): an entry named "Value" and a "Submit"
-// button that prints the entry's text on a line of stdout and clears it.
-// It waits until the form is on the accessibility bus.
-func (d *Desktop) Form(t testing.TB, toolkit, title string) *App {
+// Form is a one-entry form in an application: an entry named "Value" and
+// a "Submit" button (Return in the entry submits too) that prints the
+// entry's text, as the application itself received it, on a line of
+// stdout and clears it.
+type Form struct {
+	*App
+	Toolkit string
+}
+
+// Form starts a form of toolkit titled title and waits until its Submit
+// button is on the accessibility bus.
+func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 	t.Helper()
-	src, err := forms.ReadFile("forms/" + toolkit + "form.py")
-	if err != nil {
-		t.Fatalf("no %s form: %v", toolkit, err)
+	dir := t.TempDir()
+	var app *App
+	name := "acu-" + toolkit + "form"
+	switch toolkit {
+	case GTK, Qt:
+		src, err := forms.ReadFile("forms/" + toolkit + "form.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(dir, toolkit+"form.py")
+		if err := os.WriteFile(script, src, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Debian's python3, where python3-gi and python3-pyqt5 live (not a
+		// python3 of pyenv or a virtualenv first on PATH).
+		app = d.Session.StartApp(t, "/usr/bin/python3", script, title)
+	default:
+		t.Fatalf("no %s form: use gtk or qt", toolkit)
 	}
-	script := filepath.Join(t.TempDir(), toolkit+"form.py")
-	if err := os.WriteFile(script, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// Debian's python3, where python3-gi and python3-pyqt5 live (not a
-	// python3 of pyenv or a virtualenv first on PATH).
-	app := d.Session.StartApp(t, "/usr/bin/python3", script, title)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := WaitApp(ctx, d.Tree, "acu-"+toolkit+"form"); err != nil {
-		t.Fatalf("%v; form stderr: %s", err, app.Stderr())
+	f := &Form{App: app, Toolkit: toolkit}
+	for {
+		nodes, err := WaitApp(ctx, d.Tree, name)
+		if err != nil {
+			t.Fatalf("%v; form stderr: %s", err, app.Stderr())
+		}
+		for _, n := range nodes {
+			if strings.Contains(n.App, name) && n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
+				return f
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	return app
+}
+
+// Got returns what the form's application reported for its submissions
+// so far, in order.
+func (f *Form) Got() []string {
+	out := strings.Split(f.Stdout(), "\n")
+	return out[:len(out)-1] // the last is the line not yet ended
+}
+
+// WaitGot waits until the form has reported n submissions and returns
+// them.
+func (f *Form) WaitGot(ctx context.Context, n int) ([]string, error) {
+	for {
+		if got := f.Got(); len(got) >= n {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return f.Got(), ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }

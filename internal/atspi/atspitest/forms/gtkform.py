@@ -1,5 +1,5 @@
 # A GTK 3 form for acu's tests: an entry named "Value" and a "Submit"
-# button. Submit prints the entry's text on a line of its own and clears
+# button (or Return in the entry). Submit prints the entry's text on a line of its own and clears
 # the entry, so a test reads what the application itself received.
 import sys
 
@@ -23,6 +23,7 @@ def submit(_):
 
 
 button.connect("clicked", submit)
+entry.connect("activate", submit)
 box.pack_start(entry, False, False, 0)
 box.pack_start(button, False, False, 0)
 win.add(box)

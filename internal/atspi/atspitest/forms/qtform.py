@@ -1,13 +1,17 @@
 # A Qt 5 form for acu's tests: a line edit named "Value" and a "Submit"
-# button. Submit prints the line edit's text on a line of its own and
+# button (or Return in the entry). Submit prints the line edit's text on a line of its own and
 # clears it, so a test reads what the application itself received.
 import sys
 
+from PyQt5.QtCore import QCoreApplication
 from PyQt5.QtWidgets import QApplication, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 sys.stdout.reconfigure(encoding="utf-8")
-app = QApplication(sys.argv[:1])
-app.setApplicationName("acu-qtform")
+QCoreApplication.setApplicationName("acu-qtform")
+# Qt keeps argv: it must outlive the application (a temporary list makes
+# the accessibility bridge read freed memory and crash).
+ARGV = ["acu-qtform"]
+app = QApplication(ARGV)
 win = QWidget()
 win.setWindowTitle(sys.argv[1] if len(sys.argv) > 1 else "Acu Qt Form")
 layout = QVBoxLayout(win)
@@ -22,6 +26,7 @@ def submit():
 
 
 button.clicked.connect(submit)
+entry.returnPressed.connect(submit)
 layout.addWidget(entry)
 layout.addWidget(button)
 win.resize(500, 100)
