@@ -150,6 +150,7 @@ func (g *Gate) HandsFor(ctx context.Context, dpy string, o DeviceOptions) (*Hand
 	if h.c.devs == nil {
 		h.c.devs = map[DeviceOptions]*input.Device{}
 	}
+	dev.SetReadProof(h.c.readProof(h.dpy))
 	h.c.devs[o] = dev
 	h.dev = dev
 	return h, nil
@@ -185,6 +186,7 @@ func (g *Gate) input(ctx context.Context, c *conn) error {
 	if err != nil {
 		return &Error{Kind: Unavailable, Field: "display", Message: fmt.Sprintf("open an input device on %s: %v", c.c.Name, err), Err: err}
 	}
+	dev.SetReadProof(c.readProof(c.c.Name))
 	w := input.NewWatch(c.c, input.WatchOptions{Logger: g.log})
 	u := &userState{w: w, c: c.c, now: g.opts.Now}
 	if g.opts.Policy.PauseOnUser {

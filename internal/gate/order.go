@@ -14,6 +14,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/input"
 )
 
 // Defaults of the order barrier.
@@ -69,7 +70,8 @@ type orderer struct {
 	cond                  *sync.Cond
 	next                  uint32
 	pongs                 map[uint32]time.Time
-	silent                map[uint32]bool // windows that did not answer a ping
+	silent                map[uint32]bool // windows that never answered a ping
+	answered              map[uint32]bool // windows that answered one
 	damages               []damageAt      // the last orderHistory repaints
 	dead                  error
 	unsubscribe, stopWake func()
@@ -86,7 +88,7 @@ func newOrderer(ctx context.Context, dpy string) (*orderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &orderer{c: c, pongs: map[uint32]time.Time{}, silent: map[uint32]bool{}, next: firstPingID}
+	o := &orderer{c: c, pongs: map[uint32]time.Time{}, silent: map[uint32]bool{}, answered: map[uint32]bool{}, next: firstPingID}
 	o.cond = sync.NewCond(&o.mu)
 	if o.protocols, err = c.Atom("WM_PROTOCOLS"); err == nil {
 		o.pingAtom, err = c.Atom("_NET_WM_PING")
@@ -182,6 +184,35 @@ func (o *orderer) ping(w xproto.Window) uint32 {
 	return id
 }
 
+// pingWait pings w and waits for its answer until by. A window that
+// lists the ping but does not answer it (Qt 5 without a window manager)
+// is not pinged again.
+func (o *orderer) pingWait(ctx context.Context, w *display.Window, by time.Time) (time.Time, error) {
+	o.mu.Lock()
+	silent := o.silent[w.ID]
+	o.mu.Unlock()
+	if silent || !o.supportsPing(xproto.Window(w.ID)) {
+		return time.Time{}, fmt.Errorf("window %q does not answer pings: %w", w.Title, input.ErrNoReadProof)
+	}
+	pid := o.ping(xproto.Window(w.ID))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ok := o.wait(ctx, by, func() bool { return !o.pongs[pid].IsZero() })
+	at := o.pongs[pid]
+	delete(o.pongs, pid)
+	if !ok {
+		if err := ctx.Err(); err != nil {
+			return time.Time{}, err
+		}
+		if !o.answered[w.ID] {
+			o.silent[w.ID] = true
+		}
+		return time.Time{}, fmt.Errorf("window %q did not answer a ping within %s", w.Title, time.Until(by).Round(time.Millisecond))
+	}
+	o.answered[w.ID] = true
+	return at, nil
+}
+
 // wait waits under o.mu until cond holds or deadline passes, and
 // reports whether it held. cond is evaluated on every event and every
 // orderTick (it may hold by time passing: stillness).
@@ -255,35 +286,16 @@ func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Tim
 	if w == nil {
 		return res(false, "no application window where the previous action landed")
 	}
-	id := xproto.Window(w.ID)
 	r := w.Rect()
-	o.mu.Lock()
-	silent := o.silent[w.ID]
-	o.mu.Unlock()
-	pinged := !silent && o.supportsPing(id)
-	var pongAt time.Time
-	if pinged {
-		pid := o.ping(id)
-		o.mu.Lock()
-		pingBy := start.Add(orderPing)
-		if deadline.Before(pingBy) {
-			pingBy = deadline
-		}
-		ok := o.wait(ctx, pingBy, func() bool { return !o.pongs[pid].IsZero() })
-		pongAt = o.pongs[pid]
-		delete(o.pongs, pid)
-		if !ok && ctx.Err() == nil {
-			// Some clients list the ping and never answer it (Qt 5
-			// without a window manager): the repaints alone decide, for
-			// this window from now on.
-			o.silent[w.ID] = true
-			pinged = false
-		}
-		o.mu.Unlock()
-		if ctx.Err() != nil {
-			return res(false, ctx.Err().Error())
-		}
+	pingBy := start.Add(orderPing)
+	if deadline.Before(pingBy) {
+		pingBy = deadline
 	}
+	pongAt, err := o.pingWait(ctx, w, pingBy)
+	if err != nil && ctx.Err() != nil {
+		return res(false, ctx.Err().Error())
+	}
+	pinged := err == nil
 	if !pinged {
 		pongAt = time.Now()
 	}
@@ -335,7 +347,7 @@ func (h *Hands) Order(ctx context.Context, at *image.Point, began time.Time, tim
 	if timeout <= 0 {
 		timeout = DefaultOrderTimeout
 	}
-	o, err := h.orderer(ctx)
+	o, err := h.c.orderer(ctx, h.dpy)
 	if err != nil {
 		return OrderResult{Note: fmt.Sprintf("no order connection: %v", err), Took: time.Since(start)}
 	}
@@ -357,22 +369,46 @@ func (h *Hands) Order(ctx context.Context, at *image.Point, began time.Time, tim
 }
 
 // orderer returns the display's orderer, opening it on first use.
-func (h *Hands) orderer(ctx context.Context) (*orderer, error) {
-	h.c.ordMu.Lock()
-	defer h.c.ordMu.Unlock()
-	if h.c.ord != nil {
+func (c *conn) orderer(ctx context.Context, dpy string) (*orderer, error) {
+	c.ordMu.Lock()
+	defer c.ordMu.Unlock()
+	if c.ord != nil {
 		select {
-		case <-h.c.ord.c.Done():
-			h.c.ord.close()
-			h.c.ord = nil
+		case <-c.ord.c.Done():
+			c.ord.close()
+			c.ord = nil
 		default:
-			return h.c.ord, nil
+			return c.ord, nil
 		}
 	}
-	o, err := newOrderer(ctx, h.dpy)
+	o, err := newOrderer(ctx, dpy)
 	if err != nil {
 		return nil, err
 	}
-	h.c.ord = o
+	c.ord = o
 	return o, nil
+}
+
+// readProof is the input devices' proof that the client receiving their
+// keys has read every key sent so far: after a round trip (the keys are in
+// its queue), the focused client answered a ping sent behind them.
+func (c *conn) readProof(dpy string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		o, err := c.orderer(ctx, dpy)
+		if err != nil {
+			return err
+		}
+		if err := c.c.Sync(ctx); err != nil {
+			return err
+		}
+		w, err := FocusedWindow(ctx, c.c)
+		if err != nil {
+			return err
+		}
+		if w == nil {
+			return fmt.Errorf("no focused window to ping: %w", input.ErrNoReadProof)
+		}
+		_, err = o.pingWait(ctx, w, time.Now().Add(orderPing))
+		return err
+	}
 }

@@ -2,11 +2,12 @@
 # button (or Return in the entry). Submit prints the entry's text on a line of its own and clears
 # the entry, so a test reads what the application itself received.
 import sys
+import time
 
 import gi
 
 gi.require_version("Gtk", "3.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 sys.stdout.reconfigure(encoding="utf-8")
 GLib.set_prgname("acu-gtkform")
@@ -22,6 +23,15 @@ def submit(_):
     entry.set_text("")
 
 
+def stall(_, event):
+    # F5 stalls the application for 3 s, as a busy one does: a test
+    # types behind it to see that nothing is lost.
+    if event.keyval == Gdk.KEY_F5:
+        time.sleep(3)
+    return False
+
+
+win.connect("key-press-event", stall)
 button.connect("clicked", submit)
 entry.connect("activate", submit)
 box.pack_start(entry, False, False, 0)
