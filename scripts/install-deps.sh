@@ -23,6 +23,7 @@ packages=(
   ffmpeg
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
+  python3-gi gir1.2-gtk-3.0 python3-pyqt5
 )
 
 missing=()
