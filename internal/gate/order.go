@@ -98,9 +98,10 @@ func newOrderer(ctx context.Context, dpy string) (*orderer, error) {
 		return nil, fmt.Errorf("order on %s: %w", dpy, err)
 	}
 	o.unsubscribe = c.Subscribe(o.onEvent)
-	// Pings come back to the root as SubstructureNotify events.
+	// Pings come back to the root, sent to SubstructureNotify (GTK) or
+	// StructureNotify (Qt) listeners.
 	if err := xproto.ChangeWindowAttributesChecked(c.X, c.Screen.Root, xproto.CwEventMask,
-		[]uint32{xproto.EventMaskSubstructureNotify}).Check(); err != nil {
+		[]uint32{xproto.EventMaskSubstructureNotify | xproto.EventMaskStructureNotify}).Check(); err != nil {
 		o.close()
 		return nil, fmt.Errorf("order on %s: select the root's events: %w", dpy, err)
 	}
@@ -185,8 +186,7 @@ func (o *orderer) ping(w xproto.Window) uint32 {
 }
 
 // pingWait pings w and waits for its answer until by. A window that
-// lists the ping but does not answer it (Qt 5 without a window manager)
-// is not pinged again.
+// lists the ping but has never answered it is not pinged again.
 func (o *orderer) pingWait(ctx context.Context, w *display.Window, by time.Time) (time.Time, error) {
 	o.mu.Lock()
 	silent := o.silent[w.ID]
