@@ -131,7 +131,7 @@ func BenchmarkUserFirstSelfRefusal(b *testing.B) {
 	var ds []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
-		req := api.ActRequest{Actions: []api.Action{{Kind: api.ActClick, At: api.Pt(100+i%1000, 100+i%500)}}}
+		req := api.ActRequest{Actions: []api.Action{{Kind: api.ActClick, At: api.Pt(50+i%900, 50+i%900)}}}
 		t0 := time.Now()
 		_, err := c.Act(ctx, req)
 		ds = append(ds, time.Since(t0))
