@@ -76,6 +76,9 @@ const (
 	propertyNotify  = 28
 )
 
+// readTimeout bounds one Read.
+const readTimeout = 5 * time.Second
+
 // ErrNoXInput2 is returned by NewUserClock when the server lacks XInput 2.2.
 var ErrNoXInput2 = errors.New("the X server lacks XInput 2.2 (raw events)")
 
@@ -398,6 +401,10 @@ type UserInput struct {
 
 // Read returns the user's input as the server has recorded it up to now.
 func (u *UserClock) Read(ctx context.Context) (UserInput, error) {
+	// The marker comes back within a round trip; a server that does not
+	// answer in readTimeout is an error, not a wait without end.
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
+	defer cancel()
 	u.sendMu.Lock()
 	u.sent++
 	ticket := u.sent
