@@ -103,7 +103,7 @@ func BenchmarkOrderTypeThenClick(b *testing.B) {
 				}
 				if got[i] != want {
 					bad++
-					b.Logf("request %d: the application got %q, want %q", i, got[i], want)
+					b.Logf("request %d: the application got %q, want %q (ordered %v: %s)", i, got[i], want, click.Ordered != nil && *click.Ordered, click.OrderNote)
 				}
 			}
 			b.StopTimer()

@@ -275,8 +275,9 @@ func (o *orderer) lastDamage(r image.Rectangle, since time.Time) time.Time {
 // began: the client answered a ping sent after that input (so it has read
 // it), and its window repainted after the ping and then stood still
 // (orderRepaint), or had repainted since began and stood still orderStill
-// after the ping. A client without the ping protocol, or that does not
-// answer it within orderPing, proves it by the repaints alone.
+// after the ping. A client without the ping protocol, or that has never
+// answered it (within orderPing), proves it by the repaints alone; one
+// that has answered before must answer again.
 func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Time, timeout time.Duration) OrderResult {
 	start := time.Now()
 	deadline := start.Add(timeout)
@@ -287,8 +288,14 @@ func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Tim
 		return res(false, "no application window where the previous action landed")
 	}
 	r := w.Rect()
+	// A window that has answered a ping before is waited for until the
+	// deadline: a late answer is a busy application, and its repaints
+	// alone would prove nothing (it may have painted part of the input).
+	o.mu.Lock()
+	answered := o.answered[w.ID]
+	o.mu.Unlock()
 	pingBy := start.Add(orderPing)
-	if deadline.Before(pingBy) {
+	if answered || deadline.Before(pingBy) {
 		pingBy = deadline
 	}
 	pongAt, err := o.pingWait(ctx, w, pingBy)
@@ -296,6 +303,9 @@ func (o *orderer) barrier(ctx context.Context, w *display.Window, began time.Tim
 		return res(false, ctx.Err().Error())
 	}
 	pinged := err == nil
+	if !pinged && answered {
+		return res(false, fmt.Sprintf("window %q did not answer a ping within %s: it may still be handling the input", w.Title, timeout))
+	}
 	if !pinged {
 		pongAt = time.Now()
 	}
