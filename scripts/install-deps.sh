@@ -23,7 +23,7 @@ packages=(
   mousepad galculator gnumeric pcmanfm lxterminal yad rxvt-unicode featherpad
   ffmpeg
   postgresql-15
-  python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests python3-gi gir1.2-gtk-3.0
+  python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
   sway foot grim wtype wl-clipboard
   # the container release check (scripts/container-test.sh)
   podman podman-compose mmdebstrap runc containernetworking-plugins

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
@@ -41,117 +38,6 @@ type step struct {
 var buttons = map[string]int{"": gate.ButtonLeft, "left": gate.ButtonLeft, "middle": gate.ButtonMiddle, "right": gate.ButtonRight,
 	"back": gate.ButtonBack, "forward": gate.ButtonForward}
 
-// checkAction validates a's syntax; field is "actions[i]".
-func checkAction(a api.Action, field string, def frameSpec) error {
-	kind := a.Kind
-	if !slices.Contains(api.ActionKinds, kind) {
-		if kind == "" {
-			return invalid(field+".kind", "%s.kind is missing: use one of %s", field, strings.Join(api.ActionKinds, ", "))
-		}
-		return invalid(field+".kind", "%s.kind %q is unknown: use one of %s", field, kind, strings.Join(api.ActionKinds, ", "))
-	}
-	// Fields a kind does not use are mistakes worth naming.
-	unused := func(name string, set bool) error {
-		if set {
-			return invalid(field+"."+name, "%s.%s does not apply to %s", field, name, kind)
-		}
-		return nil
-	}
-	uses := map[string][]string{
-		api.ActMove: {"at", "mods"}, api.ActClick: {"at", "button", "count", "verify", "pointer", "mods"},
-		api.ActMouseDown: {"at", "button", "mods"}, api.ActMouseUp: {"at", "button", "mods"},
-		api.ActDrag: {"path", "button", "hold_ms", "mods"}, api.ActScroll: {"at", "dx", "dy", "mods"},
-		api.ActType: {"at", "text", "verify", "pointer"}, api.ActKey: {"at", "keys", "hold_ms", "repeat", "verify", "pointer"},
-		api.ActWait: {"ms"},
-	}[kind]
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"at", a.At != nil}, {"path", a.Path != nil}, {"button", a.Button != ""}, {"count", a.Count != 0},
-		{"dx", a.DX != 0}, {"dy", a.DY != 0}, {"text", a.Text != ""}, {"keys", a.Keys != ""}, {"hold_ms", a.HoldMs != 0},
-		{"repeat", a.Repeat != 0}, {"ms", a.Ms != 0}, {"verify", a.Verify}, {"pointer", a.Pointer}, {"mods", a.Mods != ""}} {
-		if !slices.Contains(uses, f.name) {
-			if err := unused(f.name, f.set); err != nil {
-				return err
-			}
-		}
-	}
-	if a.Mods != "" {
-		if err := gate.CheckMods(a.Mods); err != nil {
-			return invalid(field+".mods", "%s.mods: %v", field, err)
-		}
-	}
-	if _, ok := buttons[a.Button]; !ok {
-		return invalid(field+".button", "%s.button %q: use left, right, middle, back or forward", field, a.Button)
-	}
-	if a.At != nil {
-		if err := checkPoint(a.At, field+".at", def); err != nil {
-			return err
-		}
-	}
-	if (a.Verify || a.Pointer) && (a.At == nil || a.At.Element == "") {
-		return invalid(field+".verify", "%s: verify and pointer apply to element targets only (at.element)", field)
-	}
-	switch kind {
-	case api.ActMove:
-		if a.At == nil {
-			return invalid(field+".at", "%s: move needs at", field)
-		}
-	case api.ActClick:
-		if a.Count < 0 || a.Count > gate.MaxClickCount {
-			return invalid(field+".count", "%s.count %d: use 1 (default) to %d", field, a.Count, gate.MaxClickCount)
-		}
-	case api.ActDrag:
-		if len(a.Path) < 2 || len(a.Path) > gate.MaxPathPoints {
-			return invalid(field+".path", "%s.path has %d points: give 2 to %d", field, len(a.Path), gate.MaxPathPoints)
-		}
-		for i := range a.Path {
-			if err := checkPoint(&a.Path[i], fmt.Sprintf("%s.path[%d]", field, i), def); err != nil {
-				return err
-			}
-		}
-		if a.HoldMs < 0 || time.Duration(a.HoldMs)*time.Millisecond > gate.MaxHold {
-			return invalid(field+".hold_ms", "%s.hold_ms %d: use 0 to %d", field, a.HoldMs, gate.MaxHold.Milliseconds())
-		}
-	case api.ActScroll:
-		if a.DX == 0 && a.DY == 0 {
-			return invalid(field+".dy", "%s: scroll needs dy (positive scrolls down) or dx (positive scrolls right)", field)
-		}
-		if abs(a.DX) > gate.MaxScroll || abs(a.DY) > gate.MaxScroll {
-			return invalid(field+".dy", "%s: scroll by dx=%d dy=%d: at most %d wheel clicks each", field, a.DX, a.DY, gate.MaxScroll)
-		}
-	case api.ActType:
-		if a.Text == "" {
-			return invalid(field+".text", "%s: type needs text", field)
-		}
-	case api.ActKey:
-		if strings.TrimSpace(a.Keys) == "" {
-			return invalid(field+".keys", "%s: key needs keys, such as ctrl+l, alt+Tab or Return", field)
-		}
-		if err := gate.CheckKeys(a.Keys); err != nil {
-			return invalid(field+".keys", "%s.keys: %v", field, err)
-		}
-		if a.HoldMs < 0 || time.Duration(a.HoldMs)*time.Millisecond > gate.MaxHold {
-			return invalid(field+".hold_ms", "%s.hold_ms %d: use 0 to %d", field, a.HoldMs, gate.MaxHold.Milliseconds())
-		}
-		if a.Repeat < 0 || a.Repeat > gate.MaxRepeat {
-			return invalid(field+".repeat", "%s.repeat %d: use 1 (default) to %d", field, a.Repeat, gate.MaxRepeat)
-		}
-	case api.ActWait:
-		if a.Ms <= 0 || time.Duration(a.Ms)*time.Millisecond > MaxWait {
-			return invalid(field+".ms", "%s.ms %d: wait 1 to %d milliseconds", field, a.Ms, MaxWait.Milliseconds())
-		}
-	}
-	return nil
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
 // Caller says who sent a request, for the audit.
 type Caller struct {
 	Client string // the client's name (X-Acu-Client), default "api"
@@ -164,187 +50,257 @@ type Caller struct {
 // refusal after some actions ran ends the request with OK false and the
 // reason in that action's result.
 func (s *Service) Act(ctx context.Context, who Caller, req api.ActRequest) (api.ActResponse, error) {
-	start := time.Now()
 	if who.Client == "" {
 		who.Client = "api"
 	}
 	dpy := s.display(req.Display)
-	resp := api.ActResponse{Display: dpy, Results: []api.ActionResult{}}
-	audit := AuditEvent{Client: who.Client, Token: who.Token, Remote: who.Remote, Display: dpy}
-	finish := func(err error) (api.ActResponse, error) {
-		resp.Ms = ms(time.Since(start))
-		audit.Ms = resp.Ms
-		audit.OK = err == nil && resp.OK
-		var ae *Error
-		switch {
-		case errors.As(err, &ae):
-			audit.Error, audit.Code = ae.Message, ae.Code
-		case err != nil:
-			audit.Error = err.Error()
-		case !resp.OK:
-			for _, r := range resp.Results {
-				if r.Error != nil {
-					audit.Error, audit.Code = r.Error.Message, r.Error.Code
-				}
-			}
-		}
-		if dpy != "" && !(ae != nil && ae.Code == api.CodeInvalid && audit.Ran == 0 && len(audit.Actions) == 0) {
-			id, rerr := s.sess.record(context.WithoutCancel(ctx), who.Client, dpy, audit)
-			if rerr != nil {
-				s.log.Warn("record action request", "display", dpy, "client", who.Client, "err", rerr)
-			}
-			resp.SessionRun = id
-		}
-		return resp, err
-	}
-	if dpy == "" {
-		return finish(invalid("display", "display: no display given and the daemon has no default (DISPLAY): name one, as :99"))
-	}
-	if len(req.Actions) == 0 || len(req.Actions) > MaxActions {
-		return finish(invalid("actions", "actions: give 1 to %d actions, got %d", MaxActions, len(req.Actions)))
-	}
-	def := frameSpec{window: req.Window, shot: req.Shot, image: req.Image}
-	if def.shot != "" && def.image != "" {
-		return finish(invalid("shot", "give shot (a screenshot id) or image (a screenshot size), not both"))
-	}
-	for i, a := range req.Actions {
-		if err := checkAction(a, fmt.Sprintf("actions[%d]", i), def); err != nil {
-			return finish(err)
-		}
-	}
-	if err := s.checkAfter(req); err != nil {
-		return finish(err)
+	q := &request{s: s, ctx: ctx, who: who, start: time.Now(), resp: api.ActResponse{Display: dpy, Results: []api.ActionResult{}},
+		audit: AuditEvent{Client: who.Client, Token: who.Token, Remote: who.Remote, Display: dpy}}
+	def, err := s.checkRequest(req, dpy)
+	if err != nil {
+		return q.finish(err)
 	}
 	for _, a := range req.Actions {
-		aa := AuditAction{Kind: a.Kind, Keys: a.Keys, TextLen: len([]rune(a.Text))}
-		if a.At != nil {
-			aa.Element = a.At.Element
-		}
-		audit.Actions = append(audit.Actions, aa)
+		q.audit.Actions = append(q.audit.Actions, auditAction(a))
 	}
 	d, err := s.desktop(ctx, dpy)
 	if err != nil {
-		return finish(fromGate(err))
+		return q.finish(fromGate(err))
 	}
 	hands, err := d.acting()
 	if err != nil {
-		return finish(fromGate(err))
+		return q.finish(fromGate(err))
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-
-	// Resolve every position and check every text before acting.
-	var m *elements.Map
-	mapFn := func() (*elements.Map, error) {
-		if m != nil {
-			return m, nil
-		}
-		if d.last != nil {
-			m = d.last
-			return m, nil
-		}
-		var err error
-		m, err = d.extract(ctx)
-		return m, err
+	p := &plan{s: s, ctx: ctx, d: d, def: def}
+	steps, err := p.resolve(req.Actions, hands)
+	if err != nil {
+		return q.finish(err)
 	}
-	steps := make([]step, len(req.Actions))
+	// Refused as a whole while the user is active; the gate checks again
+	// before every effect.
+	if err := hands.UserActive(ctx); err != nil {
+		return q.finish(fromGate(err))
+	}
+	var before *elements.Map
+	if req.Diff {
+		if before, err = d.extract(ctx); err != nil {
+			return q.finish(err)
+		}
+		p.m = before
+	}
+	if err := q.runSteps(p, hands, steps, orderTimeout(req)); err != nil {
+		return q.finish(err)
+	}
+	if err := s.after(ctx, d, req, before, &q.resp); err != nil {
+		return q.finish(err)
+	}
+	return q.finish(nil)
+}
+
+// checkRequest validates req before anything is opened: its display, the
+// number of actions, the default frame and every action, and what comes
+// after them.
+func (s *Service) checkRequest(req api.ActRequest, dpy string) (frameSpec, error) {
+	def := frameSpec{window: req.Window, shot: req.Shot, image: req.Image}
+	if dpy == "" {
+		return def, invalid("display", "display: no display given and the daemon has no default (DISPLAY): name one, as :99")
+	}
+	if len(req.Actions) == 0 || len(req.Actions) > MaxActions {
+		return def, invalid("actions", "actions: give 1 to %d actions, got %d", MaxActions, len(req.Actions))
+	}
+	if def.shot != "" && def.image != "" {
+		return def, invalid("shot", "give shot (a screenshot id) or image (a screenshot size), not both")
+	}
 	for i, a := range req.Actions {
+		if err := checkAction(a, fmt.Sprintf("actions[%d]", i), def); err != nil {
+			return def, err
+		}
+	}
+	return def, s.checkAfter(req)
+}
+
+// auditAction is what the audit records of an action before it runs
+// (typed text by length only).
+func auditAction(a api.Action) AuditAction {
+	aa := AuditAction{Kind: a.Kind, Keys: a.Keys, TextLen: len([]rune(a.Text))}
+	if a.At != nil {
+		aa.Element = a.At.Element
+	}
+	return aa
+}
+
+// request is one Act call's answer and audit as they are built.
+type request struct {
+	s     *Service
+	ctx   context.Context
+	who   Caller
+	start time.Time
+	resp  api.ActResponse
+	audit AuditEvent
+}
+
+// finish ends the request: its time, its audit (recorded on the client's
+// session run unless it was malformed) and its answer.
+func (q *request) finish(err error) (api.ActResponse, error) {
+	resp, audit := &q.resp, &q.audit
+	resp.Ms = ms(time.Since(q.start))
+	audit.Ms = resp.Ms
+	audit.OK = err == nil && resp.OK
+	var ae *Error
+	switch {
+	case errors.As(err, &ae):
+		audit.Error, audit.Code = ae.Message, ae.Code
+	case err != nil:
+		audit.Error = err.Error()
+	case !resp.OK:
+		for _, r := range resp.Results {
+			if r.Error != nil {
+				audit.Error, audit.Code = r.Error.Message, r.Error.Code
+			}
+		}
+	}
+	if resp.Display != "" && !(ae != nil && ae.Code == api.CodeInvalid && audit.Ran == 0 && len(audit.Actions) == 0) {
+		id, rerr := q.s.sess.record(context.WithoutCancel(q.ctx), q.who.Client, resp.Display, *audit)
+		if rerr != nil {
+			q.s.log.Warn("record action request", "display", resp.Display, "client", q.who.Client, "err", rerr)
+		}
+		resp.SessionRun = id
+	}
+	return *resp, err
+}
+
+// plan resolves a request's positions against one element map, read on
+// first need and refreshed when a step reads a newer one.
+type plan struct {
+	s   *Service
+	ctx context.Context
+	d   *desktop
+	def frameSpec
+	m   *elements.Map
+}
+
+// elements returns the map element targets resolve on.
+func (p *plan) elements() (*elements.Map, error) {
+	if p.m != nil {
+		return p.m, nil
+	}
+	if p.d.last != nil {
+		p.m = p.d.last
+		return p.m, nil
+	}
+	var err error
+	p.m, err = p.d.extract(p.ctx)
+	return p.m, err
+}
+
+// point resolves one position; an unknown element id on the map acu kept
+// is looked up again on a fresh one (the id may be newer).
+func (p *plan) point(pt *api.Point, field string) (target, error) {
+	t, err := p.s.resolvePoint(p.ctx, p.d, pt, field, p.def, p.elements)
+	var ae *Error
+	if errors.As(err, &ae) && ae.Suggestions != nil && p.d.last == p.m && p.m != nil {
+		p.d.last, p.m = nil, nil
+		t, err = p.s.resolvePoint(p.ctx, p.d, pt, field, p.def, p.elements)
+	}
+	return t, err
+}
+
+// resolve resolves every position and checks every text before acting.
+func (p *plan) resolve(as []api.Action, hands *gate.Hands) ([]step, error) {
+	steps := make([]step, len(as))
+	for i, a := range as {
 		field := fmt.Sprintf("actions[%d]", i)
 		st := step{a: a, button: buttons[a.Button], count: max(a.Count, 1), repeat: max(a.Repeat, 1),
 			hold: time.Duration(a.HoldMs) * time.Millisecond}
-		resolve := func(p *api.Point, f string) (target, error) {
-			t, err := s.resolvePoint(ctx, d, p, f, def, mapFn)
-			var ae *Error
-			if errors.As(err, &ae) && ae.Suggestions != nil && d.last == m && m != nil {
-				// The id may be newer than the map acu kept: read a fresh one.
-				d.last, m = nil, nil
-				t, err = s.resolvePoint(ctx, d, p, f, def, mapFn)
-			}
-			return t, err
-		}
 		if a.At != nil {
-			t, err := resolve(a.At, field+".at")
+			t, err := p.point(a.At, field+".at")
 			if err != nil {
-				return finish(err)
+				return nil, err
 			}
 			st.at = &t
 		}
 		for j := range a.Path {
-			t, err := resolve(&a.Path[j], fmt.Sprintf("%s.path[%d]", field, j))
+			t, err := p.point(&a.Path[j], fmt.Sprintf("%s.path[%d]", field, j))
 			if err != nil {
-				return finish(err)
+				return nil, err
 			}
 			st.path = append(st.path, t)
 		}
 		if a.Kind == api.ActType {
 			if err := hands.CheckText(a.Text); err != nil {
-				return finish(invalid(field+".text", "%s.text: %v", field, err))
+				return nil, invalid(field+".text", "%s.text: %v", field, err)
 			}
 		}
 		steps[i] = st
 	}
-	// Refused as a whole while the user is active; the gate checks again
-	// before every effect.
-	if err := hands.UserActive(ctx); err != nil {
-		return finish(fromGate(err))
-	}
-	var before *elements.Map
-	if req.Diff {
-		if before, err = d.extract(ctx); err != nil {
-			return finish(err)
-		}
-		m = before
-	}
+	return steps, nil
+}
 
-	resp.OK = true
+// runSteps runs the steps in order, each result into the answer and the
+// audit, until one fails (the rest are skipped). The error ends the
+// request: a map that cannot be read, or a refusal of the first step.
+func (q *request) runSteps(p *plan, hands *gate.Hands, steps []step, orderWait time.Duration) error {
+	q.resp.OK = true
+	var prev orderState
 	for i, st := range steps {
-		t0 := time.Now()
-		r := api.ActionResult{Index: i, Kind: st.a.Kind}
-		{
-			var cur *elements.Map
-			if needsMap(st) {
-				if cur, err = mapFn(); err != nil {
-					return finish(err)
-				}
-			}
-			err := fromGate(s.run(ctx, d, hands, cur, st, &r))
-			if d.last != nil && m != nil && d.last != m {
-				m = d.last // a verified step read a newer map: act on it next
-			}
-			if err != nil && !refusal(err, &r) {
-				r.Error = &api.ErrorDetail{Code: api.CodeActionFailed, Message: err.Error()}
-				if errors.Is(err, elements.ErrNoElement) {
-					r.Error.Code = api.CodeElementMissing
-				}
-			}
+		r, err := q.runStep(p, hands, &prev, i, st, orderWait)
+		if err != nil {
+			return err
 		}
-		r.Ms = ms(time.Since(t0))
-		r.OK = r.Error == nil
-		aa := &audit.Actions[i]
+		aa := &q.audit.Actions[i]
 		aa.At, aa.Window, aa.Via, aa.OK = r.At, r.Window, r.Via, r.OK
 		if r.Error != nil {
 			aa.Error = r.Error.Message
 		}
 		if r.OK {
-			audit.Ran++
+			q.audit.Ran++
 		}
-		resp.Results = append(resp.Results, r)
-		if !r.OK {
-			resp.OK = false
-			if i == 0 && (r.Error.Code == api.CodeWindowDenied || r.Error.Code == api.CodeUserActive) {
-				// Refused before anything ran: answer as a refusal.
-				return finish(&Error{Code: r.Error.Code, Message: r.Error.Message, ActiveFor: msDur(r.Error.ActiveMs), RetryAfter: msDur(r.Error.RetryAfterMs)})
-			}
-			for j := i + 1; j < len(steps); j++ {
-				resp.Results = append(resp.Results, api.ActionResult{Index: j, Kind: steps[j].a.Kind, Skipped: true})
-			}
-			break
+		q.resp.Results = append(q.resp.Results, r)
+		if r.OK {
+			continue
+		}
+		q.resp.OK = false
+		if i == 0 && (r.Error.Code == api.CodeWindowDenied || r.Error.Code == api.CodeUserActive) {
+			// Refused before anything ran: answer as a refusal.
+			return &Error{Code: r.Error.Code, Message: r.Error.Message, ActiveFor: msDur(r.Error.ActiveMs), RetryAfter: msDur(r.Error.RetryAfterMs)}
+		}
+		for j := i + 1; j < len(steps); j++ {
+			q.resp.Results = append(q.resp.Results, api.ActionResult{Index: j, Kind: steps[j].a.Kind, Skipped: true})
+		}
+		return nil
+	}
+	return nil
+}
+
+// runStep runs step i, after waiting for the order when it changes
+// mechanism, and returns its result.
+func (q *request) runStep(p *plan, hands *gate.Hands, prev *orderState, i int, st step, orderWait time.Duration) (api.ActionResult, error) {
+	t0 := time.Now()
+	r := api.ActionResult{Index: i, Kind: st.a.Kind}
+	prev.before(q.ctx, hands, st, &r, orderWait)
+	var cur *elements.Map
+	if needsMap(st) {
+		var err error
+		if cur, err = p.elements(); err != nil {
+			return r, err
 		}
 	}
-	if err := s.after(ctx, d, req, before, &resp); err != nil {
-		return finish(err)
+	err := fromGate(q.s.run(q.ctx, p.d, hands, cur, st, &r))
+	if p.d.last != nil && p.m != nil && p.d.last != p.m {
+		p.m = p.d.last // a verified step read a newer map: act on it next
 	}
-	return finish(nil)
+	if err != nil && !refusal(err, &r) {
+		r.Error = &api.ErrorDetail{Code: api.CodeActionFailed, Message: err.Error()}
+		if errors.Is(err, elements.ErrNoElement) {
+			r.Error.Code = api.CodeElementMissing
+		}
+	}
+	prev.after(st, &r, t0)
+	r.Ms = ms(time.Since(t0))
+	r.OK = r.Error == nil
+	return r, nil
 }
 
 func msDur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
@@ -375,166 +331,6 @@ func needsMap(st step) bool {
 	return false
 }
 
-// run carries out one step.
-func (s *Service) run(ctx context.Context, d *desktop, h *gate.Hands, m *elements.Map, st step, r *api.ActionResult) (err error) {
-	a := st.a
-	pol := s.opts.Gate.Policy()
-	// land records where an effect landed in the result.
-	land := func(l gate.Landing, err error) error {
-		if l.At != nil {
-			r.At = &[2]int{l.At.X, l.At.Y}
-		}
-		if l.Window != nil && r.Window == "" {
-			r.Window = l.Window.Title
-		}
-		return err
-	}
-	// px resolves a target to a screen pixel (the gate checks the window
-	// it lands in when the effect runs).
-	px := func(t *target) (*image.Point, error) {
-		if t == nil {
-			return nil, nil
-		}
-		if t.el == "" {
-			p := *t.px
-			return &p, nil
-		}
-		e, ok := m.Get(t.el)
-		if !ok {
-			return nil, fmt.Errorf("%s: %w", t.el, elements.ErrNoElement)
-		}
-		if e.Box.Empty() {
-			return nil, fmt.Errorf("element %s has no bounds on screen: use another element", e.ID)
-		}
-		if err := pol.CheckElement(e.ID, e.App, e.Window); err != nil {
-			return nil, err
-		}
-		p := e.Center()
-		r.Element = e.ID
-		return &p, nil
-	}
-	// focusAt clicks the action's position first, when it has one: type
-	// and key land in the focused window.
-	focusAt := func() error {
-		if st.at == nil {
-			return nil
-		}
-		p, err := px(st.at)
-		if err != nil {
-			return err
-		}
-		return land(h.ClickAt(ctx, p, gate.ButtonLeft, 1))
-	}
-	elementStep := func(kind, text string) error {
-		p, err := px(st.at) // bounds, and the deny-list by application
-		if err != nil {
-			return err
-		}
-		w, err := gate.WindowAt(ctx, d.conn, *p)
-		if err != nil {
-			return err
-		}
-		if err := land(gate.Landing{At: p, Window: w}, pol.CheckWindow(w, a.Kind)); err != nil {
-			return err
-		}
-		// The extractor's accessibility effects pass the gate
-		// (elementEffect); its pointer fallbacks are the gate's hands.
-		stp := elements.Step{Kind: kind, Target: st.at.el, Text: text, Pointer: a.Pointer}
-		if a.Verify {
-			res, err := d.ex.Execute(ctx, m, stp)
-			r.Via, r.Attempts = res.Via, res.Attempts
-			if res.After != nil {
-				d.last = res.After
-			}
-			return err
-		}
-		via, err := d.ex.Do(ctx, m, stp)
-		r.Via = via
-		return err
-	}
-	onElement := st.at != nil && st.at.el != ""
-	r.Via = "xtest"
-	if a.Mods != "" {
-		if err := h.ModsDown(ctx, a.Mods); err != nil {
-			return err
-		}
-		defer func() {
-			if uerr := h.ModsUp(context.WithoutCancel(ctx)); uerr != nil && err == nil {
-				err = uerr
-			}
-		}()
-	}
-	switch a.Kind {
-	case api.ActMove:
-		p, err := px(st.at)
-		if err != nil {
-			return err
-		}
-		return land(h.MoveTo(ctx, *p))
-	case api.ActClick:
-		if onElement && st.button == gate.ButtonLeft && st.count == 1 && a.Mods == "" {
-			return elementStep(elements.StepClick, "")
-		}
-		p, err := px(st.at)
-		if err != nil {
-			return err
-		}
-		return land(h.ClickAt(ctx, p, st.button, st.count))
-	case api.ActMouseDown, api.ActMouseUp:
-		p, err := px(st.at)
-		if err != nil {
-			return err
-		}
-		if a.Kind == api.ActMouseDown {
-			return land(h.ButtonDown(ctx, p, st.button))
-		}
-		return land(h.ButtonUp(ctx, p, st.button))
-	case api.ActDrag:
-		path := make([]image.Point, 0, len(st.path))
-		for i := range st.path {
-			p, err := px(&st.path[i])
-			if err != nil {
-				return err
-			}
-			path = append(path, *p)
-		}
-		return land(h.DragPath(ctx, st.button, path, st.hold))
-	case api.ActScroll:
-		p, err := px(st.at)
-		if err != nil {
-			return err
-		}
-		return land(h.ScrollAt(ctx, p, a.DX, a.DY))
-	case api.ActType:
-		if onElement {
-			return elementStep(elements.StepType, a.Text)
-		}
-		if err := focusAt(); err != nil {
-			return err
-		}
-		return land(h.Type(ctx, a.Text))
-	case api.ActKey:
-		if onElement && st.hold == 0 && st.repeat == 1 {
-			return elementStep(elements.StepKey, a.Keys)
-		}
-		if err := focusAt(); err != nil {
-			return err
-		}
-		return land(h.KeyHold(ctx, a.Keys, st.hold, st.repeat))
-	case api.ActWait:
-		r.Via = ""
-		t := time.NewTimer(time.Duration(a.Ms) * time.Millisecond)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		}
-	}
-	return fmt.Errorf("action kind %q unknown", a.Kind)
-}
-
 // fromGate turns the gate's policy refusals into the service's errors,
 // leaving others as they are.
 func fromGate(err error) error {
@@ -546,6 +342,10 @@ func fromGate(err error) error {
 
 // checkAfter validates what the request asks for after the actions.
 func (s *Service) checkAfter(req api.ActRequest) error {
+	if req.OrderTimeoutMs < 0 || time.Duration(req.OrderTimeoutMs)*time.Millisecond > MaxOrderTimeout {
+		return invalid("order_timeout_ms", "order_timeout_ms %d: use 0 (default %d) to %d", req.OrderTimeoutMs,
+			gate.DefaultOrderTimeout.Milliseconds(), MaxOrderTimeout.Milliseconds())
+	}
 	if st := req.Settle; st != nil {
 		if st.QuietMs < 0 || st.TimeoutMs < 0 || st.TimeoutMs > 60000 {
 			return invalid("settle", "settle: quiet_ms and timeout_ms must be 0 (default) or positive, timeout_ms at most 60000")

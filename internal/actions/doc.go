@@ -15,10 +15,17 @@
 //
 // Safety: acting can be turned off or limited to some displays; an action
 // that would land in a window whose title or class matches the deny-list
-// is refused; while the user makes input on the display (the gate's user watch:
-// pointer plus MIT-SCREEN-SAVER idle time against acu's own input) requests
-// are refused with user_active until the user has been still for the quiet
-// period. Every request is recorded as an event on a run of kind "session"
+// is refused; while the user makes input on the display (the gate's user
+// clock: the user's last input as the X server stamped it, acu's own told
+// apart) requests are refused with user_active until the user has been
+// still for the quiet period. Actions take effect in the order sent: before
+// an action carried by another mechanism than the last (XTest, an AT-SPI
+// action, AT-SPI text), the request waits until the application has
+// handled the earlier input (order.go) and says so in the action's result.
+//
+// Kinds are rows of one table (kinds.go): the fields a kind takes, its own
+// checks and its executor; Act checks the request, resolves every position
+// (plan), runs the steps and records the request (request.finish). Every request is recorded as an event on a run of kind "session"
 // per client and display, which ends after the client has been idle.
 //
 // Where it sits: a feature (layer 3) under internal/server, over input,

@@ -124,6 +124,10 @@ type ActRequest struct {
 	// Diff returns the element-map diff from before the actions to after
 	// them (and the settle).
 	Diff bool `json:"diff,omitempty"`
+	// OrderTimeoutMs bounds each wait for an application to handle the
+	// input before an action by another mechanism (default 1000, at most
+	// 10000); see ActionResult.Ordered.
+	OrderTimeoutMs int `json:"order_timeout_ms,omitempty"`
 }
 
 // ActionResult is the outcome of one action.
@@ -134,13 +138,21 @@ type ActionResult struct {
 	Skipped bool   `json:"skipped,omitempty"` // not run: an earlier action failed
 	// Via says how: xtest, or for element targets action:<name>,
 	// editable_text or pointer.
-	Via      string       `json:"via,omitempty"`
-	Element  string       `json:"element,omitempty"`
-	At       *[2]int      `json:"at,omitempty"` // screen pixels acted at
-	Window   string       `json:"window,omitempty"`
-	Attempts int          `json:"attempts,omitempty"` // verified element actions
-	Error    *ErrorDetail `json:"error,omitempty"`
-	Ms       float64      `json:"ms"`
+	Via      string  `json:"via,omitempty"`
+	Element  string  `json:"element,omitempty"`
+	At       *[2]int `json:"at,omitempty"` // screen pixels acted at
+	Window   string  `json:"window,omitempty"`
+	Attempts int     `json:"attempts,omitempty"` // verified element actions
+	// Ordered is set on an action carried by another mechanism than the
+	// one before it (XTest, an AT-SPI action, AT-SPI text): true when acu
+	// proved the application handled the earlier input first, false when
+	// it could not within order_timeout_ms (OrderNote says why; the action
+	// ran all the same).
+	Ordered   *bool        `json:"ordered,omitempty"`
+	OrderNote string       `json:"order_note,omitempty"`
+	OrderMs   float64      `json:"order_ms,omitempty"`
+	Error     *ErrorDetail `json:"error,omitempty"`
+	Ms        float64      `json:"ms"`
 }
 
 // SettleInfo is what the settle after the actions saw.

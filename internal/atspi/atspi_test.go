@@ -186,3 +186,27 @@ func TestTreeSkipsHungApp(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeQtForm: a Qt 5 application's tree is read without crashing it
+// (Qt's adaptor crashes on Properties.GetAll, which the client must not
+// send it), with its widgets' names, roles and bounds.
+func TestTreeQtForm(t *testing.T) {
+	d := atspitest.NewDesktop(t)
+	form := d.Form(t, atspitest.Qt, "Acu Qt Tree")
+	for range 3 { // read it again: the application must still answer
+		nodes, err := d.Tree.Tree(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok := find(nodes, "push button", "Submit")
+		if !ok || b.Bounds.Empty() || b.App != "acu-qtform" {
+			t.Fatalf("Submit in the Qt form's tree = %+v, %v", b, ok)
+		}
+		if e, ok := find(nodes, "text", "Value"); !ok || !e.Ifaces.Has(atspi.IfEditableText) {
+			t.Errorf("the Qt form's entry = %+v, %v", e, ok)
+		}
+	}
+	if form.Exited() {
+		t.Fatalf("the Qt form exited: %s", form.Stderr())
+	}
+}

@@ -39,10 +39,16 @@ type ImageConn struct {
 // "unix:N", and "HOST:N" only when opts.AllowRemote) with the authority
 // xgb would use (MIT-MAGIC-COOKIE-1 from $XAUTHORITY or ~/.Xauthority,
 // none when no entry matches) and reads the screen from the server's setup.
-func OpenImage(ctx context.Context, name string, opts Options) (_ *ImageConn, err error) {
+func OpenImage(ctx context.Context, name string, opts Options) (*ImageConn, error) {
+	c, _, err := openImage(ctx, name, opts)
+	return c, err
+}
+
+// openImage is OpenImage, with the server's setup.
+func openImage(ctx context.Context, name string, opts Options) (_ *ImageConn, _ *xproto.SetupInfo, err error) {
 	n, err := ParseName(name, opts.AllowRemote)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	host, num := n.Host, displayDigits(name)
 	network, addr := "unix", "/tmp/.X11-unix/X"+num
@@ -52,7 +58,7 @@ func OpenImage(ctx context.Context, name string, opts Options) (_ *ImageConn, er
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: connect to X display %s: %v; is it running? %s", ErrNoDisplay, name, err, HowToStart)
+		return nil, nil, fmt.Errorf("%w: connect to X display %s: %v; is it running? %s", ErrNoDisplay, name, err, HowToStart)
 	}
 	c := &ImageConn{Name: name, nc: nc}
 	stop := c.bind(ctx)
@@ -69,12 +75,12 @@ func OpenImage(ctx context.Context, name string, opts Options) (_ *ImageConn, er
 	}()
 	setup, err := c.handshake(host, num)
 	if err != nil {
-		return nil, fmt.Errorf("%w: connect to X display %s: %v", ErrNoDisplay, name, err)
+		return nil, nil, fmt.Errorf("%w: connect to X display %s: %v", ErrNoDisplay, name, err)
 	}
 	if c.Screen, err = screenOf(setup, n.Screen, name); err != nil {
-		return nil, fmt.Errorf("set up X display %s: %w", name, err)
+		return nil, nil, fmt.Errorf("set up X display %s: %w", name, err)
 	}
-	return c, nil
+	return c, setup, nil
 }
 
 // displayDigits returns the display number of a name ParseName accepted,

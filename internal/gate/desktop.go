@@ -107,6 +107,9 @@ type conn struct {
 	dev  *input.Device
 	devs map[DeviceOptions]*input.Device // engines' own (HandsFor)
 	user *userState
+
+	ordMu sync.Mutex
+	ord   *orderer // opened on the first Order
 }
 
 // New returns a Gate; it connects to displays on first use.
@@ -140,6 +143,15 @@ func (c *conn) close() {
 	if c.dev != nil {
 		c.dev.Close()
 	}
+	if c.user != nil && c.user.clock != nil {
+		c.user.clock.Close()
+	}
+	c.ordMu.Lock()
+	if c.ord != nil {
+		c.ord.close()
+		c.ord = nil
+	}
+	c.ordMu.Unlock()
 	for _, d := range c.devs {
 		d.Close()
 	}

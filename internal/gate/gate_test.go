@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
@@ -161,7 +161,7 @@ func TestUserFirstSparesTheUser(t *testing.T) {
 	if _, err := h.MoveTo(agent, image.Pt(50, 50)); err != nil {
 		t.Fatal(err)
 	}
-	warp(t, dpy, 200, 200) // someone else's pointer
+	userMove(t, dpy, 200, 200) // someone else's pointer
 	p := image.Pt(60, 60)
 	_, err = h.ClickAt(agent, &p, gate.ButtonLeft, 1)
 	refusedWith(t, "an engine's click while the user moves", err, api.CodeUserActive)
@@ -171,17 +171,88 @@ func TestUserFirstSparesTheUser(t *testing.T) {
 	}
 }
 
-// warp moves the pointer from a connection of its own, as a user's mouse.
-func warp(t *testing.T, dpy string, x, y int16) {
+// userMove moves the pointer from an X client of its own through XTEST,
+// as "the user" (xdotool does the same).
+func userMove(t *testing.T, dpy string, x, y int16) {
 	t.Helper()
-	c, err := xgb.NewConnDisplay(dpy)
+	c, err := display.Open(t.Context(), dpy, display.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	root := xproto.Setup(c).DefaultScreen(c).Root
-	if err := xproto.WarpPointerChecked(c, 0, root, 0, 0, 0, 0, x, y).Check(); err != nil {
+	if err := xtest.FakeInputChecked(c.X, 6, 0, 0, c.Screen.Root, x, y, 0).Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUserFirstByTheUsersClock: the quiet period counts from the user's
+// last input as the server stamped it, not from when acu noticed it: a
+// touch older than the quiet period does not refuse the next action, a
+// recent one does, with the time left to wait.
+func TestUserFirstByTheUsersClock(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 640, Height: 480})
+	testx.NewWindow(t, dpy, testx.Spec{Title: "notes", X: 10, Y: 10, W: 400, H: 300})
+	const quiet = time.Second
+	g := gate.New(gate.Options{DefaultDisplay: dpy, Policy: gate.Policy{PauseOnUser: true, Quiet: quiet}})
+	defer g.Close()
+	agent := gate.WithCaller(t.Context(), gate.Caller{Engine: "api"})
+	h, err := g.Hands(agent, dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := image.Pt(60, 60)
+	if _, err := h.ClickAt(agent, &p, gate.ButtonLeft, 1); err != nil {
+		t.Fatal(err)
+	}
+	userMove(t, dpy, 200, 200)
+	time.Sleep(quiet + quiet/2) // the user is still for longer than the quiet period
+	if _, err := h.ClickAt(agent, &p, gate.ButtonLeft, 1); err != nil {
+		t.Errorf("a click %v after the user's last move (quiet %v): %v", quiet+quiet/2, quiet, err)
+	}
+	userMove(t, dpy, 300, 200)
+	_, err = h.ClickAt(agent, &p, gate.ButtonLeft, 1)
+	refusedWith(t, "a click right after the user's move", err, api.CodeUserActive)
+	if r, ok := gate.IsRefused(err); ok && (r.RetryAfter <= 0 || r.RetryAfter > quiet) {
+		t.Errorf("retry after %v, want within (0, %v]", r.RetryAfter, quiet)
+	}
+}
+
+// TestUserFirstNeverRefusesItself: a burst of acu's own input of every
+// kind, with nobody else on the display, is never refused as the user's.
+func TestUserFirstNeverRefusesItself(t *testing.T) {
+	dpy := testx.StartXvfb(t, xvfb.Options{Width: 640, Height: 480})
+	testx.NewWindow(t, dpy, testx.Spec{Title: "notes", X: 10, Y: 10, W: 400, H: 300})
+	g := gate.New(gate.Options{DefaultDisplay: dpy, Policy: gate.Policy{PauseOnUser: true, Quiet: time.Minute}})
+	defer g.Close()
+	ctx := gate.WithCaller(t.Context(), gate.Caller{Engine: "api"})
+	h, err := g.Hands(ctx, dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 300 {
+		p := image.Pt(20+i%300, 20+i%200)
+		var err error
+		switch i % 6 {
+		case 0:
+			_, err = h.ClickAt(ctx, &p, gate.ButtonLeft, 1)
+		case 1:
+			_, err = h.MoveTo(ctx, p)
+		case 2:
+			_, err = h.Type(ctx, "a")
+		case 3:
+			if err = h.ModsDown(ctx, "shift"); err == nil {
+				err = h.ModsUp(ctx)
+			}
+		case 4:
+			if _, err = h.ButtonDown(ctx, &p, gate.ButtonLeft); err == nil {
+				_, err = h.ButtonUp(ctx, &p, gate.ButtonLeft)
+			}
+		case 5:
+			_, err = h.ScrollAt(ctx, &p, 0, 1)
+		}
+		if err != nil {
+			t.Fatalf("effect %d of acu's own burst: %v", i, err)
+		}
 	}
 }
 

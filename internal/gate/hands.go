@@ -150,6 +150,7 @@ func (g *Gate) HandsFor(ctx context.Context, dpy string, o DeviceOptions) (*Hand
 	if h.c.devs == nil {
 		h.c.devs = map[DeviceOptions]*input.Device{}
 	}
+	dev.SetReadProof(h.c.readProof(h.dpy))
 	h.c.devs[o] = dev
 	h.dev = dev
 	return h, nil
@@ -185,12 +186,26 @@ func (g *Gate) input(ctx context.Context, c *conn) error {
 	if err != nil {
 		return &Error{Kind: Unavailable, Field: "display", Message: fmt.Sprintf("open an input device on %s: %v", c.c.Name, err), Err: err}
 	}
+	dev.SetReadProof(c.readProof(c.c.Name))
 	w := input.NewWatch(c.c, input.WatchOptions{Logger: g.log})
-	if err := w.Mark(ctx); err != nil {
-		dev.Close()
-		return err
+	u := &userState{w: w, c: c.c, now: g.opts.Now}
+	if g.opts.Policy.PauseOnUser {
+		// The user's input by the server's clock; without XInput2, the
+		// watch (pointer and idle time).
+		clk, err := input.NewUserClock(ctx, c.c, g.opts.Policy.Quiet, g.log)
+		if err != nil {
+			g.log.Info("no user clock: the user is detected by the pointer and the idle time", "display", c.c.Name, "err", err)
+		} else {
+			u.clock = clk
+		}
 	}
-	c.dev, c.user = dev, &userState{w: w, now: g.opts.Now}
+	if u.clock == nil {
+		if err := w.Mark(ctx); err != nil {
+			dev.Close()
+			return err
+		}
+	}
+	c.dev, c.user = dev, u
 	return nil
 }
 
@@ -250,9 +265,13 @@ func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing,
 		h.g.refused(ctx, h.dpy, kind, first.Window, err)
 		return first, err
 	}
+	own := pol.PauseOnUser && !CallerOf(ctx).User // the user's own input (take-over) is the user's
+	if own {
+		h.c.user.begin()
+	}
 	err := fn()
-	if pol.PauseOnUser { // the watch needs to know acu's own input
-		if mErr := h.c.user.mark(context.WithoutCancel(ctx), h.dev.ButtonsDown()); mErr != nil {
+	if own { // the watch needs to know acu's own input
+		if mErr := h.c.user.end(context.WithoutCancel(ctx), h.dev.ButtonsDown()); mErr != nil {
 			h.g.log.Debug("mark acu's input", "display", h.dpy, "err", mErr)
 		}
 	}
@@ -357,7 +376,17 @@ func (h *Hands) ModsDown(ctx context.Context, mods string) error {
 func (h *Hands) ModsUp(ctx context.Context) error {
 	h.c.mu.Lock()
 	defer h.c.mu.Unlock()
-	return h.dev.ModsUp(ctx)
+	own := h.g.opts.Policy.PauseOnUser && !CallerOf(ctx).User
+	if own {
+		h.c.user.begin()
+	}
+	err := h.dev.ModsUp(ctx)
+	if own {
+		if mErr := h.c.user.end(context.WithoutCancel(ctx), h.dev.ButtonsDown()); mErr != nil {
+			h.g.log.Debug("mark acu's input", "display", h.dpy, "err", mErr)
+		}
+	}
+	return err
 }
 
 // Do runs one action in the Area's coordinates, as the agent loops speak

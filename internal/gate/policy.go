@@ -10,6 +10,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/input"
 )
 
 // Policy says where acu may act. The gate applies it to every effect, from
@@ -105,10 +106,13 @@ type watcher interface {
 }
 
 // userState follows the user's input on one display: when it started and
-// when it was last seen.
+// when it was last seen. With a clock (XInput2), the server's record of
+// the user's input decides; without, the watch (pointer and idle time).
 type userState struct {
-	w   watcher
-	now func() time.Time
+	w     watcher
+	clock *input.UserClock
+	c     *display.Conn
+	now   func() time.Time
 
 	mu     sync.Mutex
 	since  time.Time // start of the current spell of user input (zero: none)
@@ -120,6 +124,9 @@ type userState struct {
 // that is not acu's was seen within quiet. Seen input is marked so only
 // new input counts next time.
 func (u *userState) check(ctx context.Context, quiet time.Duration) error {
+	if u.clock != nil {
+		return u.checkClock(ctx, quiet)
+	}
 	foreign, detail, err := u.w.Foreign(ctx)
 	if err != nil {
 		return err
@@ -146,6 +153,49 @@ func (u *userState) check(ctx context.Context, quiet time.Duration) error {
 	}
 	u.since = time.Time{}
 	return nil
+}
+
+// checkClock is check by the server's clock: the user is active while a
+// take-over holds the display, while the user holds a button or key, and
+// for quiet after the user's last input as the server stamped it.
+func (u *userState) checkClock(ctx context.Context, quiet time.Duration) error {
+	if h, held, err := input.ReadHold(ctx, u.c, u.now()); err != nil {
+		return err
+	} else if held {
+		return &Refused{Code: api.CodeUserActive, ActiveFor: u.now().Sub(h.Since), RetryAfter: quiet,
+			Message: fmt.Sprintf("the user has taken this display over (%s): acu waits until the take-over ends", input.HoldDetail(h))}
+	}
+	in, err := u.clock.Read(ctx)
+	if err != nil || !in.Seen {
+		return err
+	}
+	if !in.Held && in.Age >= quiet {
+		return nil
+	}
+	retry := quiet - in.Age
+	detail := fmt.Sprintf("%s %s ago", in.Detail, in.Age.Round(time.Millisecond))
+	if in.Held {
+		retry, detail = quiet, "a button or key held down by the user"
+	}
+	return &Refused{Code: api.CodeUserActive, ActiveFor: in.Spell + in.Age, RetryAfter: retry,
+		Message: fmt.Sprintf("the user is using this display (%s): acu does not fight the human for the pointer; retry after the user has been still for %s",
+			detail, quiet)}
+}
+
+// begin and end bracket acu's own input, so the clock tells it from the
+// user's; without a clock, mark records it with the watch.
+func (u *userState) begin() {
+	if u.clock != nil {
+		u.clock.Begin()
+	}
+}
+
+func (u *userState) end(ctx context.Context, ownButtons uint16) error {
+	if u.clock != nil {
+		u.clock.End()
+		return nil
+	}
+	return u.mark(ctx, ownButtons)
 }
 
 // mark records acu's own input as done, with the buttons it holds down.

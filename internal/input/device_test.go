@@ -252,11 +252,11 @@ func waitTyped(t *testing.T, w *testx.Window, want string) {
 }
 
 // TestTypeNonASCII types characters a US keymap lacks (through a remapped
-// spare keycode) and checks the keymap is restored afterwards.
+// spare keycode) and checks the keymap is restored once they are unused.
 func TestTypeNonASCII(t *testing.T) {
 	// A generous hold: the recording client reloads the keymap when it
 	// reads MappingNotify, which on a busy machine may take a while.
-	d := newTestDevice(t, fullArea, Options{RemapHold: time.Second})
+	d := newTestDevice(t, fullArea, Options{RemapHold: time.Second, RemapIdle: 100 * time.Millisecond})
 	w := fullWindow(t)
 	spare := append([]xproto.Keycode(nil), d.km.spare...)
 	if len(spare) == 0 {
@@ -267,15 +267,55 @@ func TestTypeNonASCII(t *testing.T) {
 		t.Fatalf("Type(%q): %v", text, err)
 	}
 	waitTyped(t, w, text)
-	if len(d.remapped) != 0 {
-		t.Errorf("after Type, %d keycodes are still remapped", len(d.remapped))
+	waitRestored(t, d, spare)
+}
+
+// waitRestored waits until the server's keymap has every spare keycode
+// back (the idle restore).
+func waitRestored(t *testing.T, d *Device, spare []xproto.Keycode) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		km, err := loadKeymap(d.x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diff := cmp.Diff(spare, km.spare)
+		if diff == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("spare keycodes not restored (-before +after):\n%s", diff)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	km, err := loadKeymap(d.x)
-	if err != nil {
+}
+
+// TestRemapsReusedAcrossCalls: a burst of typing maps a missing character
+// once: the next call finds it on the same keycode, with no new mapping.
+func TestRemapsReusedAcrossCalls(t *testing.T) {
+	d := newTestDevice(t, fullArea, Options{RemapIdle: time.Hour})
+	w := fullWindow(t)
+	if err := d.Type(t.Context(), "×"); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(spare, km.spare); diff != "" {
-		t.Errorf("spare keycodes after Type differ from before (-before +after):\n%s", diff)
+	d.mu.Lock()
+	code, ok := d.remapped[0xd7]
+	d.mu.Unlock()
+	if !ok {
+		t.Fatalf("× is not remapped after Type: %v", d.remapped)
+	}
+	for range 5 {
+		if err := d.Type(t.Context(), "a×"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitTyped(t, w, "×a×a×a×a×a×")
+	d.mu.Lock()
+	again, n := d.remapped[0xd7], len(d.remapped)
+	d.mu.Unlock()
+	if again != code || n != 1 {
+		t.Errorf("× on keycode %d after the burst (%d remapped), want %d (1)", again, n, code)
 	}
 }
 
@@ -596,9 +636,9 @@ func TestTypeManyRemaps(t *testing.T) {
 }
 
 // TestCancelTypeRestoresKeymap cancels a Type between two remapped
-// characters and checks the remapped keycode is restored.
+// characters and checks the remapped keycode is restored once unused.
 func TestCancelTypeRestoresKeymap(t *testing.T) {
-	d := newTestDevice(t, fullArea, Options{KeyDelay: time.Hour})
+	d := newTestDevice(t, fullArea, Options{KeyDelay: time.Hour, RemapIdle: 100 * time.Millisecond})
 	w := fullWindow(t)
 	spare := append([]xproto.Keycode(nil), d.km.spare...)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -609,11 +649,5 @@ func TestCancelTypeRestoresKeymap(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Type after cancel = %v, want context.Canceled", err)
 	}
-	km, err := loadKeymap(d.x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(spare, km.spare); diff != "" {
-		t.Errorf("spare keycodes after a cancelled Type differ (-before +after):\n%s", diff)
-	}
+	waitRestored(t, d, spare)
 }

@@ -13,11 +13,19 @@
 // parsed from strings like "ctrl+shift+t"; text is typed character by
 // character, with Shift where the keymap puts the character on level 2. A
 // character the keymap lacks (é, € on a US layout) is typed by remapping a
-// spare keycode (one with no keysym) with ChangeKeyboardMapping, tapping it,
-// and restoring it after RemapHold, since clients read the new mapping
-// lazily when they see MappingNotify.
+// spare keycode (one with no keysym) with ChangeKeyboardMapping and tapping
+// it. Clients look the mapping up lazily, when they handle the key, so a
+// mapping is kept across a burst and changed or restored only once the
+// client proved it read the last key using it (the read proof the gate
+// sets: its answer to a ping), or RemapHold after it for a client that
+// cannot prove it; unused mappings are restored after RemapIdle.
 //
-// What it does not do: open or own the X connection (internal/display does;
+// UserClock follows the user's input by the server's clock (XInput2 raw
+// events, read on a raw connection of its own since xgb cannot read
+// XInput2's long events), telling acu's own XTest input by the markers the
+// gate brackets it with.
+//
+// What it does not do: open or own the device's X connection (internal/display does;
 // its event loop must drain the MappingNotify events a remap produces), read
 // configuration (Options come from cmd/acu), capture the screen, or decide
 // what to do (the agent loop does).

@@ -102,6 +102,9 @@ func (w *HoldWatch) Held(ctx context.Context) (bool, string, error) {
 	return true, holdDetail(h), nil
 }
 
+// HoldDetail says who holds the display and since when.
+func HoldDetail(h Hold) string { return holdDetail(h) }
+
 func holdDetail(h Hold) string {
 	return fmt.Sprintf("taken over by %s in the live view since %s", h.By, h.Since.UTC().Format(time.TimeOnly))
 }

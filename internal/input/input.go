@@ -17,12 +17,13 @@ import (
 
 // Defaults for zero Options fields.
 const (
-	DefaultDragSteps      = 20                     // DRAG_DURATION_STEPS
-	DefaultDragStepDelay  = 10 * time.Millisecond  // DRAG_STEP_DELAY
-	DefaultClickDelay     = 10 * time.Millisecond  // button held down in a click
-	DefaultDoubleClickGap = 60 * time.Millisecond  // between the clicks of a double click
-	DefaultRemapHold      = 150 * time.Millisecond // temporary keymap entries kept after typing
-	MaxScroll             = 100                    // wheel clicks per Scroll call
+	DefaultDragSteps      = 20                    // DRAG_DURATION_STEPS
+	DefaultDragStepDelay  = 10 * time.Millisecond // DRAG_STEP_DELAY
+	DefaultClickDelay     = 10 * time.Millisecond // button held down in a click
+	DefaultDoubleClickGap = 60 * time.Millisecond // between the clicks of a double click
+	DefaultRemapHold      = time.Second           // a temporary keymap entry kept after its last key, when no client proves it read it
+	DefaultRemapIdle      = 2 * time.Second       // temporary keymap entries restored after this long unused
+	MaxScroll             = 100                   // wheel clicks per Scroll call
 )
 
 // Options configures a Device. Zero durations take the defaults above; a
@@ -40,10 +41,15 @@ type Options struct {
 	DoubleClickGap time.Duration
 	// KeyDelay separates typed keys. Zero (the default) means none.
 	KeyDelay time.Duration
-	// RemapHold is how long a spare keycode remapped to type a character the
-	// keymap lacks keeps that mapping after the last key using it, so clients
-	// that read the keymap lazily still see it; then it is restored.
+	// RemapHold is how long a spare keycode remapped to type a character
+	// the keymap lacks keeps that mapping after the last key using it
+	// before it may change, when no read proof (SetReadProof) says the
+	// client has read that key: clients look the mapping up lazily, when
+	// they handle the key.
 	RemapHold time.Duration
+	// RemapIdle is how long temporary mappings stay unused before they are
+	// restored; until then a burst of typing reuses them.
+	RemapIdle time.Duration
 	// DryRun maps, validates and logs every action without sending any
 	// event (PHYSICAL_EXECUTION=false).
 	DryRun bool
@@ -60,6 +66,7 @@ func (o Options) withDefaults() Options {
 	o.DoubleClickGap = orDefault(o.DoubleClickGap, DefaultDoubleClickGap)
 	o.KeyDelay = orDefault(o.KeyDelay, 0)
 	o.RemapHold = orDefault(o.RemapHold, DefaultRemapHold)
+	o.RemapIdle = orDefault(o.RemapIdle, DefaultRemapIdle)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -118,8 +125,13 @@ type Device struct {
 	mu       sync.Mutex
 	area     Area
 	km       *keymap
-	remapped map[uint32]xproto.Keycode // keysym -> spare keycode mapped to it now
-	free     []xproto.Keycode          // spare keycodes not remapped
+	remapped map[uint32]xproto.Keycode    // keysym -> spare keycode mapped to it now
+	used     map[xproto.Keycode]time.Time // remapped keycode -> when a key last used it
+	free     []xproto.Keycode             // spare keycodes not remapped
+	proof    func(context.Context) error  // the focused client has read all input sent so far
+	proved   time.Time                    // input sent before this was read (the last proof)
+	idle     *time.Timer                  // restores the remaps once unused for RemapIdle
+	closed   bool
 	pending  []xproto.ChangeKeyboardMappingCookie
 	cookies  []xtest.FakeInputCookie
 	held     []heldInput // pressed and not yet released, released on failure
@@ -170,6 +182,7 @@ func newDevice(x *xgb.Conn, root xproto.Window, screenW, screenH int, area Area,
 		area:     clipped,
 		km:       km,
 		remapped: make(map[uint32]xproto.Keycode),
+		used:     make(map[xproto.Keycode]time.Time),
 		free:     append([]xproto.Keycode(nil), km.spare...),
 	}
 	return d, nil
@@ -230,6 +243,10 @@ func (d *Device) ReloadKeymap(ctx context.Context) error {
 func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.closed = true
+	if d.idle != nil {
+		d.idle.Stop()
+	}
 	for _, b := range d.down { // buttons a ButtonDown left pressed
 		d.queue(evButtonRelease, b, 0, 0)
 	}
@@ -365,7 +382,7 @@ func (d *Device) Key(ctx context.Context, keys string) error {
 				return fmt.Errorf("press %q: %w", truncate(keys), err)
 			}
 		}
-		return d.finishRemaps(ctx)
+		return nil
 	})
 }
 
@@ -409,7 +426,7 @@ func (d *Device) Type(ctx context.Context, text string) error {
 				return fmt.Errorf("type character %d of %q: %w", i, truncate(text), err)
 			}
 		}
-		return d.finishRemaps(ctx)
+		return nil
 	})
 }
 
@@ -436,10 +453,8 @@ func (d *Device) run(ctx context.Context, what string, fn func() error) error {
 			err = ferr
 		}
 	}
-	if len(d.remapped) > 0 { // a failed Type or Key: restore its remaps too
-		if rerr := d.restoreRemaps(ctx, true); err == nil {
-			err = rerr
-		}
+	if len(d.remapped) > 0 {
+		d.armIdle()
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -571,29 +586,34 @@ func (m modifier) String() string {
 }
 
 // keyFor returns the key that types ks, remapping a spare keycode when the
-// keymap has none.
+// keymap has none. A keysym already remapped keeps its keycode (a burst of
+// typing maps each character once); when no spare keycode is free, the
+// one used least recently is taken over once the client has read its last
+// key (evict).
 func (d *Device) keyFor(ctx context.Context, ks uint32) (keyPos, error) {
 	if pos, ok := d.km.lookup(ks); ok {
 		return pos, nil
 	}
 	if code, ok := d.remapped[ks]; ok {
+		d.used[code] = time.Now()
 		return keyPos{code: code}, nil
 	}
 	if len(d.free) == 0 {
 		if len(d.remapped) == 0 {
 			return keyPos{}, fmt.Errorf("keysym 0x%x is not in the keyboard mapping and no spare keycode is free to remap: load a layout that has it", ks)
 		}
-		// Every spare keycode is in use: let clients catch up on the
-		// temporary mappings, restore them and start over.
-		if err := d.restoreRemaps(ctx, true); err != nil {
+		if err := d.evict(ctx); err != nil {
 			return keyPos{}, err
 		}
 	}
 	code := d.free[len(d.free)-1]
 	d.free = d.free[:len(d.free)-1]
 	d.remapped[ks] = code
+	d.used[code] = time.Now()
 	d.log.Debug("input remap keycode", "keycode", code, "keysym", fmt.Sprintf("0x%x", ks))
 	if !d.opts.DryRun {
+		// Checked: the server has sent every client its MappingNotify
+		// before the key that needs the mapping is sent.
 		d.pending = append(d.pending, xproto.ChangeKeyboardMappingChecked(d.x, 1, code, 2, []xproto.Keysym{xproto.Keysym(ks), xproto.Keysym(ks)}))
 		if err := d.flush(); err != nil {
 			return keyPos{}, fmt.Errorf("remap keycode %d to keysym 0x%x: %w", code, ks, err)
@@ -602,31 +622,148 @@ func (d *Device) keyFor(ctx context.Context, ks uint32) (keyPos, error) {
 	return keyPos{code: code}, nil
 }
 
-// finishRemaps restores temporary keycodes after an action that used them.
-func (d *Device) finishRemaps(ctx context.Context) error {
-	if len(d.remapped) == 0 {
+// ErrNoReadProof is wrapped by a read proof that cannot be had for the
+// client (it answers no ping): the device then keeps a mapping RemapHold
+// after its last key instead.
+var ErrNoReadProof = errors.New("the client cannot prove it read its input")
+
+// RemapMaxWait bounds how long a temporary mapping waits for its client to
+// prove it read its last key (a stopped or hung client) before it is
+// restored all the same.
+const RemapMaxWait = 30 * time.Second
+
+// SetReadProof sets how the device learns that the client receiving its
+// keys has read every key sent so far (the gate pings the focused
+// client): a remapped keycode is then reused at once instead of after
+// RemapHold.
+func (d *Device) SetReadProof(proof func(context.Context) error) {
+	d.mu.Lock()
+	d.proof = proof
+	d.mu.Unlock()
+}
+
+// readSince reports whether every key sent before t has been read by its
+// client, asking the read proof when the last one is older than t; the
+// error says why not (wrapping ErrNoReadProof when it cannot be had).
+func (d *Device) readSince(ctx context.Context, t time.Time) error {
+	if d.proved.After(t) {
 		return nil
+	}
+	if d.proof == nil || d.opts.DryRun {
+		return ErrNoReadProof
 	}
 	if err := d.flush(); err != nil {
 		return err
 	}
-	return d.restoreRemaps(ctx, true)
+	asked := time.Now()
+	if err := d.proof(ctx); err != nil {
+		d.log.Debug("input read proof", "err", err)
+		return err
+	}
+	d.proved = asked
+	return nil
+}
+
+// settled waits until the key last sent at used may lose its mapping: its
+// client read it (readSince), or RemapHold passed since.
+func (d *Device) settled(ctx context.Context, used time.Time) error {
+	if d.opts.DryRun || d.readSince(ctx, used) == nil {
+		return nil
+	}
+	wait := time.Until(used.Add(d.opts.RemapHold))
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// evict frees the remapped keycode used least recently, once its last key
+// has been read.
+func (d *Device) evict(ctx context.Context) error {
+	var lru xproto.Keycode
+	var at time.Time
+	for _, code := range d.remapped {
+		if u := d.used[code]; at.IsZero() || u.Before(at) {
+			lru, at = code, u
+		}
+	}
+	if err := d.settled(ctx, at); err != nil {
+		return err
+	}
+	for ks, code := range d.remapped {
+		if code == lru {
+			delete(d.remapped, ks)
+		}
+	}
+	delete(d.used, lru)
+	d.free = append(d.free, lru)
+	return nil
+}
+
+// armIdle (re)starts the timer that restores the remaps once unused.
+func (d *Device) armIdle() {
+	if d.closed || d.opts.DryRun {
+		return
+	}
+	if d.idle == nil {
+		d.idle = time.AfterFunc(d.opts.RemapIdle, d.idleRestore)
+		return
+	}
+	d.idle.Reset(d.opts.RemapIdle)
+}
+
+// idleRestore restores the remaps when none was used for RemapIdle.
+func (d *Device) idleRestore() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || len(d.remapped) == 0 {
+		return
+	}
+	var last time.Time
+	for _, u := range d.used {
+		if u.After(last) {
+			last = u
+		}
+	}
+	if wait := time.Until(last.Add(d.opts.RemapIdle)); wait > 0 {
+		d.idle.Reset(wait)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d.opts.RemapHold+time.Second)
+	defer cancel()
+	// A client that can answer and has not yet (stopped, busy) keeps its
+	// mappings until it does, RemapMaxWait at most.
+	if err := d.readSince(ctx, last); err != nil && !errors.Is(err, ErrNoReadProof) && time.Since(last) < RemapMaxWait {
+		d.idle.Reset(d.opts.RemapIdle)
+		return
+	}
+	if err := d.restoreRemaps(ctx, true); err != nil {
+		d.log.Debug("input restore remaps", "err", err)
+	}
 }
 
 // restoreRemaps maps every temporarily remapped keycode back to NoSymbol,
-// after RemapHold when hold is set (a cancelled ctx skips the wait, never
-// the restore).
+// after its client read the last key using it when hold is set (a
+// cancelled ctx skips the wait, never the restore).
 func (d *Device) restoreRemaps(ctx context.Context, hold bool) error {
 	if len(d.remapped) == 0 {
 		return nil
 	}
-	if hold && d.opts.RemapHold > 0 && !d.opts.DryRun {
-		t := time.NewTimer(d.opts.RemapHold)
-		select {
-		case <-ctx.Done():
-		case <-t.C:
+	if hold && !d.opts.DryRun {
+		var last time.Time
+		for _, u := range d.used {
+			if u.After(last) {
+				last = u
+			}
 		}
-		t.Stop()
+		_ = d.settled(ctx, last)
 	}
 	var err error
 	for ks, code := range d.remapped {
@@ -637,6 +774,7 @@ func (d *Device) restoreRemaps(ctx context.Context, hold bool) error {
 			}
 		}
 		delete(d.remapped, ks)
+		delete(d.used, code)
 		d.free = append(d.free, code)
 	}
 	return err

@@ -225,7 +225,7 @@ func (d *Device) KeyHold(ctx context.Context, keys string, hold time.Duration, r
 				}
 			}
 		}
-		return d.finishRemaps(ctx)
+		return nil
 	})
 }
 

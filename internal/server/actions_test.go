@@ -19,8 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
@@ -258,14 +257,14 @@ func TestActRefusals(t *testing.T) {
 	})
 
 	t.Run("user active", func(t *testing.T) {
-		// A second X client moves the pointer, as a person would.
-		x, err := xgb.NewConnDisplay(f.d.Display)
+		// A second X client moves the pointer through XTEST, as a person's
+		// device (or xdotool) would: input the server records as input.
+		x, err := display.Open(t.Context(), f.d.Display, display.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer x.Close()
-		root := xproto.Setup(x).DefaultScreen(x).Root
-		if err := xproto.WarpPointerChecked(x, 0, root, 0, 0, 0, 0, 13, 17).Check(); err != nil {
+		if err := xtest.FakeInputChecked(x.X, 6, 0, 0, x.Screen.Root, 13, 17, 0).Check(); err != nil {
 			t.Fatal(err)
 		}
 		_, err = f.c.Act(t.Context(), api.ActRequest{Actions: []api.Action{{Kind: api.ActMove, At: api.Pt(10, 10)}}})

@@ -171,7 +171,8 @@ func (s *Session) baseEnv() []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
 		case "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS", "GTK_MODULES", "NO_AT_BRIDGE",
-			"GNOME_ACCESSIBILITY", "XDG_RUNTIME_DIR", "GSETTINGS_BACKEND", "WAYLAND_DISPLAY", "GDK_BACKEND":
+			"GNOME_ACCESSIBILITY", "XDG_RUNTIME_DIR", "GSETTINGS_BACKEND", "WAYLAND_DISPLAY", "GDK_BACKEND",
+			"QT_ACCESSIBILITY", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "QT_QPA_PLATFORM":
 			continue
 		}
 		env = append(env, kv)
@@ -184,7 +185,8 @@ func (s *Session) baseEnv() []string {
 // GTK_MODULES), settings in memory.
 func (s *Session) Env() []string {
 	return append(s.baseEnv(), "DBUS_SESSION_BUS_ADDRESS="+s.SessionBus, "GNOME_ACCESSIBILITY=1",
-		"GSETTINGS_BACKEND=memory", "GDK_BACKEND=x11")
+		"GSETTINGS_BACKEND=memory", "GDK_BACKEND=x11",
+		"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1", "QT_QPA_PLATFORM=xcb")
 }
 
 // App is an application started in a session.

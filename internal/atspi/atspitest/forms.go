@@ -1,0 +1,88 @@
+package atspitest
+
+import (
+	"context"
+	"embed"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+//go:embed forms
+var forms embed.FS
+
+// The test forms come in the Fixture's toolkits: GTK (GTK 3, python3-gi)
+// and Qt (Qt 5, python3-pyqt5).
+
+// Form is a one-entry form in an application: an entry named "Value" and
+// a "Submit" button (Return in the entry submits too) that prints the
+// entry's text, as the application itself received it, on a line of
+// stdout and clears it.
+type Form struct {
+	*App
+	Toolkit string
+}
+
+// Form starts a form of toolkit titled title and waits until its Submit
+// button is on the accessibility bus.
+func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
+	t.Helper()
+	dir := t.TempDir()
+	var app *App
+	name := "acu-" + toolkit + "form"
+	switch toolkit {
+	case GTK, Qt:
+		src, err := forms.ReadFile("forms/" + toolkit + "form.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(dir, toolkit+"form.py")
+		if err := os.WriteFile(script, src, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Debian's python3, where python3-gi and python3-pyqt5 live (not a
+		// python3 of pyenv or a virtualenv first on PATH).
+		app = d.Session.StartApp(t, "/usr/bin/python3", script, title)
+	default:
+		t.Fatalf("no %s form: use gtk or qt", toolkit)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	f := &Form{App: app, Toolkit: toolkit}
+	for {
+		nodes, err := WaitApp(ctx, d.Tree, name)
+		if err != nil {
+			t.Fatalf("%v; form stderr: %s", err, app.Stderr())
+		}
+		for _, n := range nodes {
+			if strings.Contains(n.App, name) && n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
+				return f
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Got returns what the form's application reported for its submissions
+// so far, in order.
+func (f *Form) Got() []string {
+	out := strings.Split(f.Stdout(), "\n")
+	return out[:len(out)-1] // the last is the line not yet ended
+}
+
+// WaitGot waits until the form has reported n submissions and returns
+// them.
+func (f *Form) WaitGot(ctx context.Context, n int) ([]string, error) {
+	for {
+		if got := f.Got(); len(got) >= n {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return f.Got(), ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
