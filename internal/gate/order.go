@@ -63,18 +63,18 @@ type OrderResult struct {
 // handled its input: its answers to _NET_WM_PING and the repaints of the
 // screen (XDamage on the root).
 type orderer struct {
-	c                     *display.Conn
-	protocols, pingAtom   xproto.Atom
-	hasDamage             bool
-	mu                    sync.Mutex
-	cond                  *sync.Cond
-	next                  uint32
-	pongs                 map[uint32]time.Time
-	silent                map[uint32]bool // windows that never answered a ping
-	answered              map[uint32]bool // windows that answered one
-	damages               []damageAt      // the last orderHistory repaints
-	dead                  error
-	unsubscribe, stopWake func()
+	c                   *display.Conn
+	protocols, pingAtom xproto.Atom
+	hasDamage           bool
+	mu                  sync.Mutex
+	cond                *sync.Cond
+	next                uint32
+	pongs               map[uint32]time.Time
+	silent              map[uint32]bool // windows that never answered a ping
+	answered            map[uint32]bool // windows that answered one
+	damages             []damageAt      // the last orderHistory repaints
+	dead                error
+	unsubscribe         func()
 }
 
 type damageAt struct {

@@ -225,7 +225,7 @@ func readReply(r *bufio.Reader, seq uint16) ([]byte, error) {
 		}
 		switch b[0] {
 		case 0:
-			return nil, fmt.Errorf("X error %d (request %d.%d)", b[1], b[10], binary.LittleEndian.Uint16(b[8:]))
+			return nil, fmt.Errorf("an X error %d (request %d.%d)", b[1], b[10], binary.LittleEndian.Uint16(b[8:]))
 		case 1:
 			if binary.LittleEndian.Uint16(b[2:]) == seq {
 				return b, nil
@@ -243,7 +243,7 @@ func readPacket(r *bufio.Reader) ([]byte, error) {
 	if head[0] == 1 || head[0]&0x7f == geEvent {
 		if n := binary.LittleEndian.Uint32(head[4:]); n > 0 {
 			if n > 1<<20 {
-				return nil, fmt.Errorf("X packet of %d words: the stream is out of step", n)
+				return nil, fmt.Errorf("an X packet of %d words: the stream is out of step", n)
 			}
 			b := make([]byte, 32+4*int(n))
 			copy(b, head)
