@@ -152,6 +152,11 @@ func TestVendorActionsExact(t *testing.T) {
 				want: []string{"press 1", "release 1"}, at: pt(100, 100), via: pt(250, 150), end: pt(400, 300)},
 			{name: "keypress combo", items: []string{`{"type":"keypress","keys":["CTRL","A"]}`}, want: with(ctrl, "down a [ctrl]", "up a [ctrl]")},
 			{name: "keypress enter", items: []string{`{"type":"keypress","keys":["ENTER"]}`}, want: []string{"down Return", "up Return"}},
+			// Several keys that are not modifiers are held down together,
+			// pressed in order and released in reverse, as OpenAI's sample
+			// executor does (keyboard.down for each, then up in reverse).
+			{name: "keypress keys together", items: []string{`{"type":"keypress","keys":["CTRL","A","B"]}`},
+				want: with(ctrl, "down a [ctrl]", "down b [ctrl]", "up b [ctrl]", "up a [ctrl]")},
 			{name: "scroll down", items: []string{`{"type":"scroll","x":640,"y":400,"scroll_x":0,"scroll_y":300}`}, want: repeat(3, 5, ""), at: pt(640, 400)},
 			{name: "scroll up", items: []string{`{"type":"scroll","x":640,"y":400,"scroll_x":0,"scroll_y":-200}`}, want: repeat(2, 4, ""), at: pt(640, 400)},
 			{name: "scroll right", items: []string{`{"type":"scroll","x":640,"y":400,"scroll_x":100,"scroll_y":0}`}, want: repeat(1, 7, ""), at: pt(640, 400)},

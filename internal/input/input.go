@@ -532,6 +532,17 @@ func (d *Device) chordHold(ctx context.Context, c combo, hold time.Duration) err
 		down[n] = code
 		n++
 	}
+	held, err := d.pressHeld(ctx, c.held)
+	if err != nil {
+		// Nothing stays down: the keys held so far, then the modifiers.
+		for i := len(held) - 1; i >= 0; i-- {
+			_ = d.release(evKeyRelease, byte(held[i]))
+		}
+		for i := n - 1; i >= 0; i-- {
+			_ = d.release(evKeyRelease, byte(down[i]))
+		}
+		return err
+	}
 	if err := d.press(evKeyPress, byte(pos.code)); err != nil {
 		return err
 	}
@@ -543,12 +554,34 @@ func (d *Device) chordHold(ctx context.Context, c combo, hold time.Duration) err
 	if err := d.release(evKeyRelease, byte(pos.code)); err != nil {
 		return err
 	}
+	for i := len(held) - 1; i >= 0; i-- {
+		if err := d.release(evKeyRelease, byte(held[i])); err != nil {
+			return err
+		}
+	}
 	for i := n - 1; i >= 0; i-- {
 		if err := d.release(evKeyRelease, byte(down[i])); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// pressHeld presses a chord's held keys in order (their own keycodes, no
+// shift added) and returns their codes for the release.
+func (d *Device) pressHeld(ctx context.Context, syms []uint32) ([]xproto.Keycode, error) {
+	codes := make([]xproto.Keycode, 0, len(syms))
+	for _, ks := range syms {
+		pos, err := d.keyFor(ctx, ks)
+		if err != nil {
+			return codes, err
+		}
+		if err := d.press(evKeyPress, byte(pos.code)); err != nil {
+			return codes, err
+		}
+		codes = append(codes, pos.code)
+	}
+	return codes, nil
 }
 
 // modifierCode returns the keycode that sets modifier m.

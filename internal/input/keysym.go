@@ -249,18 +249,26 @@ func parseModifier(s string) (modifier, bool) {
 	return 0, false
 }
 
-// combo is one parsed key chord: modifiers held while key is tapped.
+// combo is one parsed key chord: modifiers held while key is tapped, and
+// any other keys of the chord (held) pressed in order before key and
+// released after it in reverse, as a person holds a and b together.
 type combo struct {
 	mods modifier
+	held []uint32
 	key  uint32
 }
+
+// maxHeld bounds the keys held together besides the modifiers.
+const maxHeld = 8
 
 // maxCombos bounds the chords one Key call may send.
 const maxCombos = 64
 
 // parseKeys parses a key sequence: chords separated by spaces, each chord
 // modifiers and one key joined by '+', as in "ctrl+shift+t", "alt+F4",
-// "Return", "ctrl+a Delete", "ctrl++". Modifier names are case-insensitive
+// "Return", "ctrl+a Delete", "ctrl++"; keys that are not modifiers before
+// the last ("a+b", "ctrl+Left+Up") are held down with it, pressed in order
+// and released in reverse. Modifier names are case-insensitive
 // (ctrl/control, shift, alt, super/win/meta); a chord of a lone modifier taps
 // that modifier key. With ctrl, alt or super held, a single upper-case letter
 // means its key ("ctrl+L" is ctrl+l); shift must be written to be sent.
@@ -302,10 +310,18 @@ func parseCombo(s string) (combo, error) {
 		}
 		m, isMod := parseModifier(p)
 		if i < last {
-			if !isMod {
-				return combo{}, fmt.Errorf("key combo %q: %q is not a modifier (ctrl, shift, alt, super) and only the last part may be a key", truncate(s), truncate(p))
+			if isMod {
+				c.mods |= m
+				continue
 			}
-			c.mods |= m
+			if len(c.held) == maxHeld {
+				return combo{}, fmt.Errorf("key combo %q holds more than %d keys besides the modifiers", truncate(s), maxHeld)
+			}
+			ks, err := lookupKeysym(p)
+			if err != nil {
+				return combo{}, fmt.Errorf("key combo %q: %w", truncate(s), err)
+			}
+			c.held = append(c.held, lowerWithMods(ks, p, c.mods))
 			continue
 		}
 		if isMod {
@@ -317,12 +333,19 @@ func parseCombo(s string) (combo, error) {
 		if err != nil {
 			return combo{}, fmt.Errorf("key combo %q: %w", truncate(s), err)
 		}
-		if c.mods&(modCtrl|modAlt|modSuper) != 0 && len(p) == 1 && p[0] >= 'A' && p[0] <= 'Z' {
-			ks += 'a' - 'A'
-		}
-		c.key = ks
+		c.key = lowerWithMods(ks, p, c.mods)
 	}
 	return c, nil
+}
+
+// lowerWithMods returns the keysym ks of part p, lower-cased when p is a
+// single upper-case letter with ctrl, alt or super held ("ctrl+L" is
+// ctrl+l; shift must be written to be sent).
+func lowerWithMods(ks uint32, p string, mods modifier) uint32 {
+	if mods&(modCtrl|modAlt|modSuper) != 0 && len(p) == 1 && p[0] >= 'A' && p[0] <= 'Z' {
+		return ks + 'a' - 'A'
+	}
+	return ks
 }
 
 // truncate shortens user input quoted in error messages.

@@ -85,26 +85,30 @@ func TestParseKeys(t *testing.T) {
 		in   string
 		want []combo
 	}{
-		{"ctrl+l", []combo{{modCtrl, 'l'}}},
-		{"Ctrl+L", []combo{{modCtrl, 'l'}}},
-		{"control+shift+t", []combo{{modCtrl | modShift, 't'}}},
-		{"ctrl+shift+T", []combo{{modCtrl | modShift, 't'}}},
-		{"shift+Tab", []combo{{modShift, ksTab}}},
-		{"Return", []combo{{0, ksReturn}}},
-		{"alt+F4", []combo{{modAlt, 0xffc1}}},
-		{"super+e", []combo{{modSuper, 'e'}}},
-		{"win+d", []combo{{modSuper, 'd'}}},
-		{"META+x", []combo{{modSuper, 'x'}}},
-		{"A", []combo{{0, 'A'}}},
-		{"shift+a", []combo{{modShift, 'a'}}},
-		{"ctrl++", []combo{{modCtrl, '+'}}},
-		{"+", []combo{{0, '+'}}},
-		{"ctrl+minus", []combo{{modCtrl, '-'}}},
-		{"super", []combo{{0, ksSuperL}}},
-		{"ctrl+shift", []combo{{modCtrl, ksShiftL}}},
-		{"ctrl+a Delete", []combo{{modCtrl, 'a'}, {0, 0xffff}}},
-		{"  Escape  ", []combo{{0, ksEscape}}},
-		{"ctrl+é", []combo{{modCtrl, 0xe9}}},
+		{"ctrl+l", []combo{{mods: modCtrl, key: 'l'}}},
+		{"Ctrl+L", []combo{{mods: modCtrl, key: 'l'}}},
+		{"control+shift+t", []combo{{mods: modCtrl | modShift, key: 't'}}},
+		{"ctrl+shift+T", []combo{{mods: modCtrl | modShift, key: 't'}}},
+		{"shift+Tab", []combo{{mods: modShift, key: ksTab}}},
+		{"Return", []combo{{mods: 0, key: ksReturn}}},
+		{"alt+F4", []combo{{mods: modAlt, key: 0xffc1}}},
+		{"super+e", []combo{{mods: modSuper, key: 'e'}}},
+		{"win+d", []combo{{mods: modSuper, key: 'd'}}},
+		{"META+x", []combo{{mods: modSuper, key: 'x'}}},
+		{"A", []combo{{mods: 0, key: 'A'}}},
+		{"shift+a", []combo{{mods: modShift, key: 'a'}}},
+		{"ctrl++", []combo{{mods: modCtrl, key: '+'}}},
+		{"+", []combo{{mods: 0, key: '+'}}},
+		{"ctrl+minus", []combo{{mods: modCtrl, key: '-'}}},
+		{"super", []combo{{mods: 0, key: ksSuperL}}},
+		{"ctrl+shift", []combo{{mods: modCtrl, key: ksShiftL}}},
+		{"ctrl+a Delete", []combo{{mods: modCtrl, key: 'a'}, {mods: 0, key: 0xffff}}},
+		{"  Escape  ", []combo{{mods: 0, key: ksEscape}}},
+		{"ctrl+é", []combo{{mods: modCtrl, key: 0xe9}}},
+		{"x+y", []combo{{held: []uint32{'x'}, key: 'y'}}},
+		{"ctrl+A+B", []combo{{mods: modCtrl, held: []uint32{'a'}, key: 'b'}}},
+		{"ctrl+Left+Up", []combo{{mods: modCtrl, held: []uint32{0xff51}, key: 0xff52}}},
+		{"l+ctrl", []combo{{held: []uint32{'l'}, key: ksControlL}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -117,7 +121,7 @@ func TestParseKeys(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "   ", "ctrl+", "+ctrl", "ctrl++a", "l+ctrl", "ctrl+nosuchkey", "ctrl+shift+", "x+y", strings.Repeat("a ", maxCombos+1)} {
+	for _, bad := range []string{"", "   ", "ctrl+", "+ctrl", "ctrl++a", "ctrl+nosuchkey", "ctrl+shift+", "nosuchkey+a", "a+b+c+d+e+f+g+h+i+j", strings.Repeat("a ", maxCombos+1)} {
 		if got, err := parseKeys(bad); err == nil {
 			t.Errorf("parseKeys(%q) = %v, want an error", bad, got)
 		}

@@ -367,7 +367,8 @@ var modNames = map[string]string{
 
 // Keys turns a keypress's keys (pressed together, modifiers first, as
 // ["CTRL", "L"]) into acu's chord syntax ("ctrl+l"). Several non-modifier
-// keys are pressed one after another with the modifiers held each time.
+// keys are one chord too ("ctrl+a+b"): held down together, pressed in order
+// and released in reverse, as OpenAI's sample executor presses them.
 func Keys(keys []string) (string, error) {
 	if len(keys) == 0 {
 		return "", fmt.Errorf("no keys: give the keys to press together, as [\"CTRL\", \"L\"]")
@@ -403,11 +404,7 @@ func Keys(keys []string) (string, error) {
 	for _, m := range mods {
 		prefix += m + "+"
 	}
-	out := make([]string, len(rest))
-	for i, r := range rest {
-		out[i] = prefix + r
-	}
-	return strings.Join(out, " "), nil
+	return prefix + strings.Join(rest, "+"), nil
 }
 
 func modsOf(keys []string, field string) (string, error) {

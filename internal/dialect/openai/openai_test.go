@@ -40,6 +40,7 @@ func TestPlan(t *testing.T) {
 		{"drag", call(`{"type":"drag","path":[{"x":1,"y":2},{"x":50,"y":60},{"x":100,"y":120}]}`),
 			acts(api.Action{Kind: api.ActDrag, Path: []api.Point{*img(1, 2), *img(50, 60), *img(100, 120)}}), ""},
 		{"keypress chord", call(`{"type":"keypress","keys":["CTRL","L"]}`), acts(api.Action{Kind: api.ActKey, Keys: "ctrl+l"}), ""},
+		{"keypress keys together", call(`{"type":"keypress","keys":["SHIFT","A","B"]}`), acts(api.Action{Kind: api.ActKey, Keys: "shift+a+b"}), ""},
 		{"keypress enter", call(`{"type":"keypress","keys":["ENTER"]}`), acts(api.Action{Kind: api.ActKey, Keys: "Return"}), ""},
 		{"keypress arrow", call(`{"type":"keypress","keys":["ArrowDown"]}`), acts(api.Action{Kind: api.ActKey, Keys: "Down"}), ""},
 		{"keypress shift tab", call(`{"type":"keypress","keys":["SHIFT","TAB"]}`), acts(api.Action{Kind: api.ActKey, Keys: "shift+Tab"}), ""},
