@@ -305,7 +305,7 @@ func TestWaitAccessibilityFallsBackToOCR(t *testing.T) {
 		t.Fatalf("acu wait: exit %d\nstdout: %s\nstderr: %s", code, w.out.String(), w.err.String())
 	}
 	out := w.out.String()
-	for _, want := range []string{"fallback: no accessibility tree", `"\"downloads\" is visible" -> ocr`, "decided by: ocr"} {
+	for _, want := range []string{"fallback: no accessibility tree", `"\"Downloads\" is visible" -> ocr`, "decided by: ocr"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("acu wait --explain lacks %q:\n%s", want, out)
 		}
