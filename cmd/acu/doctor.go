@@ -203,7 +203,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("bench: use `acu bench judge [--set builtin|ocr|DIR]` or `acu bench tasks [flags]`")
 	}
 	fs := newFlags(e, "bench judge", "[--set builtin|ocr|DIR] [--backend ocr|openrouter|...] [--model M1,M2,...] [--limit N]")
-	set := fs.String("set", "builtin", "labelled set: builtin (53 cases, vision and OCR), ocr (the OCR judge's 1,122 cases from real apps), or a directory with a labels.json (./ocr for a directory of that name)")
+	set := fs.String("set", "builtin", "labelled set: builtin (53 cases, vision and OCR), ocr (the OCR judge's 1,202 cases from real apps), or a directory with a labels.json (./ocr for a directory of that name)")
 	backend := fs.String("backend", "", "judge backend (default: as configured, see `acu doctor`)")
 	models := fs.String("model", "", "comma-separated models to run the set through one after the other, each with the backend (default: the configured model); a summary line per model ends the output")
 	limit := fs.Int("limit", 0, "run at most N cases, spread evenly over the set (a paid model's cost grows with every case); 0: all")
@@ -223,32 +223,49 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *backend != "" {
 		c.VisionBackend = *backend
 	}
-	var cases []judge.Case
-	from := *set
-	switch *set {
-	case "builtin", "":
-		cases, err = judge.BuiltinSet()
-		from = "the built-in set"
-	case "ocr":
-		cases, err = judge.BuiltinOCRSet()
-		from = "the built-in OCR set"
-	default:
-		cases, err = judge.LoadSet(*set)
-	}
+	cases, from, err := judgeSet(*set)
 	if err != nil {
 		return err
 	}
-	cases = judge.Sample(cases, *limit)
-	list := []string{""} // the configured model
-	if *models != "" {
-		list = nil
-		for _, m := range strings.Split(*models, ",") {
-			if m = strings.TrimSpace(m); m == "" {
-				return fmt.Errorf("bench judge: --model %q has an empty name: give models separated by commas, e.g. --model m1,m2", *models)
-			}
-			list = append(list, m)
-		}
+	list, err := modelList(*models)
+	if err != nil {
+		return err
 	}
+	return benchModels(ctx, e, c, list, judge.Sample(cases, *limit), from)
+}
+
+// judgeSet loads the labelled set --set names, and says which it is.
+func judgeSet(set string) ([]judge.Case, string, error) {
+	switch set {
+	case "builtin", "":
+		cases, err := judge.BuiltinSet()
+		return cases, "the built-in set", err
+	case "ocr":
+		cases, err := judge.BuiltinOCRSet()
+		return cases, "the built-in OCR set", err
+	}
+	cases, err := judge.LoadSet(set)
+	return cases, set, err
+}
+
+// modelList splits --model; [""] is the configured model.
+func modelList(models string) ([]string, error) {
+	if models == "" {
+		return []string{""}, nil
+	}
+	var list []string
+	for _, m := range strings.Split(models, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			return nil, fmt.Errorf("bench judge: --model %q has an empty name: give models separated by commas, e.g. --model m1,m2", models)
+		}
+		list = append(list, m)
+	}
+	return list, nil
+}
+
+// benchModels runs cases through the judge of each model in turn, prints
+// each report, and a line per model when there are several.
+func benchModels(ctx context.Context, e *env, c *config.Config, list []string, cases []judge.Case, from string) error {
 	var reports []judge.Report
 	for _, m := range list {
 		mc := *c

@@ -224,32 +224,10 @@ func runDisplay(ctx context.Context, e *env, args []string) error {
 		if *wl {
 			return startWayland(sctx, e, stateDir, name, w, h, *wm, *noSHM)
 		}
-		srv, err := xvfb.Start(sctx, xvfb.Options{Display: name, Width: w, Height: h, Depth: *depth, NoSHM: *noSHM,
+		return startXvfb(sctx, e, xvfb.Options{Display: name, Width: w, Height: h, Depth: *depth, NoSHM: *noSHM,
 			WindowManager: *wm, StateDir: stateDir, Detach: true, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stderr, "started Xvfb %s (%dx%dx%d, pid %d); stop it with `acu display stop %s`\n", srv.Name(), w, h, *depth, srv.Pid(), srv.Name())
-		fmt.Fprintf(e.stdout, "DISPLAY=%s\n", srv.Name())
-		return nil
 	case "list":
-		recs, err := xvfb.List(stateDir)
-		if err != nil {
-			return err
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "DISPLAY\tSIZE\tPID\tWM\tSTARTED")
-		for _, r := range recs {
-			fmt.Fprintf(tw, "%s\t%dx%dx%d\t%d\t%s\t%s\n", r.Display, r.Width, r.Height, r.Depth, r.Pid, r.WM, r.Started.Local().Format(time.DateTime))
-		}
-		wrecs, err := sway.List(stateDir)
-		if err != nil {
-			return err
-		}
-		for _, r := range wrecs {
-			fmt.Fprintf(tw, "%s\t%dx%d\t%d\tsway (as %s)\t%s\n", r.Socket, r.Width, r.Height, r.Pid, r.User, r.Started.Local().Format(time.DateTime))
-		}
-		return tw.Flush()
+		return listDisplays(e, stateDir)
 	case "stop":
 		if name == "" {
 			return fmt.Errorf("display stop: name the display, e.g. `acu display stop :99` (see `acu display list`)")
@@ -260,6 +238,39 @@ func runDisplay(ctx context.Context, e *env, args []string) error {
 		return xvfb.StopByName(ctx, stateDir, name)
 	}
 	return fmt.Errorf("display: unknown subcommand %q: use start, list or stop", sub)
+}
+
+// startXvfb is `acu display start`: a detached Xvfb, its name printed as
+// DISPLAY.
+func startXvfb(ctx context.Context, e *env, o xvfb.Options) error {
+	srv, err := xvfb.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "started Xvfb %s (%dx%dx%d, pid %d); stop it with `acu display stop %s`\n", srv.Name(), o.Width, o.Height, o.Depth, srv.Pid(), srv.Name())
+	fmt.Fprintf(e.stdout, "DISPLAY=%s\n", srv.Name())
+	return nil
+}
+
+// listDisplays is `acu display list`: the X and Wayland displays acu started.
+func listDisplays(e *env, stateDir string) error {
+	recs, err := xvfb.List(stateDir)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DISPLAY\tSIZE\tPID\tWM\tSTARTED")
+	for _, r := range recs {
+		fmt.Fprintf(tw, "%s\t%dx%dx%d\t%d\t%s\t%s\n", r.Display, r.Width, r.Height, r.Depth, r.Pid, r.WM, r.Started.Local().Format(time.DateTime))
+	}
+	wrecs, err := sway.List(stateDir)
+	if err != nil {
+		return err
+	}
+	for _, r := range wrecs {
+		fmt.Fprintf(tw, "%s\t%dx%d\t%d\tsway (as %s)\t%s\n", r.Socket, r.Width, r.Height, r.Pid, r.User, r.Started.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
 }
 
 // startWayland is `acu display start --wayland`: a detached headless sway,
