@@ -24,6 +24,7 @@ import (
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/handoff"
@@ -491,7 +492,7 @@ func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
 	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
 		Gate: d.desktop, Exclude: c.ExcludeWindows, SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
 	if ac.OCR {
-		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
+		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Scale: elements.OCRScale, Logger: log.With("component", "ocr")})
 		if err != nil {
 			return nil, fmt.Errorf("OCR for the element map: %w (install tesseract-ocr or set ACU_ACT_OCR=false)", err)
 		}

@@ -211,7 +211,7 @@ func taskElements(c *config.Config, dpy string, hub *capture.Hub, st actions.Sta
 		eo.Tree = st.Tree
 	}
 	if tc.OCR {
-		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Logger: log.With("component", "ocr")})
+		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Scale: elements.OCRScale, Logger: log.With("component", "ocr")})
 		if err != nil {
 			return nil, fmt.Errorf("OCR for element maps: %w (install tesseract-ocr or set ACU_TASK_OCR=false)", err)
 		}

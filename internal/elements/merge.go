@@ -25,6 +25,14 @@ func IoU(a, b image.Rectangle) float64 {
 
 func area(r image.Rectangle) int64 { return int64(r.Dx()) * int64(r.Dy()) }
 
+// OCRScale is the fixed upscale element maps read the screen at
+// (ocr.Options.Scale). The OCR judge's per-block scale suits phrases of any
+// size, but on maps it misread labels inside bordered buttons (xmessage's
+// "(Jupiter)" as "@upiter)"), and 2x missed a menu item ("Rename..." in
+// pcmanfm's context menu); controls' labels are small, and at 3x
+// Tesseract reads both right.
+const OCRScale = 3
+
 // MergeIoU is the overlap above which a tree element and an OCR box are one
 // element.
 const MergeIoU = 0.5
@@ -38,8 +46,8 @@ const MergeIoU = 0.5
 func Merge(tree []Element, res ocr.Result, minConf float64) []Element {
 	out := tree
 	nTree := len(tree)
-	for li := range res.Lines {
-		l := &res.Lines[li]
+	for _, seg := range segments(res) {
+		l := &seg
 		text := strings.TrimSpace(l.Text)
 		if l.Box.Empty() || l.Conf < minConf || !hasAlnum(text) {
 			continue
@@ -88,6 +96,52 @@ func Merge(tree []Element, res ocr.Result, minConf float64) []Element {
 			Source:  FromOCR,
 			Conf:    l.Conf,
 		})
+	}
+	return out
+}
+
+// wideGap is the gap between two words of an OCR line, in line heights,
+// beyond which they are two elements: labels side by side (a file view's
+// icons, a toolbar) that Tesseract reads as one line.
+const wideGap = 1.5
+
+// segments returns res's lines split at wide gaps between their words.
+func segments(res ocr.Result) []ocr.Line {
+	var out []ocr.Line
+	for _, l := range res.Lines {
+		if len(l.Words) < 2 {
+			out = append(out, l)
+			continue
+		}
+		gap := int(wideGap * float64(l.Box.Dy()))
+		var cur ocr.Line
+		var confSum float64
+		flush := func() {
+			if len(cur.Words) > 0 {
+				cur.Conf = confSum / float64(len(cur.Words))
+				out = append(out, cur)
+			}
+			cur, confSum = ocr.Line{}, 0
+		}
+		prev := -1
+		for _, wi := range l.Words {
+			if wi < 0 || wi >= len(res.Words) {
+				continue
+			}
+			w := res.Words[wi]
+			if prev >= 0 && w.Box.Min.X-res.Words[prev].Box.Max.X > gap {
+				flush()
+			}
+			if cur.Text != "" {
+				cur.Text += " "
+			}
+			cur.Text += w.Text
+			cur.Box = cur.Box.Union(w.Box)
+			cur.Words = append(cur.Words, wi)
+			confSum += w.Conf
+			prev = wi
+		}
+		flush()
 	}
 	return out
 }
