@@ -81,7 +81,7 @@ type Takeovers struct {
 
 // hold is one display taken over.
 type hold struct {
-	mu     sync.Mutex // input in order
+	mu     sync.Mutex    // input in order
 	conn   *display.Conn // the gate's connection to the display: not ours to close
 	by     string
 	runID  string
