@@ -81,8 +81,8 @@ type Takeovers struct {
 
 // hold is one display taken over.
 type hold struct {
-	mu     sync.Mutex    // input in order
-	conn   *display.Conn // the gate's connection to the display: not ours to close
+	mu     sync.Mutex // input in order
+	conn   *display.Conn
 	by     string
 	runID  string
 	since  time.Time
@@ -140,18 +140,16 @@ func (t *Takeovers) Take(ctx context.Context, dpy, by string) (api.Takeover, err
 		h.mu.Unlock()
 		return t.state(dpy, h), nil
 	}
-	// The hold marker goes on the display through the gate's own
-	// connection: one desktop stack per display, shared by every service.
-	hands, err := t.gate.Hands(ctx, dpy)
+	conn, err := display.Open(ctx, dpy, display.Options{Logger: t.log})
 	if err != nil {
 		return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 	}
-	conn := hands.Conn()
 	now := time.Now()
 	h := &hold{conn: conn, by: by, since: now, seen: now}
 	if t.opts.Runs != nil {
 		r, err := t.opts.Runs.Start(ctx, runs.StartOptions{Kind: RunKind, Spec: map[string]string{"display": dpy, "by": by}})
 		if err != nil {
+			conn.Close()
 			return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 		}
 		h.runID = r.ID
@@ -185,6 +183,7 @@ func (t *Takeovers) close(ctx context.Context, dpy string, h *hold, reason strin
 	if err := gate.ClearHold(ctx, h.conn); err != nil {
 		t.log.Warn("clear the take-over hold", "display", dpy, "err", err)
 	}
+	h.conn.Close()
 	held := time.Since(h.since)
 	t.emit(ctx, h, InterventionEvent{Phase: "handed_back", Display: dpy, By: h.by, Reason: reason, Inputs: h.inputs, HeldMs: held.Milliseconds()})
 	if t.opts.Runs != nil && h.runID != "" {
