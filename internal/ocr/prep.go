@@ -123,12 +123,6 @@ const (
 	// judged against its neighbours; longer ones use their own mode.
 	shortSegment = 32
 	bandHalf     = 8 // rows above and below a long segment that vote for its background
-	// thinRule is the widest flat run across of a background pixel that
-	// is a rule (a border down the page) rather than a background of its
-	// own: a segment beside it is judged against the background beyond
-	// it, not against the rule (a light strip of a window between the
-	// screen's edge and the black border of a window over it is not ink).
-	thinRule = 3
 )
 
 // invert makes text dark-on-light in place.
@@ -244,7 +238,6 @@ func flattenRule(g gray, sc *scratch, area bool) {
 	for y := 0; y < g.h; y++ {
 		row := g.pix[y*g.w : (y+1)*g.w]
 		mark := isBG[y*g.w : (y+1)*g.w]
-		runs := hrun[y*g.w : (y+1)*g.w]
 		left := -1 // the background value left of the segment, -1 none
 		for x := 0; x < g.w; {
 			if mark[x] {
@@ -261,24 +254,6 @@ func flattenRule(g gray, sc *scratch, area bool) {
 			right := -1
 			if e < g.w {
 				right = int(row[e])
-			}
-			// A rule (a window's border: background only by its run
-			// down, its own colour on both sides) between the segment
-			// and a background parts two backgrounds: the one beyond
-			// it is the background on that side.
-			k := x - 1
-			for k >= 0 && mark[k] && runs[k] <= thinRule {
-				k--
-			}
-			if k >= 0 && k < x-1 && mark[k] {
-				left = int(orig[y*g.w+k])
-			}
-			k = e
-			for k < g.w && mark[k] && runs[k] <= thinRule {
-				k++
-			}
-			if k < g.w && k > e && mark[k] {
-				right = int(orig[y*g.w+k])
 			}
 			seg := row[x:e]
 			mode := -1
