@@ -199,6 +199,21 @@ func judgeBackoff(interval time.Duration, streak int) time.Duration {
 	return d
 }
 
+// evalContext is one evaluation's context: it ends at the wait's deadline,
+// and Cancel or Update end it early through j.evalCancel until done runs.
+func (e *Engine) evalContext(ctx context.Context, j *job, sp spec) (context.Context, func()) {
+	ectx, cancel := context.WithDeadline(ctx, sp.Deadline)
+	j.mu.Lock()
+	j.evalCancel = cancel
+	j.mu.Unlock()
+	return ectx, func() {
+		j.mu.Lock()
+		j.evalCancel = nil
+		j.mu.Unlock()
+		cancel()
+	}
+}
+
 // evaluate observes the job's target once and judges it unless its content
 // hash and criteria equal the job's last judgement. It reports whether the
 // condition is met.
@@ -206,16 +221,8 @@ func (e *Engine) evaluate(ctx context.Context, j *job, sp spec, trigger time.Tim
 	if plan := e.structPlan(j, sp.Criteria); plan != nil {
 		return e.evaluateStructure(ctx, j, sp, trigger, *plan)
 	}
-	ectx, cancel := context.WithDeadline(ctx, sp.Deadline)
-	defer cancel()
-	j.mu.Lock()
-	j.evalCancel = cancel
-	j.mu.Unlock()
-	defer func() {
-		j.mu.Lock()
-		j.evalCancel = nil
-		j.mu.Unlock()
-	}()
+	ectx, done := e.evalContext(ctx, j, sp)
+	defer done()
 
 	// A judge slot first, then the capture: a wait whose turn has not come
 	// holds no frame, and judges the newest one when its turn comes.

@@ -226,16 +226,8 @@ func (e *Engine) emitPlan(ctx context.Context, j *job, sp spec, fallback string)
 // tree gives the whole condition to the OCR or vision judge (fallback),
 // and says so in a plan event.
 func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger time.Time, plan a11yjudge.Plan) (observation, judge.Verdict, bool) {
-	ectx, cancel := context.WithDeadline(ctx, sp.Deadline)
-	defer cancel()
-	j.mu.Lock()
-	j.evalCancel = cancel
-	j.mu.Unlock()
-	defer func() {
-		j.mu.Lock()
-		j.evalCancel = nil
-		j.mu.Unlock()
-	}()
+	ectx, done := e.evalContext(ctx, j, sp)
+	defer done()
 	no := observation{at: trigger}
 	j.mu.Lock()
 	fresh := !j.structure.decided
