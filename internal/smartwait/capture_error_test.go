@@ -2,6 +2,7 @@ package smartwait
 
 import (
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func TestCaptureErrorEvents(t *testing.T) {
 	if err := srv.Stop(); err != nil {
 		t.Logf("stop Xvfb: %v", err)
 	}
+	holdDisplayNumber(t, srv.Name())
 	eventually(t, "a capture error", func() bool {
 		j, _ := h.eng.Get(t.Context(), job.ID)
 		return strings.HasPrefix(j.LastError, "capture: ")
@@ -68,4 +70,30 @@ func TestCaptureErrorEvents(t *testing.T) {
 	if _, err := h.eng.Cancel(t.Context(), job.ID, "test done"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// holdDisplayNumber keeps the stopped display's number from being taken by
+// another test's X server until t ends: tests of other packages start Xvfb
+// in parallel with -displayfd, which picks the lowest free number, and a
+// wait reconnecting to a new server on the same number captures its screen
+// and asks the judge. An X server skips a number whose abstract socket is
+// bound (a lock file naming a live process does not stop it under
+// -displayfd: tried); connections to the held socket are closed at once, so
+// a capture fails as fast as it does on a number nobody serves.
+func holdDisplayNumber(t *testing.T, name string) {
+	t.Helper()
+	l, err := net.Listen("unix", "@/tmp/.X11-unix/X"+strings.TrimPrefix(name, ":"))
+	if err != nil {
+		t.Skipf("another X server took %s before this test could hold it: %v", name, err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
 }
