@@ -46,6 +46,7 @@ var layers = map[string]int{
 	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
 	"internal/wayland/toplevel": layerDevices, "internal/wayland/datacontrol": layerDevices,
 	"internal/wayland/snapshot": layerDevices, "internal/wayland/frames": layerDevices,
+	"internal/wayland/idle": layerDevices,
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
@@ -116,6 +117,7 @@ var testOnly = []depEdges{
 		"every vendor action is checked on the real action service on a real display"},
 	{"internal/wayland/virtual", []string{"internal/wayland/screencopy", "internal/atspi"}, "input tests find the app's cells on the real screen, and a GTK form's elements in its accessible tree, before clicking them"},
 	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
+	{"internal/wayland/idle", []string{"internal/wayland/virtual"}, "the user-first tests drive acu's own virtual devices and another client's, and count what the watch takes for the user's"},
 }
 
 const module = "github.com/acu-dev/acu/"

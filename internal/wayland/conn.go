@@ -258,12 +258,19 @@ func (c *Conn) Destroyed(obj uint32) {
 	}
 }
 
+// Sync sends wl_display.sync without waiting: done runs while a later
+// dispatch reads the compositor's answer, which comes after every event
+// the requests made before it caused on this connection.
+func (c *Conn) Sync(done func()) error {
+	cb := c.NewObject("wl_callback", func(*Event) { done() })
+	return c.Request(displayID, 0, cb) // wl_display.sync
+}
+
 // Roundtrip sends wl_display.sync and dispatches events until the
 // compositor answers it: every request made before has been processed.
 func (c *Conn) Roundtrip(ctx context.Context) error {
 	done := false
-	cb := c.NewObject("wl_callback", func(*Event) { done = true })
-	if err := c.Request(displayID, 0, cb); err != nil { // wl_display.sync
+	if err := c.Sync(func() { done = true }); err != nil {
 		return err
 	}
 	for !done {

@@ -12,7 +12,9 @@ package wayland
 //     version 1);
 //   - wlr-foreign-toplevel-management-unstable-v1.xml (wlr-protocols,
 //     version 3);
-//   - wlr-data-control-unstable-v1.xml (wlr-protocols, version 2).
+//   - wlr-data-control-unstable-v1.xml (wlr-protocols, version 2);
+//   - ext-idle-notify-v1.xml (wayland-protocols staging, version 2);
+//   - idle.xml (KDE's plasma-wayland-protocols, version 1).
 // docs/wayland.md lists them with what acu uses each for.
 
 // wl_shm
@@ -152,4 +154,23 @@ const (
 	DataOfferReqReceive        = 0 // (string mime_type, fd)
 	DataOfferReqDestroy        = 1
 	DataOfferEvOffer           = 0 // (string mime_type)
+)
+
+// ext_idle_notifier_v1 and ext_idle_notification_v1
+const (
+	IdleNotifierReqDestroy                  = 0
+	IdleNotifierReqGetIdleNotification      = 1 // (new_id notification, uint timeout_ms, object wl_seat)
+	IdleNotifierReqGetInputIdleNotification = 2 // since 2 (new_id notification, uint timeout_ms, object wl_seat): ignores idle inhibitors
+	IdleNotificationReqDestroy              = 0
+	IdleNotificationEvIdled                 = 0
+	IdleNotificationEvResumed               = 1
+)
+
+// org_kde_kwin_idle and org_kde_kwin_idle_timeout
+const (
+	KwinIdleReqGetIdleTimeout          = 0 // (new_id org_kde_kwin_idle_timeout, object wl_seat, uint timeout_ms)
+	KwinIdleTimeoutReqRelease          = 0
+	KwinIdleTimeoutReqSimulateActivity = 1
+	KwinIdleTimeoutEvIdle              = 0
+	KwinIdleTimeoutEvResumed           = 1
 )

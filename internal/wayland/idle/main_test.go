@@ -1,0 +1,11 @@
+package idle_test
+
+import (
+	"testing"
+
+	"github.com/acu-dev/acu/internal/leakcheck"
+)
+
+// TestMain fails the tests when a goroutine they started (a Watch's
+// loop) is still running after them.
+func TestMain(m *testing.M) { leakcheck.Main(m, "acu-dev/acu/") }

@@ -1,0 +1,197 @@
+package idle
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/wayland/virtual"
+	"github.com/acu-dev/acu/internal/wayland/waylandtest"
+)
+
+// counts returns the resumed events taken for acu's and for the user's
+// once every input the compositor took so far has been read.
+func (w *Watch) counts(t *testing.T) (own, user int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if err := w.Flush(ctx); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.open != 0 || w.begun != 0 {
+		t.Fatalf("after Flush: %d brackets open in the stream, %d Begins without End; want 0", w.open, w.begun)
+	}
+	return w.own, w.user
+}
+
+func openBoth(t *testing.T) (*Watch, *virtual.Device, *virtual.Device) {
+	t.Helper()
+	c := waylandtest.Start(t, 320, 200)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	w, err := Open(ctx, c.Socket(), "")
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { w.Close() })
+	var devs [2]*virtual.Device
+	for i := range devs {
+		if devs[i], err = virtual.Open(ctx, c.Socket(), ""); err != nil {
+			t.Fatalf("virtual.Open: %v", err)
+		}
+		t.Cleanup(func() { devs[i].Close() })
+	}
+	return w, devs[0], devs[1]
+}
+
+// TestOwnInputIsNotTheUsers clicks and types 200 times with acu's own
+// virtual devices, each effect bracketed by Begin and End as the gate
+// does, with no pause between them: LastUser never moves (no
+// self-detection), while a click of another client's pointer after them
+// does move it.
+func TestOwnInputIsNotTheUsers(t *testing.T) {
+	w, acu, user := openBoth(t)
+	const n = 200
+	late := 0 // acu's events read after its End: a bracket ending at End would take them for the user's
+	for i := range n {
+		w.Begin()
+		var err error
+		if i%10 == 9 {
+			err = acu.Type(t.Context(), "a")
+		} else {
+			err = acu.Click(t.Context(), 10+i, 10+i/2, 1, 1)
+		}
+		if err != nil {
+			t.Fatalf("acu's input %d: %v", i, err)
+		}
+		w.mu.Lock()
+		atEnd := w.own
+		w.mu.Unlock()
+		w.End()
+		w.mu.Lock()
+		late += w.own - atEnd
+		w.mu.Unlock()
+	}
+	own, self := w.counts(t)
+	t.Logf("%d effects: %d resumed events taken for acu's, %d of them read after End; %d self-detections", n, own, late, self)
+	if self != 0 || !w.LastUser().IsZero() {
+		t.Fatalf("acu's own bracketed input was taken for the user's %d times (LastUser %v), want 0", self, w.LastUser())
+	}
+	if want := 3*(n-n/10) + 2*(n/10); own != want { // a click: motion, press, release; a character: press, release
+		t.Fatalf("%d resumed events for %d effects, want %d (one per input event)", own, n, want)
+	}
+
+	before := time.Now()
+	if err := user.Click(t.Context(), 100, 100, 1, 1); err != nil {
+		t.Fatalf("the user's click: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for w.LastUser().Before(before) {
+		if time.Now().After(deadline) {
+			t.Fatalf("LastUser after the user's click = %v, want at or after %v", w.LastUser(), before)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestUserInputRightBeforeBeginIsTheUsers clicks with another client's
+// pointer and, as soon as the click is taken, brackets a click of acu's,
+// 50 times: every event of the user's clicks is the user's and every one
+// of acu's is acu's (Begin's marker splits the stream exactly).
+func TestUserInputRightBeforeBeginIsTheUsers(t *testing.T) {
+	w, acu, user := openBoth(t)
+	const n = 50
+	for i := range n {
+		if err := user.Click(t.Context(), 100+i, 50, 1, 1); err != nil {
+			t.Fatalf("the user's click %d: %v", i, err)
+		}
+		w.Begin()
+		if err := acu.Click(t.Context(), 10+i, 10, 1, 1); err != nil {
+			t.Fatalf("acu's click %d: %v", i, err)
+		}
+		w.End()
+	}
+	own, seen := w.counts(t)
+	if own != 3*n || seen != 3*n {
+		t.Fatalf("%d user clicks and %d of acu's (3 input events each): %d events taken for the user's and %d for acu's, want %d and %d",
+			n, n, seen, own, 3*n, 3*n)
+	}
+}
+
+// TestUserInputInsideABracketIsTakenForAcus shows the limit of telling
+// input apart by time: another client's click while acu's input is
+// bracketed is taken for acu's (docs/wayland.md, "The user first").
+func TestUserInputInsideABracketIsTakenForAcus(t *testing.T) {
+	w, _, user := openBoth(t)
+	w.Begin()
+	if err := user.Click(t.Context(), 50, 50, 1, 1); err != nil {
+		t.Fatalf("the user's click: %v", err)
+	}
+	w.End()
+	if own, seen := w.counts(t); own == 0 || seen != 0 {
+		t.Fatalf("a click inside a bracket: %d events taken for acu's, %d for the user's; want some, 0", own, seen)
+	}
+	if last := w.LastUser(); !last.IsZero() {
+		t.Fatalf("LastUser = %v, want the zero time", last)
+	}
+}
+
+// TestEventsPerInput counts the resumed events of one click and one typed
+// character of another client: with a 0 ms timeout each input event is
+// one (the granularity docs/wayland.md states).
+func TestEventsPerInput(t *testing.T) {
+	w, _, user := openBoth(t)
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"click (motion, press, release)", func() error { return user.Click(t.Context(), 30, 30, 1, 1) }},
+		{"typed character (press, release)", func() error { return user.Type(t.Context(), "x") }},
+		{"pointer motion", func() error { return user.Move(t.Context(), 80, 40) }},
+	} {
+		_, u0 := w.counts(t)
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		_, u1 := w.counts(t)
+		t.Logf("%s: %d resumed events", step.name, u1-u0)
+		if u1 == u0 {
+			t.Errorf("%s: no resumed event", step.name)
+		}
+	}
+}
+
+// BenchmarkBracket measures what bracketing costs each effect: the round
+// trips of Begin (before the input goes) and End (after the device's own
+// round trip: the time after acu's input in which the user's is still
+// taken for acu's).
+func BenchmarkBracket(b *testing.B) {
+	c := waylandtest.Start(b, 320, 200)
+	ctx := context.Background()
+	w, err := Open(ctx, c.Socket(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	acu, err := virtual.Open(ctx, c.Socket(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer acu.Close()
+	var begin, end time.Duration
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		w.Begin()
+		begin += time.Since(t0)
+		if err := acu.Click(ctx, 10+i%100, 10, 1, 1); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		w.End()
+		end += time.Since(t1)
+	}
+	b.ReportMetric(float64(begin.Microseconds())/float64(b.N), "µs/begin")
+	b.ReportMetric(float64(end.Microseconds())/float64(b.N), "µs/end")
+}
