@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/wayland"
+	"github.com/acu-dev/acu/internal/wayland/idle"
 )
 
 // checkWayland reports, when WAYLAND_DISPLAY is set, what acu can do on
 // that compositor: for each feature the protocol it would use, or what is
-// missing (docs/wayland.md).
+// missing, and which protocol, if any, shows the user's input for the
+// user-first check (docs/wayland.md).
 func checkWayland(ctx context.Context, e *env, report func(bool, string, string), warn func(string, string)) {
 	name := e.getenv("WAYLAND_DISPLAY")
 	if name == "" {
@@ -43,6 +45,15 @@ func checkWayland(ctx context.Context, e *env, report func(bool, string, string)
 	}
 	for _, l := range lack {
 		warn("wayland", l)
+	}
+	if g, ok := idle.Offered(conn.Globals()); ok {
+		line := fmt.Sprintf("the user first: %s v%d reports the seat's input", g.Interface, g.Version)
+		if g.Interface != "ext_idle_notifier_v1" || g.Version < 2 {
+			line += " (none while a window inhibits idle, e.g. a video playing: docs/wayland.md)"
+		}
+		report(true, "wayland", line)
+	} else {
+		warn("wayland", "the user first: "+path+" offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle, so acu cannot see the user's input there to pause for it")
 	}
 	if len(have) == 0 {
 		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md)")

@@ -82,7 +82,8 @@ func TestDisplayStartWayland(t *testing.T) {
 
 // TestDoctorReportsWaylandSupport runs `acu doctor` with WAYLAND_DISPLAY
 // naming a real headless sway: it lists the protocol acu uses for each
-// feature, and which of the daemon's parts take the display.
+// feature, the protocol that shows the user's input, and which of the
+// daemon's parts take the display.
 func TestDoctorReportsWaylandSupport(t *testing.T) {
 	c := waylandtest.Start(t, 200, 100)
 	env, _, _ := newEnv(t, ":0")
@@ -91,6 +92,7 @@ func TestDoctorReportsWaylandSupport(t *testing.T) {
 	for _, want := range []string{
 		"ok   wayland    " + c.Socket() + ": capture: zwlr_screencopy_manager_v1 v3; pointer: zwlr_virtual_pointer_manager_v1 v2; keyboard: zwp_virtual_keyboard_manager_v1 v1; windows: zwlr_foreign_toplevel_manager_v1 v3; clipboard: zwlr_data_control_manager_v1 v2",
 		"warn wayland    give the daemon " + c.Socket() + ": smart waits, the live view, recordings and `acu screenshot` take it",
+		"ok   wayland    the user first: org_kde_kwin_idle v1 reports the seat's input (none while a window inhibits idle",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("acu doctor has no line %q:\n%s\n%s", want, out, errOut)

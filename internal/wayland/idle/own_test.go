@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
@@ -28,7 +29,11 @@ func (w *Watch) counts(t *testing.T) (own, user int) {
 
 func openBoth(t *testing.T) (*Watch, *virtual.Device, *virtual.Device) {
 	t.Helper()
-	c := waylandtest.Start(t, 320, 200)
+	return openOn(t, waylandtest.Start(t, 320, 200))
+}
+
+func openOn(t *testing.T, c *sway.Compositor) (*Watch, *virtual.Device, *virtual.Device) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	w, err := Open(ctx, c.Socket(), "")
@@ -194,4 +199,42 @@ func BenchmarkBracket(b *testing.B) {
 	}
 	b.ReportMetric(float64(begin.Microseconds())/float64(b.N), "µs/begin")
 	b.ReportMetric(float64(end.Microseconds())/float64(b.N), "µs/end")
+}
+
+// TestIdleInhibitorHidesTheUser pins a limit of org_kde_kwin_idle on sway
+// 1.7: while a window inhibits idle (here sway's own `inhibit_idle open`
+// on a foot window; a video player's zwp_idle_inhibitor_v1 does the
+// same), sway disables the idle timers, so the user's input is not
+// reported at all; once the inhibitor goes, it is again
+// (docs/wayland.md, "The user first").
+func TestIdleInhibitorHidesTheUser(t *testing.T) {
+	c := waylandtest.Start(t, 320, 200)
+	waylandtest.Client(t, c, "foot", "--app-id=inhibitor", "sh", "-c", "exec sleep 600")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if wins, _ := sway.Windows(t.Context(), c.IPCSocket()); len(wins) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("foot's window did not show")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	w, _, user := openOn(t, c)
+	for i, step := range []struct {
+		inhibit string
+		seen    bool
+	}{{"open", false}, {"none", true}} {
+		if err := sway.Command(t.Context(), c.IPCSocket(), "[app_id=inhibitor] inhibit_idle "+step.inhibit); err != nil {
+			t.Fatalf("inhibit_idle %s: %v", step.inhibit, err)
+		}
+		_, before := w.counts(t)
+		if err := user.Click(t.Context(), 40+i, 40, 1, 1); err != nil {
+			t.Fatalf("the user's click: %v", err)
+		}
+		_, after := w.counts(t)
+		if seen := after > before; seen != step.seen {
+			t.Errorf("inhibit_idle %s: the user's click seen = %v (%d events), want %v", step.inhibit, seen, after-before, step.seen)
+		}
+	}
 }
