@@ -72,6 +72,10 @@ type Watch struct {
 	protocol string
 	version  uint32
 	mgr, obj uint32
+	// probe is a second org_kde_kwin_idle timeout, for Blind; owned by the
+	// loop, like probed (the events it sent so far).
+	probe  uint32
+	probed int
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -152,7 +156,11 @@ func (w *Watch) setup(ctx context.Context) error {
 			return err
 		}
 		w.obj = w.conn.NewObject("org_kde_kwin_idle_timeout", w.onEvent(wayland.KwinIdleTimeoutEvResumed))
-		err = w.conn.Request(w.mgr, wayland.KwinIdleReqGetIdleTimeout, w.obj, seat, uint32(timeoutMS))
+		if err = w.conn.Request(w.mgr, wayland.KwinIdleReqGetIdleTimeout, w.obj, seat, uint32(timeoutMS)); err != nil {
+			return err
+		}
+		w.probe = w.conn.NewObject("org_kde_kwin_idle_timeout", func(*wayland.Event) { w.probed++ })
+		err = w.conn.Request(w.mgr, wayland.KwinIdleReqGetIdleTimeout, w.probe, seat, uint32(timeoutMS))
 	}
 	if err != nil {
 		return err
@@ -305,6 +313,43 @@ func (w *Watch) LastUser() time.Time {
 	return w.last
 }
 
+// Blind reports whether the compositor reports no input now, so the
+// user's input goes unseen: with org_kde_kwin_idle, while an idle
+// inhibitor is active (a video player's, a window's under sway's
+// inhibit_idle), wlroots disables every timer. The watch asks a second
+// timeout of its own to simulate activity: an enabled timer answers with
+// an event before a marker's answer, a disabled one does not. It is
+// false with ext-idle-notify-v1 (version 2's input notification ignores
+// inhibitors; version 1 gives no way to tell).
+func (w *Watch) Blind(ctx context.Context) (bool, error) {
+	if w.probe == 0 {
+		return false, w.Err()
+	}
+	answer := make(chan bool, 1)
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return false, w.Err()
+	}
+	w.queue = append(w.queue, func() error {
+		before := w.probed
+		if err := w.conn.Request(w.probe, wayland.KwinIdleTimeoutReqSimulateActivity); err != nil {
+			return err
+		}
+		return w.conn.Sync(func() { answer <- w.probed == before })
+	})
+	w.mu.Unlock()
+	w.conn.Wake()
+	select {
+	case blind := <-answer:
+		return blind, nil
+	case <-w.done:
+		return false, w.Err()
+	case <-ctx.Done():
+		return false, fmt.Errorf("ask whether %s reports input: %w", w.display, ctx.Err())
+	}
+}
+
 // Protocol returns the idle protocol the watch uses and its version.
 func (w *Watch) Protocol() (string, uint32) { return w.protocol, w.version }
 
@@ -337,6 +382,7 @@ func (w *Watch) Close() error {
 		_ = w.conn.Request(w.mgr, wayland.IdleNotifierReqDestroy)
 	} else {
 		_ = w.conn.Request(w.obj, wayland.KwinIdleTimeoutReqRelease)
+		_ = w.conn.Request(w.probe, wayland.KwinIdleTimeoutReqRelease)
 	}
 	return w.conn.Close()
 }

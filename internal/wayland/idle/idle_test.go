@@ -107,6 +107,9 @@ func TestCloseEndsTheWatch(t *testing.T) {
 	}
 	w.Begin() // harmless after Close
 	w.End()
+	if _, err := w.Blind(t.Context()); err == nil {
+		t.Fatal("Blind after Close: no error")
+	}
 
 	gone := open(t, c)
 	c.Stop()

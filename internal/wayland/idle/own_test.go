@@ -206,7 +206,8 @@ func BenchmarkBracket(b *testing.B) {
 // on a foot window; a video player's zwp_idle_inhibitor_v1 does the
 // same), sway disables the idle timers, so the user's input is not
 // reported at all; once the inhibitor goes, it is again
-// (docs/wayland.md, "The user first").
+// (docs/wayland.md, "The user first"). Blind tells which state it is in,
+// and asking it is not the user's input.
 func TestIdleInhibitorHidesTheUser(t *testing.T) {
 	c := waylandtest.Start(t, 320, 200)
 	waylandtest.Client(t, c, "foot", "--app-id=inhibitor", "sh", "-c", "exec sleep 600")
@@ -228,6 +229,13 @@ func TestIdleInhibitorHidesTheUser(t *testing.T) {
 		if err := sway.Command(t.Context(), c.IPCSocket(), "[app_id=inhibitor] inhibit_idle "+step.inhibit); err != nil {
 			t.Fatalf("inhibit_idle %s: %v", step.inhibit, err)
 		}
+		blind, err := w.Blind(t.Context())
+		if err != nil {
+			t.Fatalf("Blind: %v", err)
+		}
+		if blind != !step.seen {
+			t.Errorf("inhibit_idle %s: Blind = %v, want %v", step.inhibit, blind, !step.seen)
+		}
 		_, before := w.counts(t)
 		if err := user.Click(t.Context(), 40+i, 40, 1, 1); err != nil {
 			t.Fatalf("the user's click: %v", err)
@@ -236,5 +244,14 @@ func TestIdleInhibitorHidesTheUser(t *testing.T) {
 		if seen := after > before; seen != step.seen {
 			t.Errorf("inhibit_idle %s: the user's click seen = %v (%d events), want %v", step.inhibit, seen, after-before, step.seen)
 		}
+	}
+	_, before := w.counts(t)
+	for range 3 {
+		if blind, err := w.Blind(t.Context()); blind || err != nil {
+			t.Fatalf("Blind with no inhibitor = %v, %v; want false, nil", blind, err)
+		}
+	}
+	if _, after := w.counts(t); after != before {
+		t.Errorf("Blind's probe was taken for the user's input %d times", after-before)
 	}
 }
