@@ -22,7 +22,9 @@
 // acu's own burst is taken for acu's; the input of other clients' virtual
 // devices (wtype, ydotool, another agent) counts as the user's; the time
 // of the user's input is when the watch read the event, not a compositor
-// timestamp (the protocols carry none).
+// timestamp (the protocols carry none), and Flush waits until what the
+// compositor took so far has been read; with org_kde_kwin_idle an idle
+// inhibitor silences every input, which Blind detects.
 //
 // It does not decide anything: the gate, above it, compares LastUser with
 // the quiet period.
