@@ -13,7 +13,7 @@ import (
 // sameLayer or testOnly names it with its reason.
 const (
 	layerLeaves    = iota // values and pure code: no import of acu, no I/O
-	layerProtocols        // model clients, vendor dialects, config, auth defences: on leaves only, no desktop
+	layerProtocols        // model clients, vendor dialects, config, auth defences, detached servers' records: on leaves only, no desktop
 	layerClients          // the MCP server: tools over the API client, nothing of the daemon
 	layerSystem           // one resource each: the X connection, Xvfb, the store, Tesseract, run directories, the launcher
 	layerDevices          // on the X connection: input, capture, AT-SPI, clipboard
@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/llm": layerProtocols, "internal/config": layerProtocols, "internal/guard": layerProtocols,
 	"internal/dialect": layerProtocols, "internal/dialect/anthropic": layerProtocols, "internal/dialect/openai": layerProtocols,
 	"internal/dialect/uitars": layerProtocols,
+	"internal/daemonproc":     layerProtocols, // the records and stopping of detached servers, for xvfb and wayland/sway
 
 	"internal/mcpserver": layerClients,
 
