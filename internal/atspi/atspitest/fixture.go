@@ -2,16 +2,15 @@ package atspitest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ type Fixture struct {
 	in    io.WriteCloser
 	lines chan string
 	mu    sync.Mutex
-	err   strings.Builder
+	err   bytes.Buffer
 	done  chan struct{}
 }
 
@@ -64,18 +63,11 @@ func (s *Session) StartFixture(t testing.TB, toolkit, title string) *Fixture {
 		script = qtFixture
 		env = append(env, "QT_ACCESSIBILITY=1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1", "QT_QPA_PLATFORM=xcb")
 	}
-	path := filepath.Join(t.TempDir(), toolkit+"_fixture.py")
-	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f := &Fixture{lines: make(chan string, 64), done: make(chan struct{})}
+	path := writeScript(t, toolkit+"_fixture.py", []byte(script))
+	f := &Fixture{lines: make(chan string, 64)}
 	f.app = exec.Command(Python(), path, title)
 	f.app.Env = env
-	f.app.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var errBuf lockedBuilder
-	errBuf.mu = &f.mu
-	errBuf.b = &f.err
-	f.app.Stderr = errBuf
+	f.app.Stderr = lockedWriter{&f.mu, &f.err}
 	in, err := f.app.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +77,11 @@ func (s *Session) StartFixture(t testing.TB, toolkit, title string) *Fixture {
 		t.Fatal(err)
 	}
 	f.in = in
-	if err := f.app.Start(); err != nil {
+	f.done, err = startInGroup(t, f.app, func(error) {})
+	if err != nil {
 		t.Fatalf("start the %s fixture (python3): %v", toolkit, err)
 	}
+	t.Cleanup(func() { _ = f.in.Close() }) // runs before startInGroup's kill
 	go func() {
 		defer close(f.lines)
 		sc := bufio.NewScanner(out)
@@ -95,12 +89,6 @@ func (s *Session) StartFixture(t testing.TB, toolkit, title string) *Fixture {
 			f.lines <- sc.Text()
 		}
 	}()
-	go func() { _ = f.app.Wait(); close(f.done) }()
-	t.Cleanup(func() {
-		_ = f.in.Close()
-		_ = syscall.Kill(-f.app.Process.Pid, syscall.SIGKILL)
-		<-f.done
-	})
 	select {
 	case l, ok := <-f.lines:
 		if !ok || l != "ready" {
@@ -119,17 +107,6 @@ func Python() string {
 		return "/usr/bin/python3"
 	}
 	return "python3"
-}
-
-type lockedBuilder struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (w lockedBuilder) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
 }
 
 // Stderr is what the fixture wrote to its standard error.
