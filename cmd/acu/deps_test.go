@@ -51,6 +51,7 @@ var layers = map[string]int{
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
 	"internal/wayland/waylandtest": layerHelpers, "internal/dialect/dialecttest": layerHelpers,
+	"internal/record/recordtest": layerHelpers,
 
 	"internal/runs": layerEngines, "internal/judge": layerEngines, "internal/notify": layerEngines, "internal/elements": layerEngines,
 	"internal/a11yjudge": layerEngines,
@@ -72,7 +73,7 @@ var layers = map[string]int{
 var testHelpers = []string{
 	"internal/leakcheck", "internal/testx", "internal/testfs", "internal/pgtest", "internal/llm/llmtest",
 	"internal/ocr/ocrtest", "internal/atspi/atspitest", "internal/guard/guardtest", "internal/wayland/waylandtest",
-	"internal/dialect/dialecttest", "bench/internal/rig", // the benchmarks' shared set-up
+	"internal/dialect/dialecttest", "internal/record/recordtest", "bench/internal/rig", // the benchmarks' shared set-up
 }
 
 // depEdges are allowed imports that the ranks alone would refuse.
