@@ -224,9 +224,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	if opts.StateDir != "" {
-		if err := writeRecord(opts.StateDir, rec); err != nil {
+		if err := daemonproc.WriteRecord(recordPath(opts.StateDir, s.name), rec); err != nil {
 			s.Stop()
-			return nil, err
+			return nil, fmt.Errorf("record display %s: %w", s.name, err)
 		}
 	}
 	return s, nil
@@ -310,13 +310,6 @@ func displayNumber(name string) (int, error) {
 
 func recordPath(dir, name string) string {
 	return filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".json")
-}
-
-func writeRecord(dir string, r Record) error {
-	if err := daemonproc.WriteRecord(recordPath(dir, r.Display), r); err != nil {
-		return fmt.Errorf("record display %s: %w", r.Display, err)
-	}
-	return nil
 }
 
 func removeRecord(dir, name string) {

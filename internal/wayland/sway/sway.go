@@ -182,9 +182,9 @@ func Start(ctx context.Context, opts Options) (*Compositor, error) {
 	log.Info("sway started", "socket", c.rec.Socket, "pid", c.rec.Pid, "user", username,
 		"size", fmt.Sprintf("%dx%d", opts.Width, opts.Height))
 	if opts.StateDir != "" {
-		if err := writeRecord(opts.StateDir, c.rec); err != nil {
+		if err := daemonproc.WriteRecord(recordPath(opts.StateDir, c.rec.RuntimeDir), c.rec); err != nil {
 			c.Stop()
-			return nil, err
+			return nil, fmt.Errorf("record wayland display %s: %w", c.rec.Socket, err)
 		}
 	}
 	return c, nil
@@ -347,13 +347,6 @@ func tail(s string, n int) string {
 
 func recordPath(dir, runtimeDir string) string {
 	return filepath.Join(dir, filepath.Base(runtimeDir)+".json")
-}
-
-func writeRecord(dir string, r Record) error {
-	if err := daemonproc.WriteRecord(recordPath(dir, r.RuntimeDir), r); err != nil {
-		return fmt.Errorf("record wayland display %s: %w", r.Socket, err)
-	}
-	return nil
 }
 
 func removeRecord(dir, runtimeDir string) {
