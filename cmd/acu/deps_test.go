@@ -13,7 +13,7 @@ import (
 // sameLayer or testOnly names it with its reason.
 const (
 	layerLeaves    = iota // values and pure code: no import of acu, no I/O
-	layerProtocols        // model clients, vendor dialects, config, auth defences: on leaves only, no desktop
+	layerProtocols        // model clients, vendor dialects, config, auth defences, detached servers' records: on leaves only, no desktop
 	layerClients          // the MCP server: tools over the API client, nothing of the daemon
 	layerSystem           // one resource each: the X connection, Xvfb, the store, Tesseract, run directories, the launcher
 	layerDevices          // on the X connection: input, capture, AT-SPI, clipboard
@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"internal/llm": layerProtocols, "internal/config": layerProtocols, "internal/guard": layerProtocols,
 	"internal/dialect": layerProtocols, "internal/dialect/anthropic": layerProtocols, "internal/dialect/openai": layerProtocols,
 	"internal/dialect/uitars": layerProtocols,
+	"internal/daemonproc":     layerProtocols, // the records and stopping of detached servers, for xvfb and wayland/sway
 
 	"internal/mcpserver": layerClients,
 
@@ -50,7 +51,8 @@ var layers = map[string]int{
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
-	"internal/wayland/waylandtest": layerHelpers,
+	"internal/wayland/waylandtest": layerHelpers, "internal/dialect/dialecttest": layerHelpers,
+	"internal/record/recordtest": layerHelpers,
 
 	"internal/runs": layerEngines, "internal/judge": layerEngines, "internal/notify": layerEngines, "internal/elements": layerEngines,
 	"internal/a11yjudge": layerEngines,
@@ -72,7 +74,7 @@ var layers = map[string]int{
 var testHelpers = []string{
 	"internal/leakcheck", "internal/testx", "internal/testfs", "internal/pgtest", "internal/llm/llmtest",
 	"internal/ocr/ocrtest", "internal/atspi/atspitest", "internal/guard/guardtest", "internal/wayland/waylandtest",
-	"bench/internal/rig", // the benchmarks' shared set-up
+	"internal/dialect/dialecttest", "internal/record/recordtest", "bench/internal/rig", // the benchmarks' shared set-up
 }
 
 // depEdges are allowed imports that the ranks alone would refuse.

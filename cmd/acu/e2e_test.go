@@ -60,7 +60,9 @@ var (
 	handedOut = map[int]bool{}
 )
 
-func freePort(t *testing.T) int {
+// freePort is a free TCP port on 127.0.0.1 that no test of this process
+// was handed before (t: a test's, or a script's testing.TB).
+func freePort(t testing.TB) int {
 	t.Helper()
 	portsMu.Lock()
 	defer portsMu.Unlock()
@@ -120,9 +122,15 @@ func newEnv(t *testing.T, display string) (env []string, dataDir string, port in
 		"HOME="+dataDir, "XDG_CONFIG_HOME="+dataDir, "ACU_DATA_DIR="+dataDir,
 		"ACU_DAEMON_PORT="+strconv.Itoa(port), "DISPLAY="+display,
 		"ACU_VISION_BACKEND=ocr", "ACU_LOG_LEVEL=debug", "ACU_RELAY_PORT="+strconv.Itoa(freePort(t)),
-		"ACU_NOTIFY_COMMAND=sh -c 'printf \"%s\\n\" \"$1\" >> "+notified+"' sh {message}",
+		"ACU_NOTIFY_COMMAND="+notifyCommand(notified),
 	)
 	return env, dataDir, port
+}
+
+// notifyCommand is an ACU_NOTIFY_COMMAND (an exec notifier) that appends
+// each message as a line to file.
+func notifyCommand(file string) string {
+	return "sh -c 'printf \"%s\\n\" \"$1\" >> " + file + "' sh {message}"
 }
 
 func startDaemon(t *testing.T, env []string, dataDir string, port int) *daemonProc {

@@ -2,52 +2,19 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"image/color"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/record/recordtest"
 	"github.com/acu-dev/acu/internal/testx"
 )
-
-// childNamed is the pid of pid's child process named comm, 0 if none.
-func childNamed(pid int, comm string) int {
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-	for _, p := range tasks {
-		b, _ := os.ReadFile(p)
-		for _, f := range strings.Fields(string(b)) {
-			c, _ := os.ReadFile("/proc/" + f + "/comm")
-			if strings.TrimSpace(string(c)) == comm {
-				n, _ := strconv.Atoi(f)
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-// probeSeconds is ffprobe's duration of a file's video track and of the
-// file, in seconds.
-func probeSeconds(t *testing.T, path string) (track, file float64) {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,duration:format=duration",
-		"-of", "csv=p=0", path).CombinedOutput()
-	f := strings.Fields(string(bytes.ReplaceAll(out, []byte(","), []byte(" "))))
-	if err != nil || len(f) != 3 || f[0] != "h264" {
-		t.Fatalf("ffprobe %s: %v: %s; want h264 with durations", path, err, out)
-	}
-	track, _ = strconv.ParseFloat(f[1], 64)
-	file, _ = strconv.ParseFloat(f[2], 64)
-	return track, file
-}
 
 // TestRecordingSurvivesKill9: kill -9 of the daemon and of its ffmpeg in
 // the middle of a recording leaves an owner-only MP4 that plays up to its
@@ -71,12 +38,8 @@ func TestRecordingSurvivesKill9(t *testing.T) {
 		t.Errorf("the recording's file = %q, want the bare name %s.mp4", r.File, r.ID)
 	}
 	var ffmpeg int
-	eventually(t, 10*time.Second, "the daemon's ffmpeg", func() bool { ffmpeg = childNamed(d.cmd.Process.Pid, "ffmpeg"); return ffmpeg != 0 })
-	win.Fill(color.RGBA{G: 200, A: 255})
-	time.Sleep(300 * time.Millisecond)
-	win.Fill(color.RGBA{B: 200, A: 255})
-	lastChange := time.Now()
-	time.Sleep(3500 * time.Millisecond)
+	eventually(t, 10*time.Second, "the daemon's ffmpeg", func() bool { ffmpeg = recordtest.ChildNamed(d.cmd.Process.Pid, "ffmpeg"); return ffmpeg != 0 })
+	lastChange := recordtest.ChangeThenStill(win.Fill)
 	killed := time.Now()
 	if err := syscall.Kill(ffmpeg, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -89,7 +52,11 @@ func TestRecordingSurvivesKill9(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("%s after the kill: %v (%v), want mode 0600", path, fi, err)
 	}
-	track, file := probeSeconds(t, path)
+	p := recordtest.FFprobe(t, path)
+	if p.Codec != "h264" || !p.OwnTrack {
+		t.Fatalf("ffprobe %s: %+v; want h264 with durations", path, p)
+	}
+	track, file := p.Track, p.Duration
 	if math.Abs(track-file) > 0.02*file {
 		t.Errorf("the killed file's track lasts %.3f s, the file %.3f s: want within 2%%", track, file)
 	}

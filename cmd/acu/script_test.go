@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -68,27 +67,6 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// scriptPort is freePort for a script's testing.TB.
-func scriptPort(tb testing.TB) int {
-	tb.Helper()
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if !handedOut[p] {
-			handedOut[p] = true
-			return p
-		}
-	}
-	tb.Fatal("no free port not handed out before")
-	return 0
-}
-
 func scriptSetup(env *testscript.Env) error {
 	tb, ok := env.T().(testing.TB)
 	if !ok {
@@ -98,10 +76,10 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("HOME", work)
 	env.Setenv("PATH", filepath.Dir(acuBin)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	for _, k := range []string{"ACU_DAEMON_PORT", "ACU_RELAY_PORT", "ACU_AGENT_PORT"} {
-		env.Setenv(k, strconv.Itoa(scriptPort(tb)))
+		env.Setenv(k, strconv.Itoa(freePort(tb)))
 	}
 	env.Setenv("ACU_VISION_BACKEND", "ocr")
-	env.Setenv("ACU_NOTIFY_COMMAND", "sh -c 'printf \"%s\\n\" \"$1\" >> "+filepath.Join(work, "notified.txt")+"' sh {message}")
+	env.Setenv("ACU_NOTIFY_COMMAND", notifyCommand(filepath.Join(work, "notified.txt")))
 	dpy := testx.StartXvfb(tb, xvfb.Options{Width: 1280, Height: 720})
 	env.Setenv("DISPLAY", dpy)
 	s := atspitest.Start(tb, dpy)

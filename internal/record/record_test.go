@@ -2,20 +2,18 @@ package record
 
 import (
 	"context"
-	"encoding/json"
 	"image/color"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
+	"github.com/acu-dev/acu/internal/record/recordtest"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/store"
 	"github.com/acu-dev/acu/internal/testx"
@@ -65,46 +63,6 @@ func newFixtureWith(t *testing.T, adjust func(*Options)) *fixture {
 	return &fixture{dir: dir, dpy: dpy, hub: hub, reg: reg, rec: rec}
 }
 
-// probe is what ffprobe says of a video file.
-type probe struct {
-	codec    string
-	w, h     int
-	duration float64 // seconds: the file's (container's)
-	track    float64 // seconds: the video track's own duration, or the container's when it has none (WebM)
-	frames   int
-}
-
-func ffprobe(t *testing.T, path string) probe {
-	t.Helper()
-	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=codec_name,width,height,nb_read_frames,duration:format=duration", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v", path, err)
-	}
-	var j struct {
-		Streams []struct {
-			CodecName    string `json:"codec_name"`
-			Width        int    `json:"width"`
-			Height       int    `json:"height"`
-			NbReadFrames string `json:"nb_read_frames"`
-			Duration     string `json:"duration"`
-		} `json:"streams"`
-		Format struct {
-			Duration string `json:"duration"`
-		} `json:"format"`
-	}
-	if err := json.Unmarshal(out, &j); err != nil || len(j.Streams) != 1 {
-		t.Fatalf("ffprobe %s: %s (%v)", path, out, err)
-	}
-	d, _ := strconv.ParseFloat(j.Format.Duration, 64)
-	n, _ := strconv.Atoi(j.Streams[0].NbReadFrames)
-	track := d
-	if v, err := strconv.ParseFloat(j.Streams[0].Duration, 64); err == nil {
-		track = v
-	}
-	return probe{codec: j.Streams[0].CodecName, w: j.Streams[0].Width, h: j.Streams[0].Height, duration: d, track: track, frames: n}
-}
-
 // checkFile: the file decodes with ffprobe at the screen's size, its
 // video track lasts as long as the file (within 2%: Chromium seeks by the
 // track), both as long as the recording did (within 5%: the recording
@@ -116,14 +74,14 @@ func checkFile(t *testing.T, f *fixture, rec api.Recording, codec string) {
 	if filepath.Base(rec.File) != rec.File || rec.File != rec.ID+"."+rec.Format {
 		t.Errorf("recording's file = %q, want the bare name %s.%s", rec.File, rec.ID, rec.Format)
 	}
-	p := ffprobe(t, path)
+	p := recordtest.FFprobe(t, path)
 	want := float64(rec.DurationMs) / 1000
-	if p.codec != codec || p.w != 1280 || p.h != 720 || math.Abs(p.track-p.duration) > 0.02*p.duration || math.Abs(p.duration-want) > 0.05*want {
+	if p.Codec != codec || p.W != 1280 || p.H != 720 || math.Abs(p.Track-p.Duration) > 0.02*p.Duration || math.Abs(p.Duration-want) > 0.05*want {
 		t.Errorf("%s: %s %dx%d, %.3f s (track %.3f s); want %s 1280x720, %.3f s (the track within 2%% of the file, the file within 5%% of the recording)",
-			path, p.codec, p.w, p.h, p.duration, p.track, codec, want)
+			path, p.Codec, p.W, p.H, p.Duration, p.Track, codec, want)
 	}
-	if p.frames < rec.Frames {
-		t.Errorf("%s has %d frames, want at least the %d written", path, p.frames, rec.Frames)
+	if p.Frames < rec.Frames {
+		t.Errorf("%s has %d frames, want at least the %d written", path, p.Frames, rec.Frames)
 	}
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("%s: mode %v (%v), want 0600", path, fi.Mode().Perm(), err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acu-dev/acu/internal/record/recordtest"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/testx"
 )
@@ -47,16 +48,8 @@ func TestRecordIrregularChangesTrackDuration(t *testing.T) {
 func ffmpegChild(t *testing.T) int {
 	t.Helper()
 	for range 200 {
-		tasks, _ := filepath.Glob("/proc/self/task/*/children")
-		for _, p := range tasks {
-			b, _ := os.ReadFile(p)
-			for _, f := range strings.Fields(string(b)) {
-				comm, _ := os.ReadFile("/proc/" + f + "/comm")
-				if strings.TrimSpace(string(comm)) == "ffmpeg" {
-					pid, _ := strconv.Atoi(f)
-					return pid
-				}
-			}
+		if pid := recordtest.ChildNamed(os.Getpid(), "ffmpeg"); pid != 0 {
+			return pid
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
@@ -80,11 +73,7 @@ func TestRecordSurvivesKilledFFmpeg(t *testing.T) {
 				t.Fatal(err)
 			}
 			pid := ffmpegChild(t)
-			win.Fill(color.RGBA{G: 200, A: 255})
-			time.Sleep(300 * time.Millisecond)
-			win.Fill(color.RGBA{B: 200, A: 255})
-			lastChange := time.Now()
-			time.Sleep(3500 * time.Millisecond)
+			lastChange := recordtest.ChangeThenStill(win.Fill)
 			// On a loaded machine ffmpeg writes behind the screen: kill it
 			// once the file on disk holds the still second after the last
 			// change (what the heartbeat guarantees), not at a fixed time.
@@ -107,17 +96,17 @@ func TestRecordSurvivesKilledFFmpeg(t *testing.T) {
 			if err != nil {
 				t.Fatalf("File = %v", err)
 			}
-			p := ffprobe(t, path)
+			p := recordtest.FFprobe(t, path)
 			// The file holds the still screen after the last change (the
 			// heartbeat wrote it at least once more), and nothing after
 			// the kill.
 			from, to := lastChange.Sub(*rec.VideoStart).Seconds(), killed.Sub(*rec.VideoStart).Seconds()
-			if p.codec != tt.codec || p.duration < from+0.5 || p.duration > to+0.05 || p.track < from+0.5 || p.track > to+0.05 {
+			if p.Codec != tt.codec || p.Duration < from+0.5 || p.Duration > to+0.05 || p.Track < from+0.5 || p.Track > to+0.05 {
 				t.Errorf("%s after the kill: %s, %.3f s (track %.3f s); want %s, between %.3f s (the last change, and a still second) and %.3f s (the kill)",
-					path, p.codec, p.duration, p.track, tt.codec, from+0.5, to)
+					path, p.Codec, p.Duration, p.Track, tt.codec, from+0.5, to)
 			}
-			if want := float64(rec.DurationMs) / 1000; math.Abs(p.duration-want) > 0.02*p.duration {
-				t.Errorf("the recording says %.3f s, the file lasts %.3f s: want within 2%%", want, p.duration)
+			if want := float64(rec.DurationMs) / 1000; math.Abs(p.Duration-want) > 0.02*p.Duration {
+				t.Errorf("the recording says %.3f s, the file lasts %.3f s: want within 2%%", want, p.Duration)
 			}
 			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 				t.Errorf("%s: mode %v (%v), want 0600", path, fi.Mode().Perm(), err)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acu-dev/acu/internal/daemonproc"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 )
@@ -36,7 +37,7 @@ func (s *Server) startWM(ctx context.Context, rec *Record) error {
 	w.Env = append(os.Environ(), "DISPLAY="+s.name)
 	// The window manager's output: a file beside the display's log when the
 	// display outlives this process (a pipe to it would break), else memory.
-	out := &tailBuffer{max: 8 << 10}
+	out := daemonproc.NewTail(8 << 10)
 	var logPath string
 	if s.opts.Detach {
 		w.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

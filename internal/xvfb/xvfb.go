@@ -8,12 +8,10 @@ package xvfb
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -23,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/acu-dev/acu/internal/daemonproc"
 )
 
 // Options configures Start.
@@ -71,7 +71,7 @@ type Server struct {
 	done   chan struct{}
 	errMu  sync.Mutex
 	err    error
-	stderr *tailBuffer
+	stderr *daemonproc.Tail
 	once   sync.Once
 	log    *slog.Logger
 }
@@ -143,7 +143,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	cmd := exec.Command(bin, args...)
 	cmd.ExtraFiles = []*os.File{pw}
-	s := &Server{opts: opts, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}, log: log}
+	s := &Server{opts: opts, cmd: cmd, done: make(chan struct{}), stderr: daemonproc.NewTail(8 << 10), log: log}
 	var logFile *os.File
 	if opts.Detach {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -224,9 +224,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		}
 	}
 	if opts.StateDir != "" {
-		if err := writeRecord(opts.StateDir, rec); err != nil {
+		if err := daemonproc.WriteRecord(recordPath(opts.StateDir, s.name), rec); err != nil {
 			s.Stop()
-			return nil, err
+			return nil, fmt.Errorf("record display %s: %w", s.name, err)
 		}
 	}
 	return s, nil
@@ -260,6 +260,10 @@ func (s *Server) kill() {
 	_ = s.cmd.Process.Signal(syscall.SIGKILL)
 }
 
+// stopGrace is how long a server and its window manager get to exit after
+// SIGTERM before they are killed.
+const stopGrace = 5 * time.Second
+
 // Stop terminates the server (SIGTERM, then SIGKILL after 5s), its window
 // manager, and removes its state record. Safe to call more than once.
 func (s *Server) Stop() error {
@@ -267,20 +271,9 @@ func (s *Server) Stop() error {
 		if s.wm != nil {
 			_ = s.wm.Process.Signal(syscall.SIGTERM)
 		}
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-s.done:
-		case <-time.After(5 * time.Second):
-			s.kill()
-			<-s.done
-		}
+		daemonproc.Terminate(s.cmd.Process, s.done, stopGrace)
 		if s.wm != nil {
-			select {
-			case <-s.wmDone:
-			case <-time.After(5 * time.Second):
-				_ = s.wm.Process.Signal(syscall.SIGKILL)
-				<-s.wmDone
-			}
+			daemonproc.Terminate(s.wm.Process, s.wmDone, stopGrace)
 		}
 		if s.opts.StateDir != "" && s.name != "" {
 			removeRecord(s.opts.StateDir, s.name)
@@ -319,24 +312,6 @@ func recordPath(dir, name string) string {
 	return filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".json")
 }
 
-func writeRecord(dir string, r Record) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("record display %s: %w", r.Display, err)
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record display %s: %w", r.Display, err)
-	}
-	tmp := recordPath(dir, r.Display) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("record display %s: %w", r.Display, err)
-	}
-	if err := os.Rename(tmp, recordPath(dir, r.Display)); err != nil {
-		return fmt.Errorf("record display %s: %w", r.Display, err)
-	}
-	return nil
-}
-
 func removeRecord(dir, name string) {
 	_ = os.Remove(recordPath(dir, name))
 	_ = os.Remove(filepath.Join(dir, "display-"+strings.TrimPrefix(name, ":")+".log"))
@@ -346,26 +321,11 @@ func removeRecord(dir, name string) {
 // List returns the servers recorded in stateDir that are still running,
 // sorted by display number. Records of servers that are gone are removed.
 func List(stateDir string) ([]Record, error) {
-	paths, err := filepath.Glob(filepath.Join(stateDir, "display-*.json"))
+	out, err := daemonproc.List(filepath.Join(stateDir, "display-*.json"),
+		func(r Record) int { return r.Pid }, alive,
+		func(r Record) { removeRecord(stateDir, r.Display) })
 	if err != nil {
 		return nil, fmt.Errorf("list displays in %s: %w", stateDir, err)
-	}
-	var out []Record
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal(b, &r); err != nil || r.Pid <= 0 {
-			_ = os.Remove(p)
-			continue
-		}
-		if !alive(r.Pid) {
-			removeRecord(stateDir, r.Display)
-			continue
-		}
-		out = append(out, r)
 	}
 	sortRecords(out)
 	return out, nil
@@ -382,18 +342,9 @@ func sortRecords(rs []Record) {
 
 // alive reports whether pid runs an Xvfb (guards against pid reuse).
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return false
-	}
-	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		// A zombie is not running: field 3 after "(comm)".
-		if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) && st[i+2] == 'Z' {
-			return false
-		}
-	}
-	arg0, _, _ := bytes.Cut(b, []byte{0})
-	return strings.Contains(strings.ToLower(filepath.Base(string(arg0))), "xvfb")
+	return daemonproc.Running(pid, func(program string) bool {
+		return strings.Contains(strings.ToLower(program), "xvfb")
+	})
 }
 
 // StopByName stops the recorded server named name (":99") in stateDir: SIGTERM,
@@ -417,50 +368,7 @@ func StopByName(ctx context.Context, stateDir, name string) error {
 	if r.WMPid > 0 {
 		_ = syscall.Kill(r.WMPid, syscall.SIGTERM)
 	}
-	if alive(r.Pid) {
-		_ = syscall.Kill(r.Pid, syscall.SIGTERM)
-		deadline := time.NewTimer(5 * time.Second)
-		defer deadline.Stop()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-	wait:
-		for alive(r.Pid) {
-			select {
-			case <-tick.C:
-			case <-deadline.C:
-				_ = syscall.Kill(r.Pid, syscall.SIGKILL)
-				break wait
-			case <-ctx.Done():
-				_ = syscall.Kill(r.Pid, syscall.SIGKILL)
-				break wait
-			}
-		}
-	}
+	daemonproc.Stop(ctx, r.Pid, stopGrace, alive)
 	removeRecord(stateDir, name)
 	return nil
 }
-
-// tailBuffer keeps the last max bytes written (Xvfb's error output).
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-var _ io.Writer = (*tailBuffer)(nil)

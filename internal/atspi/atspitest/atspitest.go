@@ -214,21 +214,46 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // test ends.
 func (s *Session) StartApp(t testing.TB, name string, args ...string) *App {
 	t.Helper()
-	a := &App{done: make(chan struct{})}
+	a := &App{}
 	a.cmd = exec.Command(name, args...)
 	a.cmd.Env = s.Env()
 	a.cmd.Stdout = lockedWriter{&a.mu, &a.stdout}
 	a.cmd.Stderr = lockedWriter{&a.mu, &a.stderr}
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := a.cmd.Start(); err != nil {
+	done, err := startInGroup(t, a.cmd, func(err error) { a.err = err })
+	if err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	go func() { a.err = a.cmd.Wait(); close(a.done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
-		<-a.done
-	})
+	a.done = done
 	return a
+}
+
+// startInGroup starts cmd in a process group of its own, killed with its
+// parent and, with the whole group, when the test ends. The returned
+// channel is closed once cmd has exited and exited has been given
+// cmd.Wait's error.
+func startInGroup(t testing.TB, cmd *exec.Cmd, exited func(error)) (chan struct{}, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() { exited(cmd.Wait()); close(done) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	})
+	return done, nil
+}
+
+// writeScript writes a program's source to a file named name in a
+// temporary directory of the test and returns its path.
+func writeScript(t testing.TB, name string, src []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Wait waits for the application to exit and returns its stdout and exit

@@ -2,16 +2,15 @@ package atspitest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ type Fixture struct {
 	in    io.WriteCloser
 	lines chan string
 	mu    sync.Mutex
-	err   strings.Builder
+	err   bytes.Buffer
 	done  chan struct{}
 }
 
@@ -58,24 +57,17 @@ const (
 // ready. It is killed when the test ends.
 func (s *Session) StartFixture(t testing.TB, toolkit, title string) *Fixture {
 	t.Helper()
-	script := gtkFixture
+	script := fixtureProtocol + gtkFixture
 	env := s.Env()
 	if toolkit == Qt {
-		script = qtFixture
+		script = fixtureProtocol + qtFixture
 		env = append(env, "QT_ACCESSIBILITY=1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1", "QT_QPA_PLATFORM=xcb")
 	}
-	path := filepath.Join(t.TempDir(), toolkit+"_fixture.py")
-	if err := os.WriteFile(path, []byte(script), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f := &Fixture{lines: make(chan string, 64), done: make(chan struct{})}
+	path := writeScript(t, toolkit+"_fixture.py", []byte(script))
+	f := &Fixture{lines: make(chan string, 64)}
 	f.app = exec.Command(Python(), path, title)
 	f.app.Env = env
-	f.app.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var errBuf lockedBuilder
-	errBuf.mu = &f.mu
-	errBuf.b = &f.err
-	f.app.Stderr = errBuf
+	f.app.Stderr = lockedWriter{&f.mu, &f.err}
 	in, err := f.app.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +77,11 @@ func (s *Session) StartFixture(t testing.TB, toolkit, title string) *Fixture {
 		t.Fatal(err)
 	}
 	f.in = in
-	if err := f.app.Start(); err != nil {
+	f.done, err = startInGroup(t, f.app, func(error) {})
+	if err != nil {
 		t.Fatalf("start the %s fixture (python3): %v", toolkit, err)
 	}
+	t.Cleanup(func() { _ = f.in.Close() }) // runs before startInGroup's kill
 	go func() {
 		defer close(f.lines)
 		sc := bufio.NewScanner(out)
@@ -95,12 +89,6 @@ func (s *Session) StartFixture(t testing.TB, toolkit, title string) *Fixture {
 			f.lines <- sc.Text()
 		}
 	}()
-	go func() { _ = f.app.Wait(); close(f.done) }()
-	t.Cleanup(func() {
-		_ = f.in.Close()
-		_ = syscall.Kill(-f.app.Process.Pid, syscall.SIGKILL)
-		<-f.done
-	})
 	select {
 	case l, ok := <-f.lines:
 		if !ok || l != "ready" {
@@ -119,17 +107,6 @@ func Python() string {
 		return "/usr/bin/python3"
 	}
 	return "python3"
-}
-
-type lockedBuilder struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (w lockedBuilder) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
 }
 
 // Stderr is what the fixture wrote to its standard error.
@@ -172,8 +149,27 @@ func Monotonic() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-const gtkFixture = `import sys, time
-import gi
+// fixtureProtocol is the fixtures' side of Do, the same in both
+// toolkits; it comes before a toolkit's program, which defines commands
+// (a command's name -> what it does with its argument), calls apply with
+// each line of stdin, then applied once the toolkit has run what the
+// change queued, and ready once its window is up.
+const fixtureProtocol = `import sys, time
+
+def apply(line):
+    cmd, _, arg = line.partition(" ")
+    if cmd in commands:
+        commands[cmd](arg)
+
+def applied():
+    print("applied", time.clock_gettime_ns(time.CLOCK_MONOTONIC), flush=True)
+
+def ready():
+    print("ready", flush=True)
+    return False
+`
+
+const gtkFixture = `import gi
 gi.require_version("Gtk", "3.0")
 from gi.repository import Gtk, GLib
 
@@ -200,36 +196,37 @@ win.connect("destroy", Gtk.main_quit)
 win.show_all()
 dialogs = {}
 
-def apply(line):
-    cmd, _, arg = line.partition(" ")
-    if cmd == "progress":
-        bar.set_fraction(float(arg))
-    elif cmd == "enable":
-        install.set_sensitive(True)
-    elif cmd == "disable":
-        install.set_sensitive(False)
-    elif cmd == "check":
-        check.set_active(True)
-    elif cmd == "uncheck":
-        check.set_active(False)
-    elif cmd == "text":
-        entry.set_text(arg)
-    elif cmd == "focus":
-        win.present()
-        entry.grab_focus()
-    elif cmd == "row":
-        files.add(Gtk.Label(label=arg))
-        files.show_all()
-    elif cmd == "dialog":
-        d = Gtk.Dialog(title=arg, transient_for=win)
-        d.add_button("Done", 1)
-        d.show_all()
-        dialogs[arg] = d
-    elif cmd == "close":
-        if arg in dialogs:
-            dialogs.pop(arg).destroy()
-    elif cmd == "quit":
-        Gtk.main_quit()
+def focus(_):
+    win.present()
+    entry.grab_focus()
+
+def add_row(text):
+    files.add(Gtk.Label(label=text))
+    files.show_all()
+
+def open_dialog(name):
+    d = Gtk.Dialog(title=name, transient_for=win)
+    d.add_button("Done", 1)
+    d.show_all()
+    dialogs[name] = d
+
+def close_dialog(name):
+    if name in dialogs:
+        dialogs.pop(name).destroy()
+
+commands = {
+    "progress": lambda arg: bar.set_fraction(float(arg)),
+    "enable": lambda arg: install.set_sensitive(True),
+    "disable": lambda arg: install.set_sensitive(False),
+    "check": lambda arg: check.set_active(True),
+    "uncheck": lambda arg: check.set_active(False),
+    "text": entry.set_text,
+    "focus": focus,
+    "row": add_row,
+    "dialog": open_dialog,
+    "close": close_dialog,
+    "quit": lambda arg: Gtk.main_quit(),
+}
 
 def on_input(source, cond):
     line = sys.stdin.readline()
@@ -241,20 +238,15 @@ def on_input(source, cond):
     # events), then say when it was applied.
     while Gtk.events_pending():
         Gtk.main_iteration_do(False)
-    print("applied", time.clock_gettime_ns(time.CLOCK_MONOTONIC), flush=True)
+    applied()
     return True
-
-def ready():
-    print("ready", flush=True)
-    return False
 
 GLib.io_add_watch(sys.stdin, GLib.IO_IN | GLib.IO_HUP, on_input)
 GLib.timeout_add(300, ready)
 Gtk.main()
 `
 
-const qtFixture = `import sys, time
-from PyQt5.QtWidgets import (QApplication, QWidget, QVBoxLayout, QPushButton, QCheckBox,
+const qtFixture = `from PyQt5.QtWidgets import (QApplication, QWidget, QVBoxLayout, QPushButton, QCheckBox,
     QLineEdit, QProgressBar, QListWidget, QDialog, QDialogButtonBox)
 from PyQt5.QtCore import QSocketNotifier, QTimer
 
@@ -283,37 +275,36 @@ lay.addWidget(files)
 win.show()
 dialogs = {}
 
-def apply(line):
-    cmd, _, arg = line.partition(" ")
-    if cmd == "progress":
-        bar.setValue(int(round(float(arg) * 100)))
-    elif cmd == "enable":
-        install.setEnabled(True)
-    elif cmd == "disable":
-        install.setEnabled(False)
-    elif cmd == "check":
-        check.setChecked(True)
-    elif cmd == "uncheck":
-        check.setChecked(False)
-    elif cmd == "text":
-        entry.setText(arg)
-    elif cmd == "focus":
-        win.activateWindow()
-        entry.setFocus()
-    elif cmd == "row":
-        files.addItem(arg)
-    elif cmd == "dialog":
-        d = QDialog(win)
-        d.setWindowTitle(arg)
-        QVBoxLayout(d).addWidget(QDialogButtonBox(QDialogButtonBox.Ok))
-        d.show()
-        dialogs[arg] = d
-    elif cmd == "close" and arg in dialogs:
-        d = dialogs.pop(arg)
+def focus(_):
+    win.activateWindow()
+    entry.setFocus()
+
+def open_dialog(name):
+    d = QDialog(win)
+    d.setWindowTitle(name)
+    QVBoxLayout(d).addWidget(QDialogButtonBox(QDialogButtonBox.Ok))
+    d.show()
+    dialogs[name] = d
+
+def close_dialog(name):
+    if name in dialogs:
+        d = dialogs.pop(name)
         d.close()
         d.deleteLater()
-    elif cmd == "quit":
-        app.quit()
+
+commands = {
+    "progress": lambda arg: bar.setValue(int(round(float(arg) * 100))),
+    "enable": lambda arg: install.setEnabled(True),
+    "disable": lambda arg: install.setEnabled(False),
+    "check": lambda arg: check.setChecked(True),
+    "uncheck": lambda arg: check.setChecked(False),
+    "text": entry.setText,
+    "focus": focus,
+    "row": lambda arg: files.addItem(arg),
+    "dialog": open_dialog,
+    "close": close_dialog,
+    "quit": lambda arg: app.quit(),
+}
 
 def on_input():
     line = sys.stdin.readline()
@@ -322,10 +313,10 @@ def on_input():
         return
     apply(line.strip())
     app.processEvents()
-    print("applied", time.clock_gettime_ns(time.CLOCK_MONOTONIC), flush=True)
+    applied()
 
 notifier = QSocketNotifier(sys.stdin.fileno(), QSocketNotifier.Read)
 notifier.activated.connect(on_input)
-QTimer.singleShot(500, lambda: print("ready", flush=True))
+QTimer.singleShot(500, ready)
 sys.exit(app.exec_())
 `

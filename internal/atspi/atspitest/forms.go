@@ -3,8 +3,6 @@ package atspitest
 import (
 	"context"
 	"embed"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +27,6 @@ type Form struct {
 // button is on the accessibility bus.
 func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 	t.Helper()
-	dir := t.TempDir()
 	var app *App
 	name := "acu-" + toolkit + "form"
 	switch toolkit {
@@ -38,13 +35,7 @@ func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 		if err != nil {
 			t.Fatal(err)
 		}
-		script := filepath.Join(dir, toolkit+"form.py")
-		if err := os.WriteFile(script, src, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		// Debian's python3, where python3-gi and python3-pyqt5 live (not a
-		// python3 of pyenv or a virtualenv first on PATH).
-		app = d.Session.StartApp(t, "/usr/bin/python3", script, title)
+		app = d.Session.StartApp(t, Python(), writeScript(t, toolkit+"form.py", src), title)
 	default:
 		t.Fatalf("no %s form: use gtk or qt", toolkit)
 	}

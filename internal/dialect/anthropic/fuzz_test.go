@@ -1,12 +1,11 @@
 package anthropic_test
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/dialect"
 	"github.com/acu-dev/acu/internal/dialect/anthropic"
+	"github.com/acu-dev/acu/internal/dialect/dialecttest"
 )
 
 // FuzzDecode feeds model output (a tool_use block or its input alone)
@@ -69,16 +68,14 @@ func FuzzDecode(f *testing.F) {
 	screen := dialect.Size{W: 1920, H: 1080}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, in, err := anthropic.Decode(data)
-		if err != nil {
-			invalid(t, "Decode", err)
+		if dialecttest.Refused(t, "Decode", err) {
 			return
 		}
 		for v := range anthropic.Actions {
 			tool := anthropic.New(screen, dialect.Size{})
 			tool.Version = v
 			p, err := tool.Plan(in)
-			if err != nil {
-				invalid(t, "Plan", err)
+			if dialecttest.Refused(t, "Plan", err) {
 				continue
 			}
 			if p.Wait < 0 || p.Wait > anthropic.MaxWait {
@@ -87,35 +84,12 @@ func FuzzDecode(f *testing.F) {
 			if p.Act == nil {
 				continue
 			}
+			dialecttest.Inside(t, data, tool.Image, p.Act)
 			for _, a := range p.Act.Actions {
-				inside(t, data, tool.Image, a.At)
-				for i := range a.Path {
-					inside(t, data, tool.Image, &a.Path[i])
-				}
 				if a.HoldMs < 0 || a.HoldMs > int(anthropic.MaxHold.Milliseconds()) {
 					t.Errorf("%s: Plan(%q) holds %d ms, want 0..%d", v, data, a.HoldMs, anthropic.MaxHold.Milliseconds())
 				}
 			}
 		}
 	})
-}
-
-func invalid(t *testing.T, op string, err error) {
-	t.Helper()
-	var ie *dialect.InvalidError
-	if !errors.As(err, &ie) || err.Error() == "" {
-		t.Errorf("%s error %v (%T), want a *dialect.InvalidError with a message", op, err, err)
-	}
-}
-
-func inside(t *testing.T, data []byte, img dialect.Size, p *api.Point) {
-	t.Helper()
-	if p == nil || p.X == nil {
-		return
-	}
-	if p.Y == nil {
-		t.Errorf("Plan(%q) gives x = %d without y", data, *p.X)
-	} else if *p.X < 0 || *p.X >= img.W || *p.Y < 0 || *p.Y >= img.H || p.Image != img.String() {
-		t.Errorf("Plan(%q) points at %d,%d of a %s image, want a point inside %v", data, *p.X, *p.Y, p.Image, img)
-	}
 }

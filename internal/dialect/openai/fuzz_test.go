@@ -1,11 +1,10 @@
 package openai_test
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/dialect"
+	"github.com/acu-dev/acu/internal/dialect/dialecttest"
 	"github.com/acu-dev/acu/internal/dialect/openai"
 )
 
@@ -60,46 +59,16 @@ func FuzzDecode(f *testing.F) {
 	tool := openai.New(dialect.Size{W: 1024, H: 768}, dialect.Size{})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := openai.Decode(data)
-		if err != nil {
-			invalid(t, "Decode", err)
+		if dialecttest.Refused(t, "Decode", err) {
 			return
 		}
 		p, err := tool.Plan(c)
-		if err != nil {
-			invalid(t, "Plan", err)
+		if dialecttest.Refused(t, "Plan", err) {
 			return
 		}
 		if p.Wait < 0 {
 			t.Errorf("Plan(%q).Wait = %v, want >= 0", data, p.Wait)
 		}
-		if p.Act == nil {
-			return
-		}
-		for _, a := range p.Act.Actions {
-			inside(t, data, tool.Image, a.At)
-			for i := range a.Path {
-				inside(t, data, tool.Image, &a.Path[i])
-			}
-		}
+		dialecttest.Inside(t, data, tool.Image, p.Act)
 	})
-}
-
-func invalid(t *testing.T, op string, err error) {
-	t.Helper()
-	var ie *dialect.InvalidError
-	if !errors.As(err, &ie) || err.Error() == "" {
-		t.Errorf("%s error %v (%T), want a *dialect.InvalidError with a message", op, err, err)
-	}
-}
-
-func inside(t *testing.T, data []byte, img dialect.Size, p *api.Point) {
-	t.Helper()
-	if p == nil || p.X == nil {
-		return
-	}
-	if p.Y == nil {
-		t.Errorf("Plan(%q) gives x = %d without y", data, *p.X)
-	} else if *p.X < 0 || *p.X >= img.W || *p.Y < 0 || *p.Y >= img.H || p.Image != img.String() {
-		t.Errorf("Plan(%q) points at %d,%d of a %s image, want a point inside %v", data, *p.X, *p.Y, p.Image, img)
-	}
 }

@@ -16,9 +16,7 @@
 package sway
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,6 +30,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/acu-dev/acu/internal/daemonproc"
 	"github.com/acu-dev/acu/internal/wayland"
 )
 
@@ -63,7 +62,7 @@ type Compositor struct {
 	opts   Options
 	cmd    *exec.Cmd
 	done   chan struct{}
-	stderr *tailBuffer
+	stderr *daemonproc.Tail
 	once   sync.Once
 	log    *slog.Logger
 }
@@ -145,7 +144,7 @@ func Start(ctx context.Context, opts Options) (*Compositor, error) {
 		"WLR_RENDERER=pixman",
 		"WLR_HEADLESS_OUTPUTS=1",
 	}
-	c := &Compositor{opts: opts, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}, log: log}
+	c := &Compositor{opts: opts, cmd: cmd, done: make(chan struct{}), stderr: daemonproc.NewTail(8 << 10), log: log}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if opts.Detach {
 		cmd.SysProcAttr.Setsid = true
@@ -183,9 +182,9 @@ func Start(ctx context.Context, opts Options) (*Compositor, error) {
 	log.Info("sway started", "socket", c.rec.Socket, "pid", c.rec.Pid, "user", username,
 		"size", fmt.Sprintf("%dx%d", opts.Width, opts.Height))
 	if opts.StateDir != "" {
-		if err := writeRecord(opts.StateDir, c.rec); err != nil {
+		if err := daemonproc.WriteRecord(recordPath(opts.StateDir, c.rec.RuntimeDir), c.rec); err != nil {
 			c.Stop()
-			return nil, err
+			return nil, fmt.Errorf("record wayland display %s: %w", c.rec.Socket, err)
 		}
 	}
 	return c, nil
@@ -313,17 +312,15 @@ func (c *Compositor) Env() []string {
 // Done is closed when the compositor has exited.
 func (c *Compositor) Done() <-chan struct{} { return c.done }
 
+// stopGrace is how long a compositor gets to exit after SIGTERM before it
+// is killed.
+const stopGrace = 5 * time.Second
+
 // Stop terminates the compositor (SIGTERM, then SIGKILL after 5s), removes
 // its runtime dir and its state record. Safe to call more than once.
 func (c *Compositor) Stop() error {
 	c.once.Do(func() {
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-c.done:
-		case <-time.After(5 * time.Second):
-			_ = c.cmd.Process.Signal(syscall.SIGKILL)
-			<-c.done
-		}
+		daemonproc.Terminate(c.cmd.Process, c.done, stopGrace)
 		os.RemoveAll(c.rec.RuntimeDir)
 		if c.opts.StateDir != "" {
 			removeRecord(c.opts.StateDir, c.rec.RuntimeDir)
@@ -352,24 +349,6 @@ func recordPath(dir, runtimeDir string) string {
 	return filepath.Join(dir, filepath.Base(runtimeDir)+".json")
 }
 
-func writeRecord(dir string, r Record) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("record wayland display %s: %w", r.Socket, err)
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("record wayland display %s: %w", r.Socket, err)
-	}
-	p := recordPath(dir, r.RuntimeDir)
-	if err := os.WriteFile(p+".tmp", b, 0o600); err != nil {
-		return fmt.Errorf("record wayland display %s: %w", r.Socket, err)
-	}
-	if err := os.Rename(p+".tmp", p); err != nil {
-		return fmt.Errorf("record wayland display %s: %w", r.Socket, err)
-	}
-	return nil
-}
-
 func removeRecord(dir, runtimeDir string) {
 	_ = os.Remove(recordPath(dir, runtimeDir))
 	_ = os.Remove(filepath.Join(dir, filepath.Base(runtimeDir)+".log"))
@@ -378,26 +357,11 @@ func removeRecord(dir, runtimeDir string) {
 // List returns the compositors recorded in stateDir that still run. Records
 // of compositors that are gone are removed, with their runtime dirs.
 func List(stateDir string) ([]Record, error) {
-	paths, err := filepath.Glob(filepath.Join(stateDir, "acu-wayland-*.json"))
+	out, err := daemonproc.List(filepath.Join(stateDir, "acu-wayland-*.json"),
+		func(r Record) int { return r.Pid }, alive,
+		func(r Record) { cleanup(stateDir, r) })
 	if err != nil {
 		return nil, fmt.Errorf("list wayland displays in %s: %w", stateDir, err)
-	}
-	var out []Record
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var r Record
-		if err := json.Unmarshal(b, &r); err != nil || r.Pid <= 0 {
-			_ = os.Remove(p)
-			continue
-		}
-		if !alive(r.Pid) {
-			cleanup(stateDir, r)
-			continue
-		}
-		out = append(out, r)
 	}
 	return out, nil
 }
@@ -411,17 +375,7 @@ func cleanup(stateDir string, r Record) {
 
 // alive reports whether pid runs a sway (guards against pid reuse).
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil {
-		return false
-	}
-	if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if i := bytes.LastIndexByte(st, ')'); i >= 0 && i+2 < len(st) && st[i+2] == 'Z' {
-			return false
-		}
-	}
-	arg0, _, _ := bytes.Cut(b, []byte{0})
-	return filepath.Base(string(arg0)) == "sway"
+	return daemonproc.Running(pid, func(program string) bool { return program == "sway" })
 }
 
 // StopByName stops the recorded compositor whose socket is name (its
@@ -446,49 +400,7 @@ func StopByName(ctx context.Context, stateDir, name string) error {
 		return fmt.Errorf("stop wayland display %s: %d compositors have a socket of that name: give the socket's absolute path (see `acu display list`)", name, len(match))
 	}
 	r := match[0]
-	p, err := os.FindProcess(r.Pid)
-	if err == nil {
-		_ = p.Signal(syscall.SIGTERM)
-		deadline := time.NewTimer(5 * time.Second)
-		defer deadline.Stop()
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-	wait:
-		for alive(r.Pid) {
-			select {
-			case <-tick.C:
-			case <-deadline.C:
-				_ = p.Signal(syscall.SIGKILL)
-				break wait
-			case <-ctx.Done():
-				_ = p.Signal(syscall.SIGKILL)
-				break wait
-			}
-		}
-	}
+	daemonproc.Stop(ctx, r.Pid, stopGrace, alive)
 	cleanup(stateDir, r)
 	return nil
-}
-
-// tailBuffer keeps the last max bytes written (sway's error output).
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
