@@ -3,7 +3,8 @@
 # the same run: ROUNDS rounds (default 3), each printing the machine's load
 # (uptime) before and after, then
 #   1. capture of a 1280x720 frame: screencopy Grab and grim on sway,
-#      a whole-screen MIT-SHM read (NoCache) on Xvfb;
+#      a whole-screen MIT-SHM read (NoCache) on Xvfb; and a terminal's
+#      change to the capture hub's frame showing it (50 changes);
 #   2. smart-wait detection latency, 300 ms fake judge (10 trials);
 #   3. click to the app (200 clicks) and the virtual pointer's own round
 #      trip (the compositor's answer to a sync);
@@ -24,6 +25,7 @@ for r in $(seq "$ROUNDS"); do
   echo "== round $r of $ROUNDS, before: $(uptime)"
   bench ./internal/wayland/screencopy/ 'Grab1280x720|Grim1280x720' 2s
   bench ./internal/capture/ 'Capture/shm/1280x720' 500x
+  bench ./bench/wayland/ ChangedFrame 50x
   bench ./bench/wayland/ DetectionLatency 10x
   bench ./bench/wayland/ ClickToApp 200x
   bench ./internal/wayland/virtual/ Click 2s
