@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
 bench() { # package, pattern, benchtime
-  go test -run '^$' -bench "$2" -benchtime "$3" "$1" | grep -E '^(Benchmark|FAIL|---|panic)' || true
+  go test -run '^$' -bench "$2" -benchtime "$3" "$1" | grep -E '^(Benchmark|FAIL|---|panic|[[:space:]]+[a-z_]+\.go:)' || true
 }
 for r in $(seq "$ROUNDS"); do
   echo "== round $r of $ROUNDS, before: $(uptime)"
