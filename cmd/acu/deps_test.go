@@ -66,7 +66,7 @@ var layers = map[string]int{
 
 	"cmd/acu": layerBinary, "bench/internal/rig": layerBinary, "bench/actions": layerBinary, "bench/computer": layerBinary,
 	"bench/fleet": layerBinary, "bench/live": layerBinary, "bench/pipeline": layerBinary, "bench/relay": layerBinary,
-	"bench/smartwait": layerBinary, "bench/judgeset": layerBinary, "scripts/liveview": layerBinary, // judgeset draws the OCR judge's labelled set
+	"bench/smartwait": layerBinary, "bench/wayland": layerBinary, "bench/judgeset": layerBinary, "scripts/liveview": layerBinary, // judgeset draws the OCR judge's labelled set
 }
 
 // testHelpers are imported by tests only: any package's tests may import
