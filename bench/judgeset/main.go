@@ -1,6 +1,6 @@
 // Command judgeset draws the OCR judge's labelled set with real Debian
 // applications on private Xvfb displays (xterm, rxvt-unicode, lxterminal,
-// zenity, yad, mousepad, FeatherPad: a Qt editor) and headless Chromium, and writes the screens as
+// zenity, yad, mousepad, FeatherPad: a Qt editor, galculator) and headless Chromium, and writes the screens as
 // PNGs and the cases as labels.json. Run it through gen.sh:
 //
 //	bench/judgeset/gen.sh            # writes internal/judge/testdata/ocrset
