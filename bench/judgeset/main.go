@@ -1,6 +1,6 @@
 // Command judgeset draws the OCR judge's labelled set with real Debian
 // applications on private Xvfb displays (xterm, rxvt-unicode, lxterminal,
-// zenity, yad, mousepad, FeatherPad: a Qt editor) and headless Chromium, and writes the screens as
+// zenity, yad, mousepad, FeatherPad: a Qt editor, galculator) and headless Chromium, and writes the screens as
 // PNGs and the cases as labels.json. Run it through gen.sh:
 //
 //	bench/judgeset/gen.sh            # writes internal/judge/testdata/ocrset
@@ -33,6 +33,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,30 @@ var pairs = [][2]string{
 	{"Deploy to staging", "Deploy to production"},
 }
 
+// thirds change one word of a pair (same index), a word both its
+// phrases hold, so a screen showing either can be asked about the phrase
+// with that word changed (a near miss: one word differs). The "near"
+// screens ask them; the first screens do not.
+var thirds = [][2]string{
+	{"Status", "State"}, {"of 5", "of 6"}, {"Healthy", "Degraded"}, {"Order", "Parcel"}, {"of 240", "of 250"},
+	{"Build", "Deploy"}, {"Upload", "Download"}, {"files", "folders"}, {"installed", "removed"}, {"Payment", "Refund"},
+	{"errors", "warnings"}, {"Sync", "Backup"}, {"paid", "overdue"}, {"back", "home"}, {"Tests", "Checks"},
+	{"Battery", "Signal"}, {"Export", "Import"}, {"Server", "Worker"}, {"Disk", "Swap"}, {"Backup", "Restore"},
+	{"Door", "Gate"}, {"Queue", "Cache"}, {"Room", "Desk"}, {"Signal", "Battery"}, {"Checkout", "Payment"},
+	{"Tracking", "Order"}, {"Login", "Logout"}, {"Deploy", "Release"},
+}
+
+// extras are words put after a phrase shown: the screen shows only part of
+// the phrase asked (a near miss: one word more).
+var extras = []string{"again", "today", "twice", "now", "here", "later"}
+
+// prefixes are words put before a phrase shown, for the same reason.
+var prefixes = []string{"Nightly", "Remote", "Local", "Auto", "Main", "Backup"}
+
+// numbers are what galculator's display shows; their near misses differ in
+// one digit (or have one digit more).
+var numbers = []string{"4521.75", "86400", "3.14159", "2048", "73905", "0.0625", "299792", "1234.5", "6021", "987.65", "31337", "512.25"}
+
 // Case is one labelled question, as internal/judge loads it.
 type Case struct {
 	Name      string `json:"name"`
@@ -102,6 +127,14 @@ type screen struct {
 	cut    int    // a pair shown only in part (-1 none)
 	second string // app of a second window on top (other-window cases)
 	shown2 []int  // pairs shown in the second window
+	// more: a "near" screen, whose phrases are also asked with their
+	// third (one word differs) and with one word more.
+	more bool
+	// number: galculator's display; numbers2 are shown in the second
+	// window (other-window cases). rng draws the near misses' digits.
+	number   string
+	numbers2 []string
+	seed     uint64
 }
 
 func main() {
@@ -205,7 +238,107 @@ func plan() []screen {
 	}
 	// Apps added since draw from a seed of their own, so the screens
 	// above stay as they were: FeatherPad, a Qt editor.
-	return appScreens(rand.New(rand.NewPCG(28, 3)), []appSpec{{"featherpad", "aa", []int{10, 16, 24, 36}}}, out)
+	out = appScreens(rand.New(rand.NewPCG(28, 3)), []appSpec{{"featherpad", "aa", []int{10, 16, 24, 36}}}, out)
+	out = galculatorScreens(rand.New(rand.NewPCG(28, 4)), out)
+	return nearScreens(rand.New(rand.NewPCG(28, 5)), out)
+}
+
+// galculatorScreens adds galculator's display (numbers only) in both
+// themes at 1x and 2x, at two sizes each, and four screens of galculator
+// beside an xterm showing other numbers, the frame cropped to galculator.
+func galculatorScreens(rng *rand.Rand, out []screen) []screen {
+	sizes := []int{12, 16, 26, 36}
+	k := 0
+	for _, theme := range []string{"light", "dark"} {
+		for _, scale := range []int{1, 2} {
+			for i := 0; i < 2; i++ {
+				pt := sizes[(k+i*2)%len(sizes)]
+				s := screen{app: "galculator", theme: theme, scale: scale, pt: pt, font: "aa", cut: -1,
+					number: numbers[rng.IntN(len(numbers))], seed: rng.Uint64()}
+				s.name = fmt.Sprintf("galculator-aa-%s-%dx-%dpt", theme, scale, pt)
+				out = append(out, s)
+			}
+			k++
+		}
+	}
+	for i, theme := range []string{"light", "dark", "dark", "light"} {
+		s := screen{app: "galculator", second: "xterm", theme: theme, scale: 1 + i/2, pt: []int{16, 26}[i%2], font: "aa", cut: -1, seed: rng.Uint64()}
+		perm := rng.Perm(len(numbers))
+		s.number = numbers[perm[0]]
+		s.numbers2 = []string{numbers[perm[1]], numbers[perm[2]], numbers[perm[3]]}
+		s.name = fmt.Sprintf("two-galculator-xterm-%s-%dx-%dpt", theme, s.scale, s.pt)
+		out = append(out, s)
+	}
+	return out
+}
+
+// nearScreens adds screens whose phrases are asked with more near misses:
+// each app once in each theme, at 1x and 2x in turn.
+func nearScreens(rng *rand.Rand, out []screen) []screen {
+	apps := []struct {
+		app   string
+		sizes []int
+	}{
+		{"xterm", []int{10, 16}}, {"urxvt", []int{12, 24}}, {"lxterminal", []int{10, 16}},
+		{"zenity", []int{12, 24}}, {"yad", []int{10, 16}}, {"chromium", []int{12, 24}},
+		{"mousepad", []int{10, 12}}, {"featherpad", []int{12, 16}},
+	}
+	for i, a := range apps {
+		for j, theme := range []string{"light", "dark"} {
+			scale := 1 + (i+j)%2
+			pt := a.sizes[j]
+			s := screen{app: a.app, theme: theme, scale: scale, pt: pt, font: "aa", cut: -1, more: true}
+			s.name = fmt.Sprintf("near-%s-aa-%s-%dx-%dpt", a.app, theme, scale, pt)
+			fit := phrasesThatFit(pt+4, scale) // room for a word more
+			for _, p := range rng.Perm(len(pairs)) {
+				if len(s.shown) == 5 {
+					break
+				}
+				if fit(p) {
+					s.shown = append(s.shown, p)
+					s.flip = append(s.flip, rng.IntN(2) == 1)
+				}
+			}
+			if a.app != "zenity" && a.app != "yad" && a.app != "mousepad" && a.app != "featherpad" {
+				for _, p := range rng.Perm(len(pairs)) {
+					if !contains(s.shown, p) {
+						s.cut = p
+						break
+					}
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// digitMisses returns up to n numbers that differ from num in one digit
+// (each at another position), and num with one digit more at its end.
+func digitMisses(num string, n int, rng *rand.Rand) []string {
+	var pos []int
+	for i, r := range num {
+		if r >= '0' && r <= '9' {
+			pos = append(pos, i)
+		}
+	}
+	rng.Shuffle(len(pos), func(i, j int) { pos[i], pos[j] = pos[j], pos[i] })
+	var out []string
+	for _, i := range pos {
+		if len(out) == n {
+			break
+		}
+		d := int(num[i] - '0')
+		nd := (d + 1 + rng.IntN(9)) % 10
+		if i == 0 && nd == 0 {
+			nd = (d + 1) % 10
+			if nd == 0 {
+				nd = 1
+			}
+		}
+		out = append(out, num[:i]+strconv.Itoa(nd)+num[i+1:])
+	}
+	return append(out, num+strconv.Itoa(1+rng.IntN(9)))
 }
 
 type appSpec struct {
@@ -310,12 +443,46 @@ func casesOf(s screen, file string, target image.Rectangle) []Case {
 		cs = append(cs, c)
 	}
 	q := strconv.Quote
+	if s.number != "" {
+		rng := rand.New(rand.NewPCG(s.seed, 28))
+		crop := s.second != ""
+		add("visible", q(s.number)+" is visible", true, crop)
+		add("gone-present", q(s.number)+" is gone", false, crop)
+		misses := digitMisses(s.number, 7, rng)
+		for i, m := range misses {
+			add("near", q(m)+" is visible", false, crop)
+			if i < 2 {
+				add("gone-absent", q(m)+" is gone", true, crop)
+			}
+		}
+		for _, n := range s.numbers2 {
+			add("other-window", q(n)+" is visible", false, true)
+			add("other-window-gone", q(n)+" is gone", true, true)
+		}
+		return cs
+	}
 	for i := range s.shown {
 		p, o := phrase(s, i), other(s, i)
 		add("visible", q(p)+" is visible", true, s.second != "")
 		add("near", q(o)+" is visible", false, s.second != "")
 		add("gone-present", q(p)+" is gone", false, s.second != "")
 		add("gone-absent", q(o)+" is gone", true, s.second != "")
+		if s.more {
+			t := thirds[s.shown[i]]
+			add("near", q(strings.Replace(p, t[0], t[1], 1))+" is visible", false, false)
+			add("near", q(p+" "+extras[(s.shown[i]+i)%len(extras)])+" is visible", false, false)
+			add("near", q(prefixes[(s.shown[i]+2*i)%len(prefixes)]+" "+p)+" is visible", false, false)
+			if strings.ContainsAny(p, "0123456789") {
+				// One digit differs, where the pair's does not.
+				rng := rand.New(rand.NewPCG(uint64(s.shown[i]), uint64(s.pt)))
+				for _, m := range digitMisses(p, 3, rng) {
+					if m != o && !strings.HasPrefix(m, p) {
+						add("near", q(m)+" is visible", false, false)
+						break
+					}
+				}
+			}
+		}
 	}
 	if s.cut >= 0 {
 		add("partial", q(pairs[s.cut][0])+" is visible", false, false)
@@ -460,7 +627,12 @@ func blank(img *image.RGBA) bool {
 func (d *display) geometry(title string) (image.Rectangle, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "xdotool", "search", "--sync", "--limit", "1", "--name", title, "getwindowgeometry", "--shell")
+	args := []string{"search", "--sync", "--limit", "1", "--name", title, "getwindowgeometry", "--shell"}
+	if title == galculatorTitle {
+		// Its first window of that name is a 10x10 one never shown.
+		args = slices.Insert(args, 2, "--onlyvisible")
+	}
+	cmd := exec.CommandContext(ctx, "xdotool", args...)
 	cmd.Env = d.env()
 	out, err := cmd.Output()
 	if err != nil {
@@ -474,6 +646,8 @@ func (d *display) geometry(title string) (image.Rectangle, error) {
 	}
 	return image.Rect(v["X"], v["Y"], v["X"]+v["WIDTH"], v["Y"]+v["HEIGHT"]), nil
 }
+
+const galculatorTitle = "^galculator$"
 
 func colours(theme string) (fg, bg string) {
 	if theme == "dark" {
@@ -499,6 +673,9 @@ func draw1(s screen) (*image.RGBA, image.Rectangle, error) {
 	for i := range s.shown {
 		lines = append(lines, phrase(s, i))
 	}
+	if s.number != "" {
+		lines = []string{s.number}
+	}
 	ready, err := client(d, s.app, "target", s, lines, s.cut, image.Pt(20*s.scale, 20*s.scale))
 	if err != nil {
 		return nil, image.Rectangle{}, err
@@ -506,6 +683,9 @@ func draw1(s screen) (*image.RGBA, image.Rectangle, error) {
 	title := "^target$"
 	if s.app == "mousepad" || s.app == "featherpad" {
 		title = "notes.txt" // the editors title their window by the file
+	}
+	if s.app == "galculator" {
+		title = galculatorTitle // it titles its window itself
 	}
 	target, err := d.geometry(title)
 	if err != nil {
@@ -527,6 +707,7 @@ func draw1(s screen) (*image.RGBA, image.Rectangle, error) {
 		for _, p := range s.shown2 {
 			l2 = append(l2, pairs[p][0])
 		}
+		l2 = append(l2, s.numbers2...)
 		if _, err := client(d, s.second, "other", s, l2, -1, image.Pt(target.Max.X+20*s.scale, 60*s.scale)); err != nil {
 			return nil, image.Rectangle{}, err
 		}
@@ -610,6 +791,22 @@ func client(d *display, app, title string, s screen, lines []string, cut int, po
 			return "", err
 		}
 		return "", d.start(append(gtkEnv, "DBUS_SESSION_BUS_ADDRESS=disabled:"), "mousepad", file)
+	case "galculator":
+		// Its display shows the number it remembers from its last run,
+		// in the font and colours of its configuration (basic mode).
+		dir := filepath.Join(d.home, ".config", "galculator")
+		os.MkdirAll(dir, 0o755)
+		fgd, bgd := fg, bg
+		if s.theme == "light" {
+			bgd = "#ffffff"
+		}
+		conf := fmt.Sprintf("[general]\ndisplay_bkg_color=\"%s\"\ndisplay_result_font=\"DejaVu Sans %d\"\ndisplay_result_color=\"%s\"\n"+
+			"display_stack_color=\"%s\"\ndisplay_module_active_color=\"%s\"\ndisplay_module_inactive_color=\"#808080\"\n"+
+			"remembers_display=true\nremembered_valuex=\"%s\"\n", bgd, s.pt, fgd, fgd, fgd, lines[0])
+		if err := os.WriteFile(filepath.Join(dir, "galculator.conf"), []byte(conf), 0o644); err != nil {
+			return "", err
+		}
+		return "", d.start(gtkEnv, "galculator")
 	case "featherpad":
 		file := filepath.Join(d.home, "notes.txt")
 		if err := os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {

@@ -203,7 +203,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("bench: use `acu bench judge [--set builtin|ocr|DIR]` or `acu bench tasks [flags]`")
 	}
 	fs := newFlags(e, "bench judge", "[--set builtin|ocr|DIR] [--backend ocr|openrouter|...] [--model M1,M2,...] [--limit N]")
-	set := fs.String("set", "builtin", "labelled set: builtin (53 cases, vision and OCR), ocr (the OCR judge's 1,202 cases from real apps), or a directory with a labels.json (./ocr for a directory of that name)")
+	set := fs.String("set", "builtin", "labelled set: builtin (53 cases, vision and OCR), ocr (the OCR judge's 1,948 cases from real apps), or a directory with a labels.json (./ocr for a directory of that name)")
 	backend := fs.String("backend", "", "judge backend (default: as configured, see `acu doctor`)")
 	models := fs.String("model", "", "comma-separated models to run the set through one after the other, each with the backend (default: the configured model); a summary line per model ends the output")
 	limit := fs.Int("limit", 0, "run at most N cases, spread evenly over the set (a paid model's cost grows with every case); 0: all")

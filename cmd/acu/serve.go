@@ -296,7 +296,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 	d.a11y, d.textJudge = openStructureJudges(c, d, choice, log)
 	d.engine = smartwait.New(smartwait.Options{
 		Runs: d.runs, Capture: d.screens(), Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
-		Structure: d.a11y, Text: d.textJudge,
+		Structure: d.a11y, Text: d.textJudge, StructureOff: structureOff(c),
 		ScreenshotDir: c.ScreenshotDir(), PollInterval: c.PollInterval, MaxTimeout: c.MaxTimeout,
 		DefaultDisplay: c.Display, TmuxSocket: c.TmuxSocket, Logger: log.With("component", "smartwait"), Registerer: reg,
 		StrictTargets: c.StrictTargets, JudgeConcurrency: c.JudgeConcurrency, Host: d.runs.Host(),

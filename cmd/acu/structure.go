@@ -47,3 +47,12 @@ func openStructureJudges(c *config.Config, d *daemon, choice judge.Choice, log *
 	}
 	return a, t
 }
+
+// structureOff is why the accessibility judge is off (ACU_JUDGE_A11Y=off),
+// "" when it is on.
+func structureOff(c *config.Config) string {
+	if c.JudgeA11y {
+		return ""
+	}
+	return "the accessibility judge is off (ACU_JUDGE_A11Y=off)"
+}

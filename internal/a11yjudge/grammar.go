@@ -172,31 +172,79 @@ func (p Plan) Rest() string {
 func Parse(condition string) Plan {
 	condition = strings.TrimSpace(condition)
 	plan := Plan{Condition: condition}
+	masked, _ := mask(condition)
+	hasOr := orRE().MatchString(masked)
+	clauses := splitAnd(condition)
 	if p, ok := parseClause(condition); ok {
+		// A name holding "and" ("the Save and Close button") is the
+		// whole condition's unless the split on "and" gives conditions
+		// that each stand alone.
+		if !hasOr && hasWord(p.Name, "and") && len(clauses) > 1 && allClauses(clauses) {
+			return splitPlan(plan, clauses)
+		}
 		plan.Parts = []Part{{Text: condition, Pred: &p}}
 		return plan
 	}
-	masked, _ := mask(condition)
-	if orRE().MatchString(masked) {
+	if hasOr {
 		plan.Parts = []Part{{Text: condition}}
 		return plan
 	}
-	clauses := splitAnd(condition)
+	clauses = rejoin(clauses)
 	if len(clauses) > 1 {
-		for _, c := range clauses {
-			pt := Part{Text: c}
-			if p, ok := parseClause(c); ok {
-				pt.Pred = &p
-			}
-			plan.Parts = append(plan.Parts, pt)
-		}
-		if plan.Structural() {
-			return plan
+		if sp := splitPlan(plan, clauses); sp.Structural() {
+			return sp
 		}
 	}
 	plan.Parts = []Part{{Text: condition}}
 	return plan
 }
+
+// splitPlan is plan with one part per clause.
+func splitPlan(plan Plan, clauses []string) Plan {
+	for _, c := range clauses {
+		pt := Part{Text: c}
+		if p, ok := parseClause(c); ok {
+			pt.Pred = &p
+		}
+		plan.Parts = append(plan.Parts, pt)
+	}
+	return plan
+}
+
+// allClauses reports whether each clause is one the grammar claims.
+func allClauses(clauses []string) bool {
+	for _, c := range clauses {
+		if _, ok := parseClause(c); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// rejoin puts back the "and" of a name the split cut: a clause the
+// grammar does not claim ("the Save") is joined to the next when the two
+// make one it claims ("the Save and Close button is enabled").
+func rejoin(clauses []string) []string {
+	out := make([]string, 0, len(clauses))
+	for i := 0; i < len(clauses); i++ {
+		c := clauses[i]
+		for i+1 < len(clauses) {
+			if _, ok := parseClause(c); ok {
+				break
+			}
+			joined := c + " and " + clauses[i+1]
+			if _, ok := parseClause(joined); !ok {
+				break
+			}
+			c = joined
+			i++
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }
 
 // quote matches the quotes the OCR judge knows: "...", “...”, ‘...’,
 // `...` and '...' (the last only after a space or at the start).
@@ -316,6 +364,59 @@ var stopWords = map[string]bool{
 	"when": true, "until": true, "if": true, "then": true, "every": true, "each": true, "both": true,
 }
 
+// joiners may stand between two words of an unquoted name: "the Save
+// and Close button", "the Terms of Service dialog".
+var joiners = map[string]bool{"and": true, "of": true}
+
+// notOwners are words after which "of" names a property or a part, not
+// part of a name: "the value of Volume slider", "the list of files".
+var notOwners = map[string]bool{
+	"value": true, "text": true, "title": true, "name": true, "label": true, "state": true, "content": true,
+	"contents": true, "number": true, "count": true, "top": true, "bottom": true, "end": true, "rest": true, "part": true,
+}
+
+// nameWords reports whether words make an unquoted name: no stop word but
+// a joiner between two words; at most four words besides joiners; no
+// noun of the grammar beside an "and" (that is two subjects: "the Save
+// dialog and Export dialog"); no "of" after a property word.
+func nameWords(words []string) bool {
+	n := 0
+	for i, w := range words {
+		if strings.Contains(w, "\x01") {
+			return false
+		}
+		if joiners[w] {
+			if i == 0 || i == len(words)-1 || joiners[words[i-1]] {
+				return false
+			}
+			if w == "and" && (isNounWord(words[i-1]) || isNounWord(words[i+1])) {
+				return false
+			}
+			if w == "of" && (notOwners[words[i-1]] || isNounWord(words[i-1])) {
+				return false
+			}
+			continue
+		}
+		if stopWords[w] {
+			return false
+		}
+		n++
+	}
+	return n <= 4
+}
+
+// isNounWord reports whether w is a word of one of the grammar's nouns.
+func isNounWord(w string) bool {
+	for _, n := range nouns {
+		for _, nw := range n.words {
+			if slices.Contains(strings.Fields(nw), w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // The grammar's regular expressions work on a lower-cased clause whose
 // quoted phrases are placeholders (\x01N\x02).
 var grammar = sync.OnceValue(func() *clauseGrammar {
@@ -330,7 +431,10 @@ var grammar = sync.OnceValue(func() *clauseGrammar {
 	}
 	nounAlt := `(?P<noun>` + strings.Join(words, "|") + `)`
 	q := "\x01(?P<%s>\\d+)\x02"
-	name := `(?P<name>[\p{L}\p{N}][\p{L}\p{N}.+#&'_-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}.+#&'_-]*){0,3})`
+	// Up to four words, and up to five with "and" or "of" between two
+	// of them (nameWords checks).
+	w := `[\p{L}\p{N}][\p{L}\p{N}.+#&'_-]*`
+	name := `(?P<name>` + w + `(?:\s+` + w + `){0,3}|` + w + `(?:\s+` + w + `){0,2}\s+(?:and|of)\s+` + w + `(?:\s+` + w + `){0,2})`
 	in := `(?:\s+(?:in|inside|within|on)\s+(?:the\s+)?(?:(?:window|dialog)\s+` + fmt.Sprintf(q, "inq") + `|` + fmt.Sprintf(q, "inq2") + `\s+(?:window|dialog)|(?P<inname>[\p{L}\p{N}][\p{L}\p{N}.+_-]*(?:\s+[\p{L}\p{N}][\p{L}\p{N}.+_-]*){0,2})\s+(?:window|dialog)))?`
 	art := `(?:(?:the|a|an)\s+)?`
 	subjects := []string{
@@ -462,10 +566,8 @@ func build(r rule, m []string, quoted []string) (Predicate, bool) {
 	if q, ok := qtext("q"); ok {
 		p.Name, p.Quoted = strings.ToLower(strings.TrimSpace(q)), true
 	} else if nm := group("name"); nm != "" {
-		for _, w := range strings.Fields(nm) {
-			if stopWords[w] || strings.Contains(w, "\x01") {
-				return Predicate{}, false
-			}
+		if !nameWords(strings.Fields(nm)) {
+			return Predicate{}, false
 		}
 		p.Name = nm
 	}

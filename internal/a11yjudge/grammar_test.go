@@ -134,6 +134,66 @@ func TestParseCombined(t *testing.T) {
 	}
 }
 
+// Names holding "and" or "of": the grammar claims them when a noun it
+// knows ends the name and the split on "and" does not give conditions that
+// each stand alone; near misses stay with the other judges or split.
+func TestParseJoinedNames(t *testing.T) {
+	for _, tc := range []struct {
+		cond  string
+		preds []string
+		rest  string
+	}{
+		{`the Terms of Service dialog is open`, []string{`dialog "terms of service" open`}, ""},
+		{`the Save and Close button is enabled`, []string{`button "save and close" enabled`}, ""},
+		{`the save and close button is enabled`, []string{`button "save and close" enabled`}, ""},
+		{`wait until the Bed and Breakfast window closes`, []string{`window "bed and breakfast" gone`}, ""},
+		{`the Print and Export Settings dialog appears`, []string{`dialog "print and export settings" open`}, ""},
+		{`the Import Bookmarks and Settings dialog is open`, []string{`dialog "import bookmarks and settings" open`}, ""},
+		{`the Speed of Light slider is above 70`, []string{`slider "speed of light" value > 70`}, ""},
+		// The split puts the name back together and keeps the rest apart.
+		{`the Export dialog is open and the Save and Close button is enabled`,
+			[]string{`dialog "export" open`, `button "save and close" enabled`}, ""},
+		{`the Terms of Service dialog is open and "Accept" is visible`, []string{`dialog "terms of service" open`}, `"Accept" is visible`},
+		{`the dialog 'Export' is open and "Done" is visible`, []string{`dialog "export" open`}, `"Done" is visible`},
+		// Two conditions that stand alone stay two.
+		{`the Save dialog is open and the Close button is enabled`, []string{`dialog "save" open`, `button "close" enabled`}, ""},
+		{`the Save dialog is open and Close button is enabled`, []string{`dialog "save" open`, `button "close" enabled`}, ""},
+	} {
+		t.Run(tc.cond, func(t *testing.T) {
+			plan := Parse(tc.cond)
+			var got []string
+			for _, p := range plan.Predicates() {
+				got = append(got, p.String())
+			}
+			if diff := cmp.Diff(tc.preds, got); diff != "" {
+				t.Errorf("Parse(%q) predicates (-want +got):\n%s", tc.cond, diff)
+			}
+			if plan.Rest() != tc.rest {
+				t.Errorf("Parse(%q).Rest() = %q, want %q", tc.cond, plan.Rest(), tc.rest)
+			}
+		})
+	}
+	// Near misses: text, a property, two subjects, a name cut by "and".
+	for _, cond := range []string{
+		`Step 3 of 5 is shown`,              // no noun: text, for the OCR or vision judge
+		`the Terms of Service are accepted`, // no noun
+		`the value of Volume slider is above 70`,
+		`the list of files is empty`,
+		`the Save and the Close buttons are enabled`,
+		`the Save and Close button is blue`,
+		`the Save or Close button is enabled`,
+		`the Save and button is enabled`,
+		`the Terms and and Service dialog is open`,
+	} {
+		t.Run(cond, func(t *testing.T) {
+			plan := Parse(cond)
+			if plan.Structural() {
+				t.Errorf("Parse(%q) claimed %v, want it left to the other judges", cond, plan.Predicates())
+			}
+		})
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"the Save dialog is open", `the dialog 'Export' is open and "Done" is visible`, "the list has at least 3 rows", `'`, "\x01", "and and"} {
 		f.Add(s)

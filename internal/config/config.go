@@ -73,6 +73,8 @@ type Config struct {
 	GeminiAPIKey      secret.String
 	OpenAIAPIKey      secret.String
 	TesseractBinary   string
+	// JudgeA11y turns the accessibility judge on (ACU_JUDGE_A11Y).
+	JudgeA11y bool
 	// ModelPrices extends and overrides the built-in price table
 	// (ACU_MODEL_PRICES; see prices.go).
 	ModelPrices map[string]ModelPrice

@@ -72,6 +72,7 @@ func TestBadValuesNameTheVariable(t *testing.T) {
 		{"remote bind", map[string]string{"ACU_DAEMON_HOST": "0.0.0.0"}, "ACU_DAEMON_HOST", "ACU_ALLOW_REMOTE"},
 		{"bad notifier", map[string]string{"ACU_NOTIFIERS": "exec,pager"}, "ACU_NOTIFIERS", "exec, webhook"},
 		{"webhook without url", map[string]string{"ACU_NOTIFIERS": "webhook"}, "ACU_WEBHOOK_URL", "no URL"},
+		{"a11y judge neither on nor off", map[string]string{"ACU_JUDGE_A11Y": "maybe"}, "ACU_JUDGE_A11Y", "true or false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,4 +265,25 @@ func grepLine(s, sub string) string {
 		}
 	}
 	return ""
+}
+
+// ACU_JUDGE_A11Y is on by default and off with off (or false, 0, no).
+func TestJudgeA11ySetting(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{{"", true}, {"on", true}, {"off", false}, {"OFF", false}, {"false", false}, {"1", true}} {
+		vars := map[string]string{}
+		if tc.value != "" {
+			vars["ACU_JUDGE_A11Y"] = tc.value
+		}
+		getenv, environ := env(vars)
+		c, _, _, err := Load(getenv, environ, nil, nil)
+		if err != nil {
+			t.Fatalf("ACU_JUDGE_A11Y=%q: %v", tc.value, err)
+		}
+		if c.JudgeA11y != tc.want {
+			t.Errorf("ACU_JUDGE_A11Y=%q: JudgeA11y = %v, want %v", tc.value, c.JudgeA11y, tc.want)
+		}
+	}
 }

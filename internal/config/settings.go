@@ -74,6 +74,8 @@ var settings = []Setting{
 	secretStr("GEMINI_API_KEY", "", "Google Gemini API key (gemini backend)", func(c *Config) *secret.String { return &c.GeminiAPIKey }),
 	secretStr("OPENAI_API_KEY", "", "OpenAI API key (openai backend)", func(c *Config) *secret.String { return &c.OpenAIAPIKey }),
 	str("ACU_TESSERACT", "", "tesseract", "a program name or path", "Tesseract binary for the OCR judge", func(c *Config) *string { return &c.TesseractBinary }),
+	boolean("ACU_JUDGE_A11Y", "", "on", "the accessibility judge: on decides conditions about windows, controls, values and rows from the accessibility tree; off sends them, whole, to the OCR or vision judge (as on a display without a tree), and each such wait's plan event and `acu wait --explain` say so",
+		func(c *Config) *bool { return &c.JudgeA11y }),
 
 	// Smart wait.
 	duration("ACU_POLL_INTERVAL", "", "1s", 50*time.Millisecond, time.Minute, "backstop interval between judgements when nothing changes (POLL_INTERVAL of the seed)",

@@ -129,6 +129,12 @@ type Options struct {
 	// events (*a11yjudge.Judge; structure.go); Judge then gets only the
 	// rest. nil judges every condition with Judge.
 	Structure Structure
+	// StructureOff, when set, turns the accessibility judge off
+	// (ACU_JUDGE_A11Y=off) and says so: conditions the grammar claims go,
+	// whole, to the judge a display without a tree gets (a vision model as
+	// written, else the OCR judge with the names made quoted text), and
+	// every plan event of such a wait carries this as its fallback.
+	StructureOff string
 	// Text, when set, is the OCR judge, asked instead of Judge about the
 	// quoted-text rest of a structural condition (the cheaper judge).
 	Text  judge.Backend

@@ -84,6 +84,9 @@ func (e *Engine) structPlan(j *job, criteria string) *a11yjudge.Plan {
 	defer j.mu.Unlock()
 	if j.structure == nil || j.structure.criteria != criteria {
 		j.structure = &structState{criteria: criteria, plan: a11yjudge.Parse(criteria)}
+		if j.structure.plan.Structural() {
+			j.structure.fallback = e.opts.StructureOff // "" when the judge is on
+		}
 	}
 	if !j.structure.plan.Structural() {
 		return nil
@@ -110,7 +113,7 @@ func (e *Engine) structureOnly(j *job) bool {
 // needsJudge reports whether criteria need the engine's judge: not when
 // the tree decides all of them.
 func (e *Engine) needsJudge(criteria string) bool {
-	if e.opts.Structure == nil {
+	if e.opts.Structure == nil || e.opts.StructureOff != "" {
 		return true
 	}
 	p := a11yjudge.Parse(criteria)
@@ -122,6 +125,14 @@ func (e *Engine) needsJudge(criteria string) bool {
 func (e *Engine) checkCriteria(criteria string) error {
 	if e.opts.Structure != nil {
 		if plan := a11yjudge.Parse(criteria); plan.Structural() {
+			if e.opts.StructureOff != "" {
+				// Off: the whole condition goes to the judge a display
+				// without a tree would use, which must be able to take it.
+				if _, err := e.fallbackJudge(plan); err != nil {
+					return &ValidationError{Field: "criteria", Message: fmt.Sprintf("%s, and %v", e.opts.StructureOff, err), Err: err}
+				}
+				return nil
+			}
 			rest := plan.Rest()
 			if rest == "" {
 				return nil
@@ -171,7 +182,7 @@ func (e *Engine) restJudge(rest string) (judge.Backend, error) {
 // display when its criteria are structural; nil otherwise or when the
 // display has no tree (the poll carries the job).
 func (e *Engine) watchStructure(ctx context.Context, j *job, sp spec) <-chan struct{} {
-	if e.structPlan(j, sp.Criteria) == nil || sp.Source == sourceTmux {
+	if e.structPlan(j, sp.Criteria) == nil || sp.Source == sourceTmux || e.opts.StructureOff != "" {
 		return nil
 	}
 	ch, err := e.opts.Structure.Watch(ctx, sp.Display)
@@ -187,6 +198,9 @@ func (e *Engine) watchStructure(ctx context.Context, j *job, sp spec) <-chan str
 func (e *Engine) emitPlan(ctx context.Context, j *job, sp spec, fallback string) {
 	parts := []map[string]any{}
 	plan := e.structPlan(j, sp.Criteria)
+	if plan != nil && fallback == "" {
+		fallback = e.opts.StructureOff // off: every plan event says so
+	}
 	switch {
 	case plan == nil:
 		parts = append(parts, map[string]any{"text": sp.Criteria, "judge": e.opts.Judge.Name()})
@@ -228,6 +242,9 @@ func (e *Engine) emitPlan(ctx context.Context, j *job, sp spec, fallback string)
 func (e *Engine) evaluateStructure(ctx context.Context, j *job, sp spec, trigger time.Time, plan a11yjudge.Plan) (observation, judge.Verdict, bool) {
 	ectx, done := e.evalContext(ctx, j, sp)
 	defer done()
+	if off := e.opts.StructureOff; off != "" {
+		return e.evaluateFallback(ctx, ectx, j, sp, trigger, plan, off)
+	}
 	no := observation{at: trigger}
 	j.mu.Lock()
 	fresh := !j.structure.decided
