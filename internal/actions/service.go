@@ -168,7 +168,7 @@ type desktop struct {
 	name  string
 	conn  *display.Conn // nil on a Wayland display (gate.IsWayland)
 	w, h  int           // the screen's size in pixels
-	hands *gate.Hands // nil when the policy lets nothing act here: hErr says why
+	hands *gate.Hands   // nil when the policy lets nothing act here: hErr says why
 	hErr  error
 	tree  *atspi.Client
 	ex    *elements.Extractor // nil when the display has neither a tree nor OCR
