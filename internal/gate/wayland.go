@@ -308,8 +308,28 @@ func (w *wlConn) place(ctx context.Context, n sway.Node, op string, req api.Wind
 	} else {
 		r.Max = r.Min.Add(image.Pt(*req.W+n.Rect.Dx()-n.Content.Dx(), *req.H+n.Rect.Dy()-n.Content.Dy()))
 	}
-	return sway.MoveResize(ctx, w.ipc, n.ID, r)
+	// sway's tree says the new place at once, but the window is shown (and
+	// takes input) there only once its app has drawn at the new size and
+	// sway applied the change: wait for the repaint there, so input sent
+	// next lands where the window list says it is.
+	o, oErr := w.orderer(ctx)
+	since := time.Now()
+	if err := sway.MoveResize(ctx, w.ipc, n.ID, r); err != nil {
+		return err
+	}
+	if oErr != nil {
+		w.log.Debug("no screencopy to wait for the moved window's repaint", "err", oErr)
+		return nil
+	}
+	if !o.waitRepaint(ctx, r, since, placeRepaint) {
+		w.log.Debug("the moved window did not repaint at its new place", "window", n.Name, "within", placeRepaint)
+	}
+	return ctx.Err()
 }
+
+// placeRepaint bounds the wait for a moved or resized window's repaint
+// (sway applies a change its client does not answer after 200 ms).
+const placeRepaint = time.Second
 
 // toplevelState maximizes or minimizes n through the toplevel protocol.
 func (w *wlConn) toplevelState(ctx context.Context, n sway.Node, op string) error {

@@ -27,6 +27,7 @@ type wlOrderer struct {
 	damages []damageAt
 	used    time.Time
 	running bool
+	primed  bool // the loop's first copy (the baseline) is taken
 	dead    error
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -65,11 +66,22 @@ func (w *wlConn) orderer(ctx context.Context) (*wlOrderer, error) {
 	o.used = time.Now()
 	if !o.running {
 		lctx, cancel := context.WithCancel(context.Background())
-		o.running, o.stop = true, cancel
+		o.running, o.primed, o.stop = true, false, cancel
 		o.wg.Add(1)
 		go o.loop(lctx)
 	}
+	// Damage is recorded from the loop's first copy on: wait for it (a
+	// copy of a static screen returns at once).
+	o.wait(ctx, time.Now().Add(2*time.Second), func() bool { return o.primed || !o.running })
 	return o, nil
+}
+
+// waitRepaint waits, at most timeout, until the compositor repaints part
+// of r after since; it reports whether it did.
+func (o *wlOrderer) waitRepaint(ctx context.Context, r image.Rectangle, since time.Time, timeout time.Duration) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.wait(ctx, time.Now().Add(timeout), func() bool { return !o.lastDamage(r, since).IsZero() })
 }
 
 // loop copies the screen whenever it changed and records the damage,
@@ -87,7 +99,8 @@ func (o *wlOrderer) loop(ctx context.Context) {
 		o.mu.Lock()
 		switch {
 		case err == nil && first:
-			first = false
+			first, o.primed = false, true
+			o.cond.Broadcast()
 		case err == nil:
 			if len(o.damages)+len(rects) > orderHistory {
 				o.damages = slices.Delete(o.damages, 0, min(len(o.damages), orderHistory/2+len(rects)))
