@@ -42,6 +42,7 @@ type wlConn struct {
 	ipc        string // sway's IPC socket (SWAYSOCK) beside the Wayland socket; "" none
 	w, h       int    // the output's size in pixels
 	log        *slog.Logger
+	seat       wlSeat // the cursor, as acu's devices left it
 
 	clipMu sync.Mutex
 	clip   *datacontrol.Clipboard

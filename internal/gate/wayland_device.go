@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,15 @@ type wlDevice struct {
 	area    Area
 	opts    input.Options
 	log     *slog.Logger
+	*wlSeat // shared by the display's devices: they drive one cursor
+}
+
+// wlSeat is what acu knows of a Wayland display's one cursor, which all
+// its virtual pointers move: where acu last put it and the buttons it
+// holds. The device that changes it holds its own lock, and the gate runs
+// one effect at a time per display.
+type wlSeat struct {
+	smu     sync.Mutex
 	pos     image.Point
 	known   bool  // pos is where acu put the pointer
 	pressed []int // buttons ButtonDown left down
@@ -61,7 +71,7 @@ func (w *wlConn) device(ctx context.Context, area Area, o input.Options) (*wlDev
 	if r.Empty() {
 		r = image.Rect(0, 0, sw, sh)
 	}
-	return &wlDevice{v: v, dpy: w.name, area: Area{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}, opts: o, log: o.Logger}, nil
+	return &wlDevice{v: v, dpy: w.name, area: Area{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}, opts: o, log: o.Logger, wlSeat: &w.seat}, nil
 }
 
 // run runs one action under the device's lock; a dry run only logs it.
@@ -91,6 +101,8 @@ func (d *wlDevice) at(p *image.Point) (image.Point, error) {
 	if p != nil {
 		return d.clamp(*p), nil
 	}
+	d.smu.Lock()
+	defer d.smu.Unlock()
 	if !d.known {
 		return image.Point{}, errNoPointer
 	}
@@ -107,7 +119,27 @@ func checkButton(button int) error {
 	return fmt.Errorf("button %d: use 1 (left), 2 (middle), 3 (right), 8 (back) or 9 (forward)", button)
 }
 
-func (d *wlDevice) moved(p image.Point) { d.pos, d.known = p, true }
+func (d *wlDevice) moved(p image.Point) {
+	d.smu.Lock()
+	d.pos, d.known = p, true
+	d.smu.Unlock()
+}
+
+// setPressed records button as held (down) or not.
+func (d *wlDevice) setPressed(button int, down bool) error {
+	d.smu.Lock()
+	defer d.smu.Unlock()
+	i := slices.Index(d.pressed, button)
+	switch {
+	case down && i >= 0:
+		return fmt.Errorf("button %d is already down: send mouse_up first", button)
+	case down:
+		d.pressed = append(d.pressed, button)
+	case i >= 0:
+		d.pressed = slices.Delete(d.pressed, i, i+1)
+	}
+	return nil
+}
 
 func (d *wlDevice) MoveTo(ctx context.Context, p image.Point) error {
 	return d.run(ctx, "move", func() error {
@@ -159,20 +191,18 @@ func (d *wlDevice) ButtonDown(ctx context.Context, p *image.Point, button int) e
 		return err
 	}
 	return d.run(ctx, "mouse_down", func() error {
-		for _, b := range d.pressed {
-			if b == button {
-				return fmt.Errorf("button %d is already down: send mouse_up first", button)
-			}
-		}
 		q, err := d.at(p)
 		if err != nil {
 			return err
 		}
+		if err := d.setPressed(button, true); err != nil {
+			return err
+		}
 		if err := d.v.Press(ctx, q.X, q.Y, button); err != nil {
+			_ = d.setPressed(button, false)
 			return err
 		}
 		d.moved(q)
-		d.pressed = append(d.pressed, button)
 		return nil
 	})
 }
@@ -186,12 +216,7 @@ func (d *wlDevice) ButtonUp(ctx context.Context, p *image.Point, button int) err
 		if err != nil {
 			return err
 		}
-		for i, b := range d.pressed {
-			if b == button {
-				d.pressed = append(d.pressed[:i], d.pressed[i+1:]...)
-				break
-			}
-		}
+		_ = d.setPressed(button, false)
 		if err := d.v.Release(ctx, q.X, q.Y, button); err != nil {
 			return err
 		}
@@ -238,7 +263,10 @@ func (d *wlDevice) DragPath(ctx context.Context, button int, path []image.Point,
 			return sleep(ctx, d.opts.DragStepDelay)
 		}()
 		// The button is released even when ctx ended.
-		if rErr := d.v.Release(context.WithoutCancel(ctx), d.pos.X, d.pos.Y, button); err == nil {
+		d.smu.Lock()
+		end := d.pos
+		d.smu.Unlock()
+		if rErr := d.v.Release(context.WithoutCancel(ctx), end.X, end.Y, button); err == nil {
 			err = rErr
 		}
 		return err
@@ -357,8 +385,8 @@ func (d *wlDevice) Pointer(ctx context.Context) (image.Point, error) {
 	if err := ctx.Err(); err != nil {
 		return image.Point{}, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.smu.Lock()
+	defer d.smu.Unlock()
 	if !d.known {
 		return image.Point{}, &Error{Kind: Conflict, Field: "display", Err: errNoPointer,
 			Message: fmt.Sprintf("the pointer on %s: %v", d.dpy, errNoPointer)}
@@ -385,8 +413,8 @@ func (d *wlDevice) CheckText(text string) error {
 }
 
 func (d *wlDevice) ButtonsDown() uint16 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.smu.Lock()
+	defer d.smu.Unlock()
 	var m uint16
 	for _, b := range d.pressed {
 		m |= 1 << (7 + uint16(b))
@@ -408,10 +436,13 @@ func (d *wlDevice) Close() error {
 	defer d.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	for _, b := range d.pressed {
-		_ = d.v.Release(ctx, d.pos.X, d.pos.Y, b)
-	}
+	d.smu.Lock()
+	pressed, pos := d.pressed, d.pos
 	d.pressed = nil
+	d.smu.Unlock()
+	for _, b := range pressed {
+		_ = d.v.Release(ctx, pos.X, pos.Y, b)
+	}
 	_ = d.v.ModsUp(ctx)
 	return d.v.Close()
 }
