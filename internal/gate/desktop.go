@@ -12,6 +12,12 @@
 // and speaks the wire types of internal/api. It sits on internal/display,
 // internal/input, internal/clipboard and internal/launch: nothing above it
 // imports those (cmd/acu's layering test enforces it).
+//
+// A Wayland display (IsWayland: a socket path or wayland-N) has no X
+// connection: its state (wayland*.go) holds a virtual pointer and
+// keyboard behind the same device interface, finds windows in sway's IPC
+// tree, and runs window operations through sway and the toplevel
+// protocol, the clipboard through data-control (docs/wayland.md).
 package gate
 
 import (
