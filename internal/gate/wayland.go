@@ -272,6 +272,10 @@ func (s *Gate) wlWindowOp(ctx context.Context, c *conn, dpy, id string, wid uint
 		method = "wlr-foreign-toplevel:set_" + op + "d"
 		err = c.wl.toplevelState(ctx, n, op)
 	}
+	if errors.Is(err, display.ErrNoWindow) || errors.Is(err, toplevel.ErrClosed) {
+		return api.WindowOpResult{}, &Error{Kind: NotFound, Field: "id", Err: err,
+			Message: fmt.Sprintf("window %s on %s has closed: list windows with GET /v1/windows", id, dpy)}
+	}
 	if errors.Is(err, toplevel.ErrUnsupported) {
 		return api.WindowOpResult{}, &Error{Kind: Conflict, Field: "op", Err: err,
 			Message: fmt.Sprintf("%v: %s is not available on this compositor", err, op)}
@@ -540,7 +544,9 @@ func (g *Gate) wlInput(ctx context.Context, c *conn) error {
 		return err
 	}
 	c.dev = dev
-	c.user = &wlUser{dpy: c.wl.name, log: g.log, pause: g.opts.Policy.PauseOnUser}
+	// The compositor's idle watch (internal/wayland/idle) plugs in here as
+	// wlUser.watch; without it the check is not available on the display.
+	c.user = &wlUser{dpy: c.wl.name, log: g.log, pause: g.opts.Policy.PauseOnUser, now: g.opts.Now}
 	return nil
 }
 
