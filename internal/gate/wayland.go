@@ -581,6 +581,13 @@ func (u *wlUser) check(ctx context.Context, quiet time.Duration) error {
 		}
 		return nil
 	}
+	// A watch that can says when it has read every input the compositor
+	// took so far, so LastUser is up to date.
+	if f, ok := u.watch.(interface{ Flush(context.Context) error }); ok {
+		if err := f.Flush(ctx); err != nil {
+			return err
+		}
+	}
 	now := time.Now()
 	if u.now != nil {
 		now = u.now()

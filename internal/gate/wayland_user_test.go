@@ -12,9 +12,11 @@ import (
 // lastInput is an idle watch's record as wlUser reads it: the user's last
 // input, and acu's own input bracketed.
 type lastInput struct {
-	last        time.Time
-	begun, done int
+	last                 time.Time
+	begun, done, flushed int
 }
+
+func (l *lastInput) Flush(context.Context) error { l.flushed++; return nil }
 
 func (l *lastInput) Begin()              { l.begun++ }
 func (l *lastInput) End()                { l.done++ }
@@ -38,6 +40,9 @@ func TestWaylandUserCheck(t *testing.T) {
 	r, ok := err.(*Refused)
 	if !ok || r.Code != api.CodeUserActive || r.RetryAfter != 2*time.Second {
 		t.Errorf("input 1s ago, quiet 3s: %v, want user_active retrying after 2s", err)
+	}
+	if w.flushed != 2 {
+		t.Errorf("the watch was flushed %d times before 2 checks", w.flushed)
 	}
 	w.last = now.Add(-4 * time.Second)
 	if err := u.check(ctx, 3*time.Second); err != nil {
