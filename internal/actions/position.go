@@ -89,7 +89,7 @@ func (s *Service) resolvePoint(ctx context.Context, d *desktop, p *api.Point, fi
 	}
 	x, y := *p.X, *p.Y
 	f := pointFrame(p, def)
-	sw, sh := d.conn.Screen.Width, d.conn.Screen.Height
+	sw, sh := d.w, d.h
 	screen := image.Rect(0, 0, sw, sh)
 	region := screen
 	if f.window != "" {

@@ -103,7 +103,7 @@ func (x *stepRun) element(kind, text string) error {
 	if err != nil {
 		return err
 	}
-	w, err := gate.WindowAt(x.ctx, x.d.conn, *p)
+	w, err := x.h.WindowAt(x.ctx, *p)
 	if err != nil {
 		return err
 	}

@@ -166,8 +166,9 @@ func (s *Service) Close() {
 // client and element extractor.
 type desktop struct {
 	name  string
-	conn  *display.Conn
-	hands *gate.Hands // nil when the policy lets nothing act here: hErr says why
+	conn  *display.Conn // nil on a Wayland display (gate.IsWayland)
+	w, h  int           // the screen's size in pixels
+	hands *gate.Hands   // nil when the policy lets nothing act here: hErr says why
 	hErr  error
 	tree  *atspi.Client
 	ex    *elements.Extractor // nil when the display has neither a tree nor OCR
@@ -203,7 +204,15 @@ func (s *Service) display(dpy string) string {
 func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	conn, err := s.opts.Gate.Conn(ctx, dpy)
+	var conn *display.Conn
+	if !gate.IsWayland(dpy) { // a Wayland display has no X connection: the gate's hands and reads serve it
+		c, err := s.opts.Gate.Conn(ctx, dpy)
+		if err != nil {
+			return nil, err
+		}
+		conn = c
+	}
+	sw, sh, err := s.opts.Gate.ScreenSize(ctx, dpy)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +223,7 @@ func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 		d.close() // the gate reconnected: so does the tree
 		delete(s.desks, dpy)
 	}
-	d := &desktop{name: dpy, conn: conn}
+	d := &desktop{name: dpy, conn: conn, w: sw, h: sh}
 	d.hands, d.hErr = s.opts.Gate.Hands(ctx, dpy)
 	if d.hErr != nil {
 		if _, refused := gate.IsRefused(d.hErr); !refused {
@@ -222,8 +231,10 @@ func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 		}
 	}
 	ao := atspi.Options{SessionBus: s.opts.SessionBus, Logger: s.log.With("component", "atspi")}
-	if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
-		ao.Address = addr
+	if conn != nil {
+		if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
+			ao.Address = addr
+		}
 	}
 	if tree, err := atspi.Connect(ctx, ao); err != nil {
 		s.log.Info("no accessibility bus: element maps hold OCR text only", "display", dpy, "err", err)

@@ -213,6 +213,13 @@ func (s *Service) Pointer(ctx context.Context, dpy string) (image.Point, error) 
 	if err != nil {
 		return image.Point{}, err
 	}
+	if d.conn == nil { // Wayland: where the gate's device last put it
+		p, err := s.opts.Gate.Pointer(ctx, dpy)
+		if err != nil {
+			return image.Point{}, err
+		}
+		return image.Pt(p.X, p.Y), nil
+	}
 	p, err := d.conn.QueryPointer(ctx)
 	if err != nil {
 		return image.Point{}, err

@@ -12,6 +12,12 @@
 // and speaks the wire types of internal/api. It sits on internal/display,
 // internal/input, internal/clipboard and internal/launch: nothing above it
 // imports those (cmd/acu's layering test enforces it).
+//
+// A Wayland display (IsWayland: a socket path or wayland-N) has no X
+// connection: its state (wayland*.go) holds a virtual pointer and
+// keyboard behind the same device interface, finds windows in sway's IPC
+// tree, and runs window operations through sway and the toplevel
+// protocol, the clipboard through data-control (docs/wayland.md).
 package gate
 
 import (
@@ -75,6 +81,10 @@ type Options struct {
 	Env            []string // the base environment of launched programs; secrets are scrubbed (launch.Env)
 	EnvAllow       []string // secret-looking variables passed on all the same (ACU_LAUNCH_ENV_ALLOW)
 	AllowRemote    bool     // HOST:N display names (ACU_ALLOW_REMOTE_X)
+	// RuntimeDir resolves Wayland names such as "wayland-1"
+	// (XDG_RUNTIME_DIR); empty: Wayland displays are named by their
+	// socket's absolute path.
+	RuntimeDir string
 	// Policy says where acu may act; its zero value allows everything.
 	Policy Policy
 	// Exclude are the windows never shown (ACU_EXCLUDE_WINDOWS): left out
@@ -100,13 +110,14 @@ type Gate struct {
 }
 
 type conn struct {
-	c    *display.Conn
+	c    *display.Conn // X11; nil on a Wayland display
+	wl   *wlConn       // Wayland; nil on an X11 display
 	clip *clipboard.Clipboard
 
 	mu   sync.Mutex // one effect at a time on the display
-	dev  *input.Device
-	devs map[DeviceOptions]*input.Device // engines' own (HandsFor)
-	user *userState
+	dev  device
+	devs map[DeviceOptions]device // engines' own (HandsFor)
+	user userCheck
 
 	ordMu sync.Mutex
 	ord   *orderer // opened on the first Order
@@ -143,8 +154,8 @@ func (c *conn) close() {
 	if c.dev != nil {
 		c.dev.Close()
 	}
-	if c.user != nil && c.user.clock != nil {
-		c.user.clock.Close()
+	if c.user != nil {
+		c.user.close()
 	}
 	c.ordMu.Lock()
 	if c.ord != nil {
@@ -158,6 +169,10 @@ func (c *conn) close() {
 	if c.clip != nil {
 		c.clip.Close()
 	}
+	if c.wl != nil {
+		c.wl.close()
+		return
+	}
 	c.c.Close()
 }
 
@@ -168,6 +183,9 @@ func (s *Gate) conn(ctx context.Context, dpy string) (*conn, string, error) {
 	}
 	if dpy == "" {
 		return nil, "", invalid("display", "display is required: no default display is configured (DISPLAY)")
+	}
+	if IsWayland(dpy) {
+		return s.wlConnect(ctx, dpy)
 	}
 	// The one check of display names acu has (the capture hub and
 	// display.Open use it too), with its message.
@@ -205,9 +223,12 @@ func AppDirs(getenv func(string) string) []string { return launch.AppDirs(getenv
 // window lists, geometry, the accessibility bus's address. It is the
 // gate's: callers do not close it.
 func (s *Gate) Conn(ctx context.Context, dpy string) (*display.Conn, error) {
-	c, _, err := s.conn(ctx, dpy)
+	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return nil, err
+	}
+	if c.wl != nil {
+		return nil, errNoX(dpy, "this reads the X connection")
 	}
 	return c.c, nil
 }
@@ -243,6 +264,9 @@ func (s *Gate) Windows(ctx context.Context, dpy string) (_ api.WindowList, err e
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return api.WindowList{}, err
+	}
+	if c.wl != nil {
+		return s.wlWindows(ctx, c, dpy)
 	}
 	ws, err := c.c.WindowStates(ctx)
 	if err != nil {
@@ -281,6 +305,9 @@ func (s *Gate) WindowOp(ctx context.Context, id, op string, req api.WindowOp) (_
 	}
 	if err := s.allowWindowOp(ctx, c, dpy, wid, op); err != nil {
 		return api.WindowOpResult{}, err
+	}
+	if c.wl != nil {
+		return s.wlWindowOp(ctx, c, dpy, id, wid, op, req)
 	}
 	start := s.opts.Now()
 	var res display.OpResult
@@ -372,6 +399,9 @@ func (s *Gate) Pointer(ctx context.Context, dpy string) (_ api.Pointer, err erro
 	if err != nil {
 		return api.Pointer{}, err
 	}
+	if c.wl != nil {
+		return s.wlPointer(ctx, c, dpy)
+	}
 	p, err := c.c.QueryPointer(ctx)
 	if err != nil {
 		return api.Pointer{}, err
@@ -389,6 +419,9 @@ func (s *Gate) clip(ctx context.Context, dpy string) (*clipboard.Clipboard, stri
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return nil, "", err
+	}
+	if c.wl != nil {
+		return nil, "", errNoX(dpy, "the X clipboard")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -424,6 +457,9 @@ func (s *Gate) GetClipboard(ctx context.Context, dpy, sel, typ string) (_ api.Cl
 		mime = clipboard.PNG
 	default:
 		return api.Clipboard{}, invalid("type", "type must be text or image/png, got %q", typ)
+	}
+	if IsWayland(s.name(dpy)) {
+		return s.wlGetClipboard(ctx, dpy, sel, mime)
 	}
 	cb, dpy, err := s.clip(ctx, dpy)
 	if err != nil {
@@ -466,6 +502,9 @@ func (s *Gate) SetClipboard(ctx context.Context, req api.Clipboard) (_ api.Clipb
 		c = clipboard.Content{MIME: clipboard.PNG, Data: req.ImagePNG}
 	default:
 		c = clipboard.Content{MIME: clipboard.Text, Data: []byte(req.Text)}
+	}
+	if IsWayland(s.name(req.Display)) {
+		return s.wlSetClipboard(ctx, req.Display, sel, c)
 	}
 	cb, dpy, err := s.clip(ctx, req.Display)
 	if err != nil {
@@ -535,6 +574,9 @@ func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequ
 	out.Display = dpy
 	if err := s.allowEffect(ctx, dpy, "launch"); err != nil {
 		return api.LaunchResult{}, err
+	}
+	if c.wl != nil {
+		return s.wlLaunch(ctx, c, dpy, req, out)
 	}
 	bus, _ := atspi.DisplayBusAddress(ctx, c.c) // none: apps find the session bus themselves
 	var before map[uint32]bool
@@ -646,7 +688,7 @@ func (s *Gate) allowWindowOp(ctx context.Context, c *conn, dpy string, wid uint3
 		s.refused(ctx, dpy, "window:"+op, nil, err)
 		return err
 	}
-	if w, ok, err := c.c.Window(ctx, wid); err == nil && ok {
+	if w, ok, err := c.window(ctx, wid); err == nil && ok {
 		if err := s.opts.Policy.CheckWindow(&w, "window "+op); err != nil {
 			s.refused(ctx, dpy, "window:"+op, &w, err)
 			return err
@@ -664,6 +706,9 @@ func (s *Gate) Place(ctx context.Context, dpy string, id uint32, r image.Rectang
 	c, dpy, err := s.conn(ctx, dpy)
 	if err != nil {
 		return err
+	}
+	if c.wl != nil {
+		return errNoX(dpy, "placing a window by X request")
 	}
 	if err := s.allowWindowOp(ctx, c, dpy, id, "place"); err != nil {
 		return err

@@ -92,7 +92,7 @@ type Landing struct {
 type Hands struct {
 	g   *Gate
 	c   *conn
-	dev *input.Device // the display's device, or an engine's own (HandsFor)
+	dev device // the display's device, or an engine's own (HandsFor)
 	dpy string
 }
 
@@ -123,7 +123,8 @@ func (g *Gate) HandsFor(ctx context.Context, dpy string, o DeviceOptions) (*Hand
 		return nil, err
 	}
 	if o.Area.Empty() {
-		o.Area = input.Area{W: h.c.c.Screen.Width, H: h.c.c.Screen.Height}
+		w, ht := h.c.screen()
+		o.Area = input.Area{W: w, H: ht}
 	}
 	h.c.mu.Lock()
 	defer h.c.mu.Unlock()
@@ -143,14 +144,24 @@ func (g *Gate) HandsFor(ctx context.Context, dpy string, o DeviceOptions) (*Hand
 		io.DragStepDelay = o.DragStepDelay
 	}
 	io.DryRun = o.DryRun
-	dev, err := input.New(h.c.c, o.Area, io)
-	if err != nil {
-		return nil, &Error{Kind: Unavailable, Field: "display", Message: fmt.Sprintf("open an input device on %s: %v", h.c.c.Name, err), Err: err}
+	var dev device
+	if h.c.wl != nil {
+		d, err := h.c.wl.device(ctx, o.Area, io)
+		if err != nil {
+			return nil, err
+		}
+		dev = d
+	} else {
+		d, err := input.New(h.c.c, o.Area, io)
+		if err != nil {
+			return nil, &Error{Kind: Unavailable, Field: "display", Message: fmt.Sprintf("open an input device on %s: %v", h.c.c.Name, err), Err: err}
+		}
+		d.SetReadProof(h.c.readProof(h.dpy))
+		dev = d
 	}
 	if h.c.devs == nil {
-		h.c.devs = map[DeviceOptions]*input.Device{}
+		h.c.devs = map[DeviceOptions]device{}
 	}
-	dev.SetReadProof(h.c.readProof(h.dpy))
 	h.c.devs[o] = dev
 	h.dev = dev
 	return h, nil
@@ -179,6 +190,9 @@ func (g *Gate) input(ctx context.Context, c *conn) error {
 	defer c.mu.Unlock()
 	if c.dev != nil {
 		return nil
+	}
+	if c.wl != nil {
+		return g.wlInput(ctx, c)
 	}
 	io := g.opts.Input
 	io.Logger = g.log.With("component", "input")
@@ -212,7 +226,8 @@ func (g *Gate) input(ctx context.Context, c *conn) error {
 // Display is the display's name.
 func (h *Hands) Display() string { return h.dpy }
 
-// Conn is the display's connection, for reads (window lists, geometry).
+// Conn is the display's X connection, for reads (window lists,
+// geometry); nil on a Wayland display (IsWayland), which has none.
 func (h *Hands) Conn() *display.Conn { return h.c.c }
 
 // Area is the rectangle Do's normalized coordinates map to.
@@ -265,6 +280,9 @@ func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing,
 		h.g.refused(ctx, h.dpy, kind, first.Window, err)
 		return first, err
 	}
+	if h.c.wl != nil {
+		h.c.wl.touchOrder(ctx) // the repaints of this effect, for the next Order
+	}
 	own := pol.PauseOnUser && !CallerOf(ctx).User // the user's own input (take-over) is the user's
 	if own {
 		h.c.user.begin()
@@ -289,7 +307,7 @@ func (h *Hands) at(ctx context.Context, p *image.Point) ([]Landing, error) {
 		}
 		p = &q
 	}
-	w, err := WindowAt(ctx, h.c.c, *p)
+	w, err := h.c.windowAt(ctx, *p)
 	if err != nil {
 		return nil, err
 	}
@@ -299,7 +317,7 @@ func (h *Hands) at(ctx context.Context, p *image.Point) ([]Landing, error) {
 
 // focus is the landing of keyboard input: the focused window.
 func (h *Hands) focus(ctx context.Context) ([]Landing, error) {
-	w, err := FocusedWindow(ctx, h.c.c)
+	w, err := h.c.focused(ctx)
 	if err != nil {
 		return nil, err
 	}

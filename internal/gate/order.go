@@ -357,6 +357,9 @@ func (h *Hands) Order(ctx context.Context, at *image.Point, began time.Time, tim
 	if timeout <= 0 {
 		timeout = DefaultOrderTimeout
 	}
+	if h.c.wl != nil {
+		return h.wlOrder(ctx, at, began, timeout)
+	}
 	o, err := h.c.orderer(ctx, h.dpy)
 	if err != nil {
 		return OrderResult{Note: fmt.Sprintf("no order connection: %v", err), Took: time.Since(start)}

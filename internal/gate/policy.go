@@ -105,6 +105,20 @@ type watcher interface {
 	SetOwnButtons(mask uint16)
 }
 
+// userCheck is the user-first check of one display: X11's userState
+// (XInput2's clock, or the watch), or on Wayland the compositor's
+// idle-notify watch once one is plugged in (wlUser).
+type userCheck interface {
+	// check reports the user active (a CodeUserActive refusal) when
+	// input that is not acu's was seen within quiet.
+	check(ctx context.Context, quiet time.Duration) error
+	// begin and end bracket acu's own input; ownButtons are the buttons
+	// acu leaves held (an X key-button mask).
+	begin()
+	end(ctx context.Context, ownButtons uint16) error
+	close()
+}
+
 // userState follows the user's input on one display: when it started and
 // when it was last seen. With a clock (XInput2), the server's record of
 // the user's input decides; without, the watch (pointer and idle time).
@@ -196,6 +210,12 @@ func (u *userState) end(ctx context.Context, ownButtons uint16) error {
 		return nil
 	}
 	return u.mark(ctx, ownButtons)
+}
+
+func (u *userState) close() {
+	if u.clock != nil {
+		u.clock.Close()
+	}
 }
 
 // mark records acu's own input as done, with the buttons it holds down.

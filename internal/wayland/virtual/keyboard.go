@@ -330,7 +330,7 @@ func (d *Device) Key(ctx context.Context, keys string) error {
 		return err
 	}
 	for _, c := range combos {
-		mask := uint32(0)
+		mask := d.held // modifiers ModsDown holds stay down
 		for _, m := range c.mods {
 			mod := modifiers[m]
 			mask |= mod.mask

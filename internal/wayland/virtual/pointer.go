@@ -25,14 +25,16 @@ import (
 
 // Device is a virtual pointer and keyboard on one compositor's seat.
 type Device struct {
-	conn    *wayland.Conn
-	display string
-	output  *wayland.Output
-	pointer uint32
-	kbd     uint32
-	keymap  *keymap
-	mods    uint32 // the modifier mask last sent
-	start   time.Time
+	conn     *wayland.Conn
+	display  string
+	output   *wayland.Output
+	pointer  uint32
+	kbd      uint32
+	keymap   *keymap
+	mods     uint32   // the modifier mask last sent
+	held     uint32   // the mask of the modifiers ModsDown holds
+	heldKeys []string // those modifiers, in the order pressed
+	start    time.Time
 }
 
 // Open connects to the compositor whose socket is at path and creates a
