@@ -38,7 +38,11 @@ func TestMain(m *testing.M) {
 
 func child() {
 	os.Stdout.WriteString("ready\n")
-	select {}
+	// A sleep, not select{}: with no goroutine runnable and no timer the
+	// runtime ends the child as deadlocked (exit 2), which -race hides.
+	for {
+		time.Sleep(time.Hour)
+	}
 }
 
 // startChild starts the test binary as a child of the given kind and
