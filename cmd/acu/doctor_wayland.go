@@ -44,8 +44,25 @@ func checkWayland(ctx context.Context, e *env, report func(bool, string, string)
 	for _, l := range lack {
 		warn("wayland", l)
 	}
-	if len(have) == 0 {
-		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md)")
+	if w := familyWarning(path, conn.Globals()); w != "" {
+		warn("wayland", w)
+	} else if len(have) == 0 {
+		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md, \"GNOME and KDE\")")
 	}
 	warn("wayland", "give the daemon "+path+": smart waits, the live view, recordings and `acu screenshot` take it; actions, take-over input and MCP tools drive X11 displays only so far (docs/wayland.md)")
+}
+
+// familyWarning names GNOME's mutter or KDE's KWin by a global only each
+// advertises, and says what acu lacks there and where its path is
+// described; "" for other compositors.
+func familyWarning(path string, globals []wayland.Global) string {
+	for _, g := range globals {
+		switch {
+		case g.Interface == "gtk_shell1":
+			return path + " is GNOME's mutter: it offers no wlroots capture or input protocols; acu's GNOME path is mutter's D-Bus remote desktop and screen cast (PipeWire), proven in internal/wayland/portal (build tag portal) but not in the daemon yet (docs/wayland.md, \"GNOME and KDE\")"
+		case strings.HasPrefix(g.Interface, "org_kde_"):
+			return path + " is KDE's KWin: it offers no capture or input protocol to ordinary clients (only to xdg-desktop-portal-kde), so acu cannot see or drive its windows yet (docs/wayland.md, \"GNOME and KDE\")"
+		}
+	}
+	return ""
 }
