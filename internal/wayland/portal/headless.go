@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,9 +93,13 @@ func StartHeadless(ctx context.Context, opts Options) (*Headless, error) {
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_RUNTIME_DIR=" + dir,
 		"DBUS_SESSION_BUS_ADDRESS=" + h.BusAddress(), "LANG=C.UTF-8"}
+	var busEnv []string
 	start := func(name string, args ...string) (*proc, error) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir, cmd.Env = dir, env
+		if name == "dbus-daemon" {
+			cmd.Env = append(slices.Clip(env), busEnv...)
+		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
 		p := &proc{name: name, cmd: cmd, done: make(chan struct{}), log: filepath.Join(dir, name+".log")}
 		f, err := os.Create(p.log)
@@ -110,6 +115,10 @@ func StartHeadless(ctx context.Context, opts Options) (*Headless, error) {
 		h.procs = append(h.procs, p)
 		return p, nil
 	}
+	// Services the bus starts (the portal and its GNOME backend) find the
+	// desktop and the display as in a GNOME session, where gnome-session
+	// sets them.
+	busEnv = []string{"XDG_CURRENT_DESKTOP=GNOME", "WAYLAND_DISPLAY=" + h.Socket()}
 	bus, err := start("dbus-daemon", "--config-file="+filepath.Join(dir, "bus.conf"), "--address="+h.BusAddress(), "--nofork", "--nopidfile")
 	if err != nil {
 		return fail(err)

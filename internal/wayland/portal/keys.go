@@ -3,6 +3,7 @@
 package portal
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"unicode"
@@ -79,4 +80,61 @@ func parseCombo(s string) ([]uint32, error) {
 		}
 	}
 	return out, nil
+}
+
+// keyFunc presses (down) or releases the key that types a keysym.
+type keyFunc func(ctx context.Context, keysym uint32, down bool) error
+
+// typeText types text with key, one tap per character.
+func typeText(ctx context.Context, key keyFunc, text string) error {
+	for i, r := range text {
+		ks, err := runeKeysym(r)
+		if err != nil {
+			return fmt.Errorf("type at byte %d: %w", i, err)
+		}
+		if err := key(ctx, ks, true); err != nil {
+			return err
+		}
+		if err := key(ctx, ks, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pressKeys presses space-separated combos: the modifiers go down in
+// order, the key is tapped, the modifiers come up in reverse order.
+func pressKeys(ctx context.Context, key keyFunc, keys string) error {
+	var combos [][]uint32
+	for _, f := range strings.Fields(keys) {
+		c, err := parseCombo(f)
+		if err != nil {
+			return err
+		}
+		combos = append(combos, c)
+	}
+	if len(combos) == 0 {
+		return fmt.Errorf("keys %q: name at least one key, e.g. Return or ctrl+a", keys)
+	}
+	for _, c := range combos {
+		mods, k := c[:len(c)-1], c[len(c)-1]
+		for _, m := range mods {
+			if err := key(ctx, m, true); err != nil {
+				return err
+			}
+		}
+		err := key(ctx, k, true)
+		if err == nil {
+			err = key(ctx, k, false)
+		}
+		for i := len(mods) - 1; i >= 0; i-- {
+			if e := key(ctx, mods[i], false); err == nil {
+				err = e
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ package portal
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/godbus/dbus/v5"
@@ -192,62 +191,14 @@ func (s *Session) key(ctx context.Context, ks uint32, down bool) error {
 	return s.call(ctx, "NotifyKeyboardKeysym", ks, down)
 }
 
-func (s *Session) tap(ctx context.Context, ks uint32) error {
-	if err := s.key(ctx, ks, true); err != nil {
-		return err
-	}
-	return s.key(ctx, ks, false)
-}
-
 // Type types text by keysyms, newline as Return and tab as Tab. Mutter
 // finds each keysym in the session's keyboard layout and presses the
 // level's modifiers itself (so 'A' is Shift+a); a character the layout
 // lacks is dropped by mutter with a warning in its log, as the API offers
 // no way to upload a keymap (docs/wayland.md).
-func (s *Session) Type(ctx context.Context, text string) error {
-	for i, r := range text {
-		ks, err := runeKeysym(r)
-		if err != nil {
-			return fmt.Errorf("type at byte %d: %w", i, err)
-		}
-		if err := s.tap(ctx, ks); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (s *Session) Type(ctx context.Context, text string) error { return typeText(ctx, s.key, text) }
 
 // Key presses and releases space-separated key combos ("ctrl+a",
 // "Return", "shift+Tab"): the modifiers go down in order, the key is
 // tapped, the modifiers come up in reverse order.
-func (s *Session) Key(ctx context.Context, keys string) error {
-	var combos [][]uint32
-	for _, f := range strings.Fields(keys) {
-		c, err := parseCombo(f)
-		if err != nil {
-			return err
-		}
-		combos = append(combos, c)
-	}
-	if len(combos) == 0 {
-		return fmt.Errorf("keys %q: name at least one key, e.g. Return or ctrl+a", keys)
-	}
-	for _, c := range combos {
-		mods, k := c[:len(c)-1], c[len(c)-1]
-		for _, m := range mods {
-			if err := s.key(ctx, m, true); err != nil {
-				return err
-			}
-		}
-		err := s.tap(ctx, k)
-		for i := len(mods) - 1; i >= 0; i-- {
-			if e := s.key(ctx, mods[i], false); err == nil {
-				err = e
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (s *Session) Key(ctx context.Context, keys string) error { return pressKeys(ctx, s.key, keys) }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,7 +97,13 @@ func waitFrame(t *testing.T, ctx context.Context, h *Headless, s *Session, what 
 			return img
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("waiting for %s: %v; mutter's log:\n%s", what, ctx.Err(), h.Log("mutter"))
+			if dir := os.Getenv("ACU_PORTAL_FRAMES"); dir != "" {
+				if f, err := os.Create(filepath.Join(dir, "last-frame.png")); err == nil {
+					_ = png.Encode(f, img)
+					f.Close()
+				}
+			}
+			t.Fatalf("waiting for %s: %v (ACU_PORTAL_FRAMES=DIR keeps the last frame); mutter's log:\n%s", what, ctx.Err(), h.Log("mutter"))
 		}
 	}
 }
