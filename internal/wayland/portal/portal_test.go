@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -275,5 +276,34 @@ func TestOpenRefusesABusWithoutMutter(t *testing.T) {
 	_, err := Open(ctx, "unix:path="+filepath.Join(dir, "bus"), "")
 	if err == nil || !strings.Contains(err.Error(), "not GNOME's mutter") || !strings.Contains(err.Error(), "GNOME and KDE") {
 		t.Fatalf("Open on a bus without mutter: %v, want an error saying mutter is not there and naming the docs", err)
+	}
+}
+
+// TestHeadlessStopLeavesNothing: Stop ends every process of the session
+// and removes its runtime directory.
+func TestHeadlessStopLeavesNothing(t *testing.T) {
+	need(t, "mutter", "pipewire", "wireplumber", "dbus-daemon")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	h, err := StartHeadless(ctx, Options{Width: 640, Height: 480})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, p := range h.procs {
+		pids = append(pids, p.cmd.Process.Pid)
+	}
+	if len(pids) != 4 {
+		t.Fatalf("the session has %d processes, want 4 (bus, pipewire, wireplumber, mutter)", len(pids))
+	}
+	h.Stop()
+	for _, pid := range pids {
+		// Reaped by Stop: no such process, not even a zombie.
+		if err := syscall.Kill(pid, 0); err != syscall.ESRCH {
+			t.Errorf("process %d still exists after Stop: %v", pid, err)
+		}
+	}
+	if _, err := os.Stat(h.RuntimeDir()); !os.IsNotExist(err) {
+		t.Errorf("runtime dir %s left after Stop: %v", h.RuntimeDir(), err)
 	}
 }
