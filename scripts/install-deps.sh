@@ -25,6 +25,8 @@ packages=(
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
   sway foot grim wtype wl-clipboard
+  # a headless GNOME for internal/wayland/portal (build tag portal, docs/wayland.md "GNOME and KDE")
+  mutter pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools xdg-desktop-portal xdg-desktop-portal-gnome
   # the container release check (scripts/container-test.sh)
   podman podman-compose mmdebstrap runc containernetworking-plugins
   golang-github-containernetworking-plugin-dnsname iptables catatonit uidmap

@@ -55,8 +55,25 @@ func checkWayland(ctx context.Context, e *env, report func(bool, string, string)
 	} else {
 		warn("wayland", "the user first: "+path+" offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle, so acu cannot see the user's input there to pause for it")
 	}
-	if len(have) == 0 {
-		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md)")
+	if w := familyWarning(path, conn.Globals()); w != "" {
+		warn("wayland", w)
+	} else if len(have) == 0 {
+		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md, \"GNOME and KDE\")")
 	}
 	warn("wayland", "give the daemon "+path+": smart waits, the live view, recordings, `acu screenshot`, actions by pixels, window operations, the pointer, the clipboard and launches take it; take-over input, the agent loops and tasks drive X11 displays only so far (docs/wayland.md)")
+}
+
+// familyWarning names GNOME's mutter or KDE's KWin by a global only each
+// advertises, and says what acu lacks there and where its path is
+// described; "" for other compositors.
+func familyWarning(path string, globals []wayland.Global) string {
+	for _, g := range globals {
+		switch {
+		case g.Interface == "gtk_shell1":
+			return path + " is GNOME's mutter: it offers no wlroots capture or input protocols; acu's GNOME path is mutter's D-Bus remote desktop and screen cast (PipeWire), proven in internal/wayland/portal (build tag portal) but not in the daemon yet (docs/wayland.md, \"GNOME and KDE\")"
+		case strings.HasPrefix(g.Interface, "org_kde_"):
+			return path + " is KDE's KWin: it offers no capture or input protocol to ordinary clients (only to xdg-desktop-portal-kde), so acu cannot see or drive its windows yet (docs/wayland.md, \"GNOME and KDE\")"
+		}
+	}
+	return ""
 }

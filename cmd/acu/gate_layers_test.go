@@ -14,7 +14,8 @@ import (
 // (docs/security.md). A package that needs one of their types uses the
 // gate's names for it.
 var effectPackages = []string{"internal/input", "internal/launch", "internal/clipboard",
-	"internal/wayland/virtual", "internal/wayland/datacontrol"} // Wayland's input device and clipboard (docs/wayland.md)
+	"internal/wayland/virtual", "internal/wayland/datacontrol", // Wayland's input device and clipboard (docs/wayland.md)
+	"internal/wayland/portal"} // GNOME's remote-desktop input (mutter's D-Bus API, build tag "portal")
 
 // effectImporters may import them anyway, each for a stated reason.
 var effectImporters = map[string]string{
