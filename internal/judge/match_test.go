@@ -85,6 +85,7 @@ func TestOCRSetScreens(t *testing.T) {
 		{"urxvt-aa-dark-1x-10pt.png", `"Welcome back, Alicia" is gone`, true},       // "Alice" at 96, then at 66
 		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X8" is gone`, true},        // "7Q4X9" read again in a block of text (psm 6)
 		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X9" is gone`, false},       // shown
+		{"featherpad-aa-light-1x-10pt.png", `"Invoice 4521 paid" is gone`, true},    // the tab's border no longer makes its label a 31-pixel line left unread
 	} {
 		c := frames[tc.image]
 		if c == nil {

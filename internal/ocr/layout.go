@@ -104,6 +104,10 @@ func segmentIn(g gray, area image.Rectangle) []image.Rectangle {
 			}
 			return
 		}
+		if rest, ok := withoutRules(g, r); ok {
+			cut(rest, depth+1)
+			return
+		}
 		out = append(out, r)
 	}
 	cut(area, 0)
@@ -219,6 +223,74 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 		}
 	}
 	return nil
+}
+
+// withoutRules returns r without the thin vertical rules at its left and
+// right ends (a tab's or a frame's border, 1-3 pixels wide, down at least
+// 80% of r, 3 empty columns from the rest), when what is left is shorter
+// than r or falls apart in rows: a border that held lines of small text
+// in one tall block (FeatherPad's tab, 31 pixels high around its 10 pt
+// label, was scaled as one 31-pixel line and not read). A line ending in
+// a "|" or an "l" keeps it: without it the line is as tall as before.
+func withoutRules(g gray, r image.Rectangle) (image.Rectangle, bool) {
+	if r.Dy() < 12 || r.Dx() < 16 {
+		return r, false
+	}
+	inkCol := func(x int) int {
+		n := 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if isInk(g.pix[y*g.w+x]) {
+				n++
+			}
+		}
+		return n
+	}
+	// rule reports how far from the edge at x (stepping by dx) a rule and
+	// its gap reach, or 0 for no rule.
+	rule := func(x, dx int) int {
+		w := 0
+		rows := make([]bool, r.Dy())
+		for ; w < 4 && inkCol(x+w*dx) > 0; w++ {
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				if isInk(g.pix[y*g.w+x+w*dx]) {
+					rows[y-r.Min.Y] = true
+				}
+			}
+		}
+		if w == 0 || w > 3 {
+			return 0
+		}
+		covered := 0
+		for _, c := range rows {
+			if c {
+				covered++
+			}
+		}
+		if covered*5 < r.Dy()*4 {
+			return 0
+		}
+		for k := range 3 {
+			if xx := x + (w+k)*dx; xx < r.Min.X || xx >= r.Max.X || inkCol(xx) > 0 {
+				return 0
+			}
+		}
+		return w + 3
+	}
+	rest := r
+	if n := rule(r.Min.X, 1); n > 0 {
+		rest.Min.X += n
+	}
+	if n := rule(r.Max.X-1, -1); n > 0 {
+		rest.Max.X -= n
+	}
+	if rest == r {
+		return r, false
+	}
+	rest = trim(g, rest)
+	if rest.Empty() || (rest.Dy()*4 > r.Dy()*3 && len(splitRows(g, rest)) < 2) {
+		return r, false
+	}
+	return rest, true
 }
 
 // leadingIcon splits off r's first column of ink when it is narrow (at
