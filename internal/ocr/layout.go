@@ -397,7 +397,8 @@ func lineCuts(g gray, r image.Rectangle) []image.Rectangle {
 type sizing struct {
 	fixed  int
 	second bool
-	psm    int // Tesseract's page segmentation mode, 0 for the engine's
+	psm    int  // Tesseract's page segmentation mode, 0 for the engine's
+	glyphs bool // read as hOCR with the characters weighed at each place (Word.Glyphs)
 }
 
 const (
