@@ -25,10 +25,12 @@ func TestOCRMatchNearMisses(t *testing.T) {
 		{`"Upload complete" is visible`, "Upload incomplete", false},
 		{`"Saved 12 files" is visible`, "Saved 13 files", false},
 		{`"Frames: 240 of 240" is visible`, "Frames: 239 of 240", false},
-		{`"Build succeeded" is visible`, "Bui1d succeded", true},    // 1 for l; one letter lost in a long word
-		{`"Build succeeded" is visible`, "Buildsucceeded", true},    // joined by OCR
-		{`"Export finished" is visible`, "Export fini shed", true},  // split by OCR
-		{`"Tracking 7Q4X9" is visible`, "Tracking 7Q4X8", false},    // digits exact
+		{`"Build succeeded" is visible`, "Bui1d succeded", true},   // 1 for l; one letter lost in a long word
+		{`"Build succeeded" is visible`, "Buildsucceeded", true},   // joined by OCR
+		{`"Export finished" is visible`, "Export fini shed", true}, // split by OCR
+		{`"Tracking 7Q4X9" is visible`, "Tracking 7Q4X8", false},   // digits exact
+		{`"Tracking 7Q4X8" is visible`, "Tracking 704X8", true},    // the Q read as a 0
+		{`"Tracking 7Q4X8" is visible`, "Tracking 704X9", false},
 		{`"Battery 85%" is visible`, "Battery 8S%", true},           // S read for 5
 		{`"Step 3 of 5" is visible`, "Step 3\nof 5", false},         // not across lines
 		{`"Door locked" is gone`, "Door unlocked", true},            // the pair is not the phrase
