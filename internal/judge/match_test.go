@@ -76,25 +76,26 @@ func TestOCRSetScreens(t *testing.T) {
 		image, cond string
 		want        bool
 	}{
-		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},        // "Order ships Thursday" shown
-		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},            // "api-01 Healthy" shown
-		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},      // shown
-		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},        // shown, read "api-62" twice, a 0 weighed for the 6
-		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false},    // shown, read "Framest"
-		{"chromium-aa-light-1x-10pt.png", `"Backup unverified" is visible`, true},   // on a gradient box
-		{"chromium-aa-light-2x-12pt.png", `"Order ships Tuesday" is visible`, true}, // on a gradient box, cut to its rows
-		{"zenity-aa-dark-2x-10pt.png", `"Frames: 240 of 240" is visible`, true},     // beside the dialog's icon
-		{"zenity-aa-dark-2x-10pt.png", `"Sync paused" is gone`, true},               // the icon is no unread text
-		{"lxterminal-aa-dark-2x-10pt.png", `"Backup unverified" is visible`, true},  // at the window's right edge
-		{"chromium-aa-dark-1x-72pt.png", `"Tracking 7Q4X9" is gone`, true},          // "7Q4X8" after it, read twice
-		{"urxvt-aa-dark-1x-10pt.png", `"Welcome back, Alicia" is gone`, true},       // "Alice" at 96, then at 66
-		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X8" is gone`, true},        // "7Q4X9" read again in a block of text (psm 6)
-		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X9" is gone`, false},       // shown
-		{"featherpad-aa-light-1x-10pt.png", `"Invoice 4521 paid" is gone`, true},    // the tab's border no longer makes its label a 31-pixel line left unread
-		{"zenity-aa-light-1x-12pt.png", `"api-01 Healthy" is gone`, true},           // "api-02" at 88: read as one line, nothing but a 2 weighed for the 2
-		{"mousepad-aa-light-1x-10pt.png", `"api-01 Healthy" is gone`, true},         // "api-02" read "api-62" at 47: the 2 is no 1
-		{"xterm-aa-light-1x-8pt.png", `"Frames: 240 of 240" is gone`, true},         // "Frames: 239 of 240", the last 240 at 59
-		{"mousepad-aa-dark-1x-10pt.png", `"api-01 Healthy" is gone`, false},         // shown, read "api-681": a 0 weighed for the 6
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},            // "Order ships Thursday" shown
+		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},                // "api-01 Healthy" shown
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},          // shown
+		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},            // shown, read "api-62" twice, a 0 weighed for the 6
+		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false},        // shown, read "Framest"
+		{"chromium-aa-light-1x-10pt.png", `"Backup unverified" is visible`, true},       // on a gradient box
+		{"chromium-aa-light-2x-12pt.png", `"Order ships Tuesday" is visible`, true},     // on a gradient box, cut to its rows
+		{"zenity-aa-dark-2x-10pt.png", `"Frames: 240 of 240" is visible`, true},         // beside the dialog's icon
+		{"zenity-aa-dark-2x-10pt.png", `"Sync paused" is gone`, true},                   // the icon is no unread text
+		{"lxterminal-aa-dark-2x-10pt.png", `"Backup unverified" is visible`, true},      // at the window's right edge
+		{"chromium-aa-dark-1x-72pt.png", `"Tracking 7Q4X9" is gone`, true},              // "7Q4X8" after it, read twice
+		{"urxvt-aa-dark-1x-10pt.png", `"Welcome back, Alicia" is gone`, true},           // "Alice" at 96, then at 66
+		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X8" is gone`, true},            // "7Q4X9" read again in a block of text (psm 6)
+		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X9" is gone`, false},           // shown
+		{"featherpad-aa-light-1x-10pt.png", `"Invoice 4521 paid" is gone`, true},        // the tab's border no longer makes its label a 31-pixel line left unread
+		{"zenity-aa-light-1x-12pt.png", `"api-01 Healthy" is gone`, true},               // "api-02" at 88: read as one line, nothing but a 2 weighed for the 2
+		{"mousepad-aa-light-1x-10pt.png", `"api-01 Healthy" is gone`, true},             // "api-02" read "api-62" at 47: the 2 is no 1
+		{"xterm-aa-light-1x-8pt.png", `"Frames: 240 of 240" is gone`, true},             // "Frames: 239 of 240", the last 240 at 59
+		{"chromium-aa-light-1x-36pt.png", `"Version 2.4.7 installed" is visible`, true}, // 36 pt alone on a gradient box: read across the box, against it
+		{"mousepad-aa-dark-1x-10pt.png", `"api-01 Healthy" is gone`, false},             // shown, read "api-681": a 0 weighed for the 6
 	} {
 		c := frames[tc.image]
 		if c == nil {
