@@ -95,7 +95,7 @@ func TestOCRSetScreens(t *testing.T) {
 		{"mousepad-aa-light-1x-10pt.png", `"api-01 Healthy" is gone`, true},             // "api-02" read "api-62" at 47: the 2 is no 1
 		{"xterm-aa-light-1x-8pt.png", `"Frames: 240 of 240" is gone`, true},             // "Frames: 239 of 240", the last 240 at 59
 		{"chromium-aa-light-1x-36pt.png", `"Version 2.4.7 installed" is visible`, true}, // 36 pt alone on a gradient box: read across the box, against it
-		{"mousepad-aa-dark-1x-10pt.png", `"api-01 Healthy" is gone`, false},             // shown, read "api-681": a 0 weighed for the 6
+		{"mousepad-aa-dark-1x-10pt.png", `"api-01 Healthy" is gone`, false},             // shown, read "api-681" (a 0 weighed for its 6)
 	} {
 		c := frames[tc.image]
 		if c == nil {

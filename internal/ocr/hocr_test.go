@@ -77,3 +77,16 @@ func TestParseHOCR(t *testing.T) {
 		t.Error("ParseHOCR(bad bbox) = nil error, want one")
 	}
 }
+
+// TestUnscale: a page read at a fixed scale without blocks (InvertGlobal,
+// InvertNone) has its hOCR boxes mapped back as ParseTSV maps TSV's.
+func TestUnscale(t *testing.T) {
+	r := unscale(Result{
+		Words: []Word{{Text: "a", Box: image.Rect(30, 30, 181, 61)}},
+		Lines: []Line{{Box: image.Rect(30, 30, 181, 61)}},
+	}, 3, image.Pt(100, 10))
+	want := image.Rect(110, 20, 161, 31)
+	if r.Words[0].Box != want || r.Lines[0].Box != want {
+		t.Errorf("unscale: word %v line %v, want %v", r.Words[0].Box, r.Lines[0].Box, want)
+	}
+}
