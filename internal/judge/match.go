@@ -17,12 +17,12 @@ import (
 // of a word ("complete" never matches "incomplete", "Connected" never matches
 // "Disconnected", "successful" never matches "unsuccessful"), and no edit may touch a digit ("Step 3" never matches
 // "Step 2", "api-01" never matches "api-02"): a digit matches only itself
-// or the letter OCR confuses it with (0/O, 1/l/I, 5/S, 8/B).
+// or the letter OCR confuses it with (0/O/Q, 1/l/I, 5/S, 8/B).
 
 // fold maps a character to its OCR confusion class.
 func fold(r rune) rune {
 	switch r {
-	case '0', 'o':
+	case '0', 'o', 'q': // a Q's tail is a few pixels: read as an O or a 0
 		return 'o'
 	case '1', 'l', 'i', '|', '!':
 		return 'i'

@@ -25,10 +25,12 @@ func TestOCRMatchNearMisses(t *testing.T) {
 		{`"Upload complete" is visible`, "Upload incomplete", false},
 		{`"Saved 12 files" is visible`, "Saved 13 files", false},
 		{`"Frames: 240 of 240" is visible`, "Frames: 239 of 240", false},
-		{`"Build succeeded" is visible`, "Bui1d succeded", true},    // 1 for l; one letter lost in a long word
-		{`"Build succeeded" is visible`, "Buildsucceeded", true},    // joined by OCR
-		{`"Export finished" is visible`, "Export fini shed", true},  // split by OCR
-		{`"Tracking 7Q4X9" is visible`, "Tracking 7Q4X8", false},    // digits exact
+		{`"Build succeeded" is visible`, "Bui1d succeded", true},   // 1 for l; one letter lost in a long word
+		{`"Build succeeded" is visible`, "Buildsucceeded", true},   // joined by OCR
+		{`"Export finished" is visible`, "Export fini shed", true}, // split by OCR
+		{`"Tracking 7Q4X9" is visible`, "Tracking 7Q4X8", false},   // digits exact
+		{`"Tracking 7Q4X8" is visible`, "Tracking 704X8", true},    // the Q read as a 0
+		{`"Tracking 7Q4X8" is visible`, "Tracking 704X9", false},
 		{`"Battery 85%" is visible`, "Battery 8S%", true},           // S read for 5
 		{`"Step 3 of 5" is visible`, "Step 3\nof 5", false},         // not across lines
 		{`"Door locked" is gone`, "Door unlocked", true},            // the pair is not the phrase
@@ -54,7 +56,10 @@ func TestOCRMatchNearMisses(t *testing.T) {
 // another word confirm the phrase gone ("Tuesday" while "Thursday" is
 // shown), a digit misread with low confidence the same way twice does not
 // ("api-02" shown, read "api-62"); one reading at confidence 80 and the
-// other at 50 is enough ("Alice" while waiting for "Alicia" to go). Text on a box of its own colour (a
+// other at 50 is enough ("Alice" while waiting for "Alicia" to go). A
+// digit read with low confidence is read again as a line on its own, with
+// the characters the recognizer weighed: a digit where the phrase's was not
+// weighed is another number ("api-02" for "api-01"). Text on a box of its own colour (a
 // gradient, a button) is read against the box; a dialog's icon is parted
 // from the lines of its label; the edge of a window is not a box.
 func TestOCRSetScreens(t *testing.T) {
@@ -71,20 +76,26 @@ func TestOCRSetScreens(t *testing.T) {
 		image, cond string
 		want        bool
 	}{
-		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},        // "Order ships Thursday" shown
-		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},            // "api-01 Healthy" shown
-		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},      // shown
-		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},        // shown, read "api-62" twice
-		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false},    // shown, read "Framest"
-		{"chromium-aa-light-1x-10pt.png", `"Backup unverified" is visible`, true},   // on a gradient box
-		{"chromium-aa-light-2x-12pt.png", `"Order ships Tuesday" is visible`, true}, // on a gradient box, cut to its rows
-		{"zenity-aa-dark-2x-10pt.png", `"Frames: 240 of 240" is visible`, true},     // beside the dialog's icon
-		{"zenity-aa-dark-2x-10pt.png", `"Sync paused" is gone`, true},               // the icon is no unread text
-		{"lxterminal-aa-dark-2x-10pt.png", `"Backup unverified" is visible`, true},  // at the window's right edge
-		{"chromium-aa-dark-1x-72pt.png", `"Tracking 7Q4X9" is gone`, true},          // "7Q4X8" after it, read twice
-		{"urxvt-aa-dark-1x-10pt.png", `"Welcome back, Alicia" is gone`, true},       // "Alice" at 96, then at 66
-		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X8" is gone`, true},        // "7Q4X9" read again in a block of text (psm 6)
-		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X9" is gone`, false},       // shown
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Tuesday" is gone`, true},            // "Order ships Thursday" shown
+		{"xterm-aa-light-2x-10pt.png", `"api-02 Healthy" is gone`, true},                // "api-01 Healthy" shown
+		{"xterm-aa-light-1x-8pt.png", `"Order ships Thursday" is gone`, false},          // shown
+		{"mousepad-aa-light-1x-10pt.png", `"api-02 Healthy" is gone`, false},            // shown, read "api-62" twice, a 0 weighed for the 6
+		{"xterm-bitmap-light-1x-8pt.png", `"Frames: 239 of 240" is gone`, false},        // shown, read "Framest"
+		{"chromium-aa-light-1x-10pt.png", `"Backup unverified" is visible`, true},       // on a gradient box
+		{"chromium-aa-light-2x-12pt.png", `"Order ships Tuesday" is visible`, true},     // on a gradient box, cut to its rows
+		{"zenity-aa-dark-2x-10pt.png", `"Frames: 240 of 240" is visible`, true},         // beside the dialog's icon
+		{"zenity-aa-dark-2x-10pt.png", `"Sync paused" is gone`, true},                   // the icon is no unread text
+		{"lxterminal-aa-dark-2x-10pt.png", `"Backup unverified" is visible`, true},      // at the window's right edge
+		{"chromium-aa-dark-1x-72pt.png", `"Tracking 7Q4X9" is gone`, true},              // "7Q4X8" after it, read twice
+		{"urxvt-aa-dark-1x-10pt.png", `"Welcome back, Alicia" is gone`, true},           // "Alice" at 96, then at 66
+		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X8" is gone`, true},            // "7Q4X9" read again in a block of text (psm 6)
+		{"featherpad-aa-dark-2x-36pt.png", `"Tracking 7Q4X9" is gone`, false},           // shown
+		{"featherpad-aa-light-1x-10pt.png", `"Invoice 4521 paid" is gone`, true},        // the tab's border no longer makes its label a 31-pixel line left unread
+		{"zenity-aa-light-1x-12pt.png", `"api-01 Healthy" is gone`, true},               // "api-02" at 88: read as one line, nothing but a 2 weighed for the 2
+		{"mousepad-aa-light-1x-10pt.png", `"api-01 Healthy" is gone`, true},             // "api-02" read "api-62" at 47: the 2 is no 1
+		{"xterm-aa-light-1x-8pt.png", `"Frames: 240 of 240" is gone`, true},             // "Frames: 239 of 240", the last 240 at 59
+		{"chromium-aa-light-1x-36pt.png", `"Version 2.4.7 installed" is visible`, true}, // 36 pt alone on a gradient box: read across the box, against it
+		{"mousepad-aa-dark-1x-10pt.png", `"api-01 Healthy" is gone`, false},             // shown, read "api-681" (a 0 weighed for its 6)
 	} {
 		c := frames[tc.image]
 		if c == nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/acu-dev/acu/internal/ocr"
 )
@@ -178,12 +179,12 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			if r, ok := unreadFor(res, p, seen); ok {
 				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
 				boxes = append(boxes, r)
-			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.readTwice(ctx, q, res, read, m, p) {
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.confirmed(ctx, q, res, read, m, p) {
 				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
 				}
-			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && j.readTwice(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p)) {
+			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p)) {
 				var parts []string
 				for _, wi := range m.words {
 					parts = append(parts, read[wi].text)
@@ -422,4 +423,142 @@ func sameFolded(a, b []rune) bool {
 		}
 	}
 	return true
+}
+
+// confirmed reports whether the near match m of phrase is another text
+// than the phrase: a second reading reads the same (readTwice), or a
+// reading of its lines on their own shows another digit (digitsDiffer).
+func (j *OCRJudge) confirmed(ctx context.Context, q Question, res ocr.Result, read []textWord, m match, phrase string) bool {
+	return j.readTwice(ctx, q, res, read, m, phrase) || j.digitsDiffer(ctx, q, res, read, m, phrase)
+}
+
+// digitsDiffer reads the lines of the near match m of phrase again, each
+// on its own as a single line (ocr.Engine.ReadLine), and reports whether
+// the reading shows with confidence a digit other than the phrase's: in
+// its near match of the phrase, a digit where the phrase has another, the
+// first reading having the same digit there, and neither the phrase's digit
+// nor a character OCR confuses with it among the characters the recognizer
+// weighed for that place ("api-02" read "api-62" with a 0 weighed for the
+// 6 is not "api-01", "api-62" with only an 8 weighed is). The phrase found
+// in the reading, or no such digit, leaves the phrase possibly on screen.
+func (j *OCRJudge) digitsDiffer(ctx context.Context, q Question, res ocr.Result, read []textWord, m match, phrase string) bool {
+	if q.Frame == nil || len(m.words) == 0 {
+		return false
+	}
+	var region image.Rectangle
+	for _, wi := range m.words {
+		w := read[wi]
+		if w.line >= 0 && w.line < len(res.Lines) {
+			region = region.Union(res.Lines[w.line].Box)
+		}
+		region = region.Union(w.box)
+	}
+	rr, err := j.o.Engine.ReadLine(ctx, q.Frame, region)
+	if err != nil {
+		j.o.Logger.Debug("ocr judge read line", "run_id", q.RunID, "err", err)
+		return false
+	}
+	var again []textWord
+	for _, w := range rr.Words {
+		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
+	}
+	x := indexWords(again)
+	if _, ok := x.find(phrase, 1); ok {
+		return false
+	}
+	m2, ok := x.findLoose(phrase, 1, true)
+	if !ok {
+		return false
+	}
+	want := rawTokens(phrase, nil)
+	var first, second []rawToken
+	for _, wi := range m.words {
+		first = append(first, rawTokens(read[wi].text, nil)...)
+	}
+	for _, wi := range m2.words {
+		second = append(second, rawTokens(rr.Words[wi].Text, rr.Words[wi].Glyphs)...)
+	}
+	if len(first) != len(want) || len(second) != len(want) {
+		return false
+	}
+	for k, pw := range want {
+		a, b := first[k], second[k]
+		if len(a.runes) != len(pw.runes) || len(b.runes) != len(pw.runes) {
+			continue
+		}
+		for i, p := range pw.runes {
+			c := b.runes[i]
+			if !unicode.IsDigit(p) || !unicode.IsDigit(c) || fold(c) == fold(p) || fold(a.runes[i]) != fold(c) || b.alts[i] == nil {
+				continue
+			}
+			weighed := false
+			for _, r := range b.alts[i] {
+				if fold(foldRead(r)) == fold(p) {
+					weighed = true
+					break
+				}
+			}
+			if !weighed {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rawToken is a word of letters and digits as read, lower-case, each
+// character with the others the recognizer weighed in its place (nil
+// when not known).
+type rawToken struct {
+	runes []rune
+	alts  [][]rune
+}
+
+// rawTokens splits s into words as wordsPunct does but without folding
+// two letters into one (rn, vv), so each character keeps its place and
+// its glyph (glyphs, when they spell s).
+func rawTokens(s string, glyphs []ocr.Glyph) []rawToken {
+	rs := []rune(s)
+	if len(glyphs) != len(rs) {
+		glyphs = nil
+	}
+	var out []rawToken
+	var cur rawToken
+	flush := func() {
+		if len(cur.runes) > 0 {
+			out = append(out, cur)
+		}
+		cur = rawToken{}
+	}
+	for i, r := range rs {
+		var c rune
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '@':
+			c = foldRead(r)
+		case (r == '|' || r == '!') && len(cur.runes) > 0:
+			c = 'l'
+		default:
+			flush()
+			continue
+		}
+		cur.runes = append(cur.runes, c)
+		var alts []rune
+		if glyphs != nil {
+			alts = append([]rune{}, glyphs[i].Alts...)
+			if alts == nil {
+				alts = []rune{}
+			}
+		}
+		cur.alts = append(cur.alts, alts)
+	}
+	flush()
+	return out
+}
+
+// foldRead is a character as words reads it: lower-case, '@' for an o.
+func foldRead(r rune) rune {
+	if r == '@' {
+		return 'o'
+	}
+	return unicode.ToLower(r)
 }

@@ -165,6 +165,23 @@ func (e *Engine) Reread(ctx context.Context, f *frame.Frame, r image.Rectangle) 
 	return e.recognizePart(ctx, f, r, sz, 0x5ec04d0f, r.Min)
 }
 
+// psmLine is Tesseract's segmentation mode for a single line of text.
+const psmLine = 7
+
+// ReadLine reads the line of text at r of f again on its own, as a single
+// line (Tesseract's --psm 7; a uniform block, 6, when the part falls in
+// several blocks), and gives each word the characters the recognizer
+// weighed at each place (Word.Glyphs): a digit read where none other was
+// weighed is read with confidence whatever the word's. Boxes are in f's
+// coordinates. Reads are cached like pages.
+func (e *Engine) ReadLine(ctx context.Context, f *frame.Frame, r image.Rectangle) (Result, error) {
+	r = r.Inset(-4).Intersect(f.Bounds())
+	if r.Empty() {
+		return Result{}, nil
+	}
+	return e.recognizePart(ctx, f, r, sizing{fixed: e.o.Scale, psm: psmLine, glyphs: true}, 0x91f4b5, r.Min)
+}
+
 // recognizePart reads the part rect of f as a page of its own, except
 // that the flat runs crossing its edges are measured in all of f: a cut
 // must not turn the window border it shortened into ink joined to the

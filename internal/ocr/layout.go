@@ -3,6 +3,7 @@ package ocr
 import (
 	"image"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -53,8 +54,8 @@ func prepare(g gray, sz sizing, sc *scratch) (gray, []block) {
 			kinds[i] = renderPanel
 		case inBox(orig, r):
 			kinds[i] = renderBand
-		case large[i]:
-			kinds[i] = renderLarge
+		case large[i] != renderNone:
+			kinds[i] = large[i]
 		}
 	}
 	render(g, orig, rects, kinds)
@@ -102,6 +103,10 @@ func segmentIn(g gray, area image.Rectangle) []image.Rectangle {
 			for _, p := range parts {
 				cut(p, depth+1)
 			}
+			return
+		}
+		if rest, ok := withoutRules(g, r); ok {
+			cut(rest, depth+1)
 			return
 		}
 		out = append(out, r)
@@ -221,6 +226,74 @@ func splitValleys(g gray, r image.Rectangle) []image.Rectangle {
 	return nil
 }
 
+// withoutRules returns r without the thin vertical rules at its left and
+// right ends (a tab's or a frame's border, 1-3 pixels wide, down at least
+// 80% of r, 3 empty columns from the rest), when what is left is shorter
+// than r or falls apart in rows: a border that held lines of small text
+// in one tall block (FeatherPad's tab, 31 pixels high around its 10 pt
+// label, was scaled as one 31-pixel line and not read). A line ending in
+// a "|" or an "l" keeps it: without it the line is as tall as before.
+func withoutRules(g gray, r image.Rectangle) (image.Rectangle, bool) {
+	if r.Dy() < 12 || r.Dx() < 16 {
+		return r, false
+	}
+	inkCol := func(x int) int {
+		n := 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if isInk(g.pix[y*g.w+x]) {
+				n++
+			}
+		}
+		return n
+	}
+	// rule reports how far from the edge at x (stepping by dx) a rule and
+	// its gap reach, or 0 for no rule.
+	rule := func(x, dx int) int {
+		w := 0
+		rows := make([]bool, r.Dy())
+		for ; w < 4 && inkCol(x+w*dx) > 0; w++ {
+			for y := r.Min.Y; y < r.Max.Y; y++ {
+				if isInk(g.pix[y*g.w+x+w*dx]) {
+					rows[y-r.Min.Y] = true
+				}
+			}
+		}
+		if w == 0 || w > 3 {
+			return 0
+		}
+		covered := 0
+		for _, c := range rows {
+			if c {
+				covered++
+			}
+		}
+		if covered*5 < r.Dy()*4 {
+			return 0
+		}
+		for k := range 3 {
+			if xx := x + (w+k)*dx; xx < r.Min.X || xx >= r.Max.X || inkCol(xx) > 0 {
+				return 0
+			}
+		}
+		return w + 3
+	}
+	rest := r
+	if n := rule(r.Min.X, 1); n > 0 {
+		rest.Min.X += n
+	}
+	if n := rule(r.Max.X-1, -1); n > 0 {
+		rest.Max.X -= n
+	}
+	if rest == r {
+		return r, false
+	}
+	rest = trim(g, rest)
+	if rest.Empty() || (rest.Dy()*4 > r.Dy()*3 && len(splitRows(g, rest)) < 2) {
+		return r, false
+	}
+	return rest, true
+}
+
 // leadingIcon splits off r's first column of ink when it is narrow (at
 // most 112 pixels, a 48-pixel icon at 2x with its glow, and r's height) and followed by 12 empty columns,
 // the icon and the gap within its width and 12 more.
@@ -325,7 +398,8 @@ func lineCuts(g gray, r image.Rectangle) []image.Rectangle {
 type sizing struct {
 	fixed  int
 	second bool
-	psm    int // Tesseract's page segmentation mode, 0 for the engine's
+	psm    int  // Tesseract's page segmentation mode, 0 for the engine's
+	glyphs bool // read as hOCR with the characters weighed at each place (Word.Glyphs)
 }
 
 const (
@@ -363,8 +437,8 @@ const largeText = 24
 // maxInk ink (a line of text, not a panel flatten could not part from its
 // surroundings) replaces the small blocks it overlaps. It returns the
 // blocks and which of them are large.
-func largeBlocks(small []image.Rectangle, area gray) ([]image.Rectangle, []bool) {
-	var large []image.Rectangle
+func largeBlocks(small []image.Rectangle, area gray) ([]image.Rectangle, []int) {
+	var large, boxes []image.Rectangle
 	for _, r := range segment(area) {
 		if r.Dy() < largeText || r.Dy() > 400 {
 			continue
@@ -378,6 +452,7 @@ func largeBlocks(small []image.Rectangle, area gray) ([]image.Rectangle, []bool)
 			}
 		}
 		if float64(ink) > maxInk*float64(r.Dx()*r.Dy()) {
+			boxes = append(boxes, r)
 			continue
 		}
 		// flatten's cut must see text of that size there too (the
@@ -395,7 +470,7 @@ func largeBlocks(small []image.Rectangle, area gray) ([]image.Rectangle, []bool)
 		}
 	}
 	var out []image.Rectangle
-	var big []bool
+	var big []int
 	for _, r := range small {
 		covered := false
 		for _, l := range large {
@@ -404,14 +479,38 @@ func largeBlocks(small []image.Rectangle, area gray) ([]image.Rectangle, []bool)
 				break
 			}
 		}
-		if !covered {
-			out = append(out, r)
-			big = append(big, false)
+		if covered {
+			continue
 		}
+		// Large text in a box of changing colour (a gradient) that
+		// flattenArea took for ink: flatten's block, redrawn as large
+		// text against the box on each row.
+		kind := renderNone
+		for _, b := range boxes {
+			if r.Dy() < largeText || !r.In(b) || r.Dy()*10 < b.Dy()*9 || b.Dx() < r.Dx()+16 {
+				continue
+			}
+			alone := true
+			for _, o := range small {
+				if o != r && o.Overlaps(b) {
+					alone = false
+					break
+				}
+			}
+			if alone {
+				// flatten blanked the long strokes at the text's ends
+				// ("installed" lost the stem of its d): the box's
+				// width, less its edges.
+				kind, r = renderShaded, image.Rect(b.Min.X+4, r.Min.Y, b.Max.X-4, r.Max.Y)
+				break
+			}
+		}
+		out = append(out, r)
+		big = append(big, kind)
 	}
 	for _, l := range large {
 		out = append(out, l)
-		big = append(big, true)
+		big = append(big, renderLarge)
 	}
 	return out, big
 }
@@ -426,6 +525,10 @@ const (
 	renderLarge // large text: against the page just outside the block
 	renderPanel // a coloured box or button holding text (edgesDiffer): against the box just inside its edges
 	renderBand  // the rows of text inside such a box (inBox): against the box just inside the block's ends
+	// renderShaded: large text alone in a box of changing colour (a
+	// gradient) flattenArea took for ink: the box's width, against the
+	// box at its ends (the median of 8 pixels) on each row.
+	renderShaded
 )
 
 // edgesDiffer reports whether block r of orig (the page before flatten)
@@ -507,6 +610,10 @@ func render(g, orig gray, rects []image.Rectangle, kinds []int) {
 		switch kinds[i] {
 		case renderLarge:
 			m = r.Inset(-2).Intersect(image.Rect(0, 0, g.w, g.h))
+		case renderShaded:
+			if m = r; m.Dx() < 32 {
+				continue
+			}
 		case renderPanel, renderBand:
 			if m = r.Inset(2); m.Dx() < 8 || m.Dy() < 4 {
 				continue
@@ -518,6 +625,11 @@ func render(g, orig gray, rects []image.Rectangle, kinds []int) {
 		for y := r.Min.Y; y < r.Max.Y; y++ {
 			row := orig.pix[y*orig.w : (y+1)*orig.w]
 			l, rt := float64(row[m.Min.X]), float64(row[m.Max.X-1])
+			if kinds[i] == renderShaded {
+				// The median of the 8 pixels at each end: the box,
+				// whatever a glyph touches.
+				l, rt = medianRun(row, r.Min.X, r.Min.X+8), medianRun(row, r.Max.X-8, r.Max.X)
+			}
 			out := g.pix[y*g.w : (y+1)*g.w]
 			for x := r.Min.X; x < r.Max.X; x++ {
 				t := float64(x-m.Min.X) / float64(max(1, m.Dx()-1))
@@ -730,4 +842,14 @@ func alnum(s string) int {
 		}
 	}
 	return n
+}
+
+// medianRun is the median of row[a:b], or of row[a] when b <= a.
+func medianRun(row []uint8, a, b int) float64 {
+	if b <= a {
+		return float64(row[min(a, len(row)-1)])
+	}
+	v := slices.Clone(row[a:b])
+	slices.Sort(v)
+	return float64(v[len(v)/2])
 }

@@ -212,7 +212,14 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	if sz.psm > 0 {
 		psm = sz.psm
 	}
-	cmd := exec.CommandContext(ctx, e.bin, "stdin", "stdout", "--psm", strconv.Itoa(psm), "-l", e.o.Lang, "tsv")
+	if psm == psmLine && len(blocks) > 1 {
+		psm = rereadPSM // not one line after all: a uniform block
+	}
+	args := []string{"stdin", "stdout", "--psm", strconv.Itoa(psm), "-l", e.o.Lang, "tsv"}
+	if sz.glyphs {
+		args = append(args[:len(args)-1], "-c", "lstm_choice_mode=2", "hocr")
+	}
+	cmd := exec.CommandContext(ctx, e.bin, args...)
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = bytes.NewReader(in)
 	var out, stderr bytes.Buffer
@@ -234,13 +241,25 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 		return Result{}, fmt.Errorf("run tesseract (is tesseract-ocr-%s installed?): %w: %s", e.o.Lang, err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	var res Result
-	if blocks != nil {
+	switch {
+	case sz.glyphs:
+		if res, err = ParseHOCR(out.Bytes()); err != nil {
+			return Result{}, err
+		}
+		if blocks != nil {
+			res = mapBack(res, blocks, origin)
+		} else {
+			res = unscale(res, scale, origin)
+		}
+	case blocks != nil:
 		if res, err = ParseTSV(out.Bytes(), 1, image.Point{}); err != nil {
 			return Result{}, err
 		}
 		res = mapBack(res, blocks, origin)
-	} else if res, err = ParseTSV(out.Bytes(), scale, origin); err != nil {
-		return Result{}, err
+	default:
+		if res, err = ParseTSV(out.Bytes(), scale, origin); err != nil {
+			return Result{}, err
+		}
 	}
 	e.o.Logger.Debug("ocr done", "words", len(res.Words), "width", w, "height", h, "read_width", g.w, "read_height", g.h, "ms", time.Since(start).Milliseconds())
 	return res, nil
@@ -292,4 +311,19 @@ func (e *Engine) store(key uint64, r Result) {
 		e.lru.Remove(old)
 		delete(e.keys, old.Value.(*cacheEntry).key)
 	}
+}
+
+// unscale maps the boxes of a page read at scale back to the input,
+// shifted by origin, as ParseTSV does.
+func unscale(r Result, scale int, origin image.Point) Result {
+	m := func(b image.Rectangle) image.Rectangle {
+		return image.Rect(b.Min.X/scale, b.Min.Y/scale, ceilDiv(b.Max.X, scale), ceilDiv(b.Max.Y, scale)).Add(origin)
+	}
+	for i := range r.Words {
+		r.Words[i].Box = m(r.Words[i].Box)
+	}
+	for i := range r.Lines {
+		r.Lines[i].Box = m(r.Lines[i].Box)
+	}
+	return r
 }

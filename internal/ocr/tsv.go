@@ -14,6 +14,9 @@ type Word struct {
 	Box  image.Rectangle // in the input image's pixel coordinates
 	Conf float64         // Tesseract's confidence, 0..100
 	Line int             // index into Result.Lines
+	// Glyphs, from Engine.ReadLine only: each character and the others
+	// the recognizer weighed in its place.
+	Glyphs []Glyph
 }
 
 // Line is one recognized line of words, in reading order.

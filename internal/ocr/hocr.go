@@ -1,0 +1,158 @@
+package ocr
+
+import (
+	"fmt"
+	"html"
+	"image"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Glyph is one character of a word as the recognizer chose it, with the
+// other characters it weighed for the same place (Tesseract's LSTM
+// choices, best first; their confidence may be 0: listed is weighed).
+type Glyph struct {
+	Char rune
+	Alts []rune
+}
+
+// hocrSpan matches the spans of Tesseract's hOCR output that ParseHOCR
+// reads: lines, words, and the groups of character choices.
+var hocrSpan = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<span class='([a-z_]+)' id='([^']+)'(?: title=(?:'([^']*)'|"([^"]*)"))?>([^<]*)`)
+})
+
+// ParseHOCR parses Tesseract's hOCR output made with lstm_choice_mode=2
+// into words and lines, like ParseTSV, and gives each word its glyphs:
+// the character chosen at each place and the others weighed there. A
+// word whose choices do not spell its text gets no glyphs.
+func ParseHOCR(data []byte) (Result, error) {
+	var res Result
+	type group struct {
+		chars []rune
+	}
+	var groups []group
+	cur := -1 // index of the current word
+	line := -1
+	finish := func() {
+		if cur < 0 {
+			return
+		}
+		w := &res.Words[cur]
+		var gl []Glyph
+		var spelled []rune
+		for _, g := range groups {
+			if len(g.chars) == 0 || unicode.IsSpace(g.chars[0]) {
+				continue
+			}
+			gl = append(gl, Glyph{Char: g.chars[0], Alts: g.chars[1:]})
+			spelled = append(spelled, g.chars[0])
+		}
+		if string(spelled) == w.Text {
+			w.Glyphs = gl
+		}
+		groups = groups[:0]
+	}
+	for _, m := range hocrSpan().FindAllStringSubmatch(string(data), -1) {
+		class, id, title, text := m[1], m[2], m[3]+m[4], m[5]
+		switch {
+		case class == "ocr_line" || class == "ocr_textfloat" || class == "ocr_header" || class == "ocr_caption":
+			finish()
+			cur = -1
+			box, err := hocrBox(title)
+			if err != nil {
+				return Result{}, err
+			}
+			line = len(res.Lines)
+			res.Lines = append(res.Lines, Line{Box: box})
+		case class == "ocrx_word":
+			finish()
+			cur = -1
+			t := strings.TrimSpace(html.UnescapeString(text))
+			if t == "" || line < 0 {
+				continue
+			}
+			box, err := hocrBox(title)
+			if err != nil {
+				return Result{}, err
+			}
+			conf := 0.0
+			if _, c, ok := strings.Cut(title, "x_wconf "); ok {
+				c, _, _ = strings.Cut(c, ";")
+				if conf, err = strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil {
+					return Result{}, fmt.Errorf("parse tesseract hocr: word %s: confidence: %w", id, err)
+				}
+			}
+			cur = len(res.Words)
+			res.Words = append(res.Words, Word{Text: t, Box: box, Conf: conf, Line: line})
+			l := &res.Lines[line]
+			if len(l.Words) == 0 {
+				l.Box = box
+			}
+			l.Words = append(l.Words, cur)
+			l.Box = l.Box.Union(box)
+		case class == "ocrx_cinfo" && strings.HasPrefix(id, "lstm_choices"):
+			if cur >= 0 {
+				groups = append(groups, group{})
+			}
+		case class == "ocrx_cinfo" && strings.HasPrefix(id, "choice"):
+			if cur >= 0 && len(groups) > 0 {
+				if r := []rune(html.UnescapeString(text)); len(r) == 1 {
+					g := &groups[len(groups)-1]
+					g.chars = append(g.chars, r[0])
+				}
+			}
+		}
+	}
+	finish()
+	// Drop lines without words; number the rest.
+	var lines []Line
+	for _, l := range res.Lines {
+		if len(l.Words) == 0 {
+			continue
+		}
+		var b strings.Builder
+		var sum float64
+		for j, wi := range l.Words {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(res.Words[wi].Text)
+			sum += res.Words[wi].Conf
+			res.Words[wi].Line = len(lines)
+		}
+		l.Text = b.String()
+		l.Conf = sum / float64(len(l.Words))
+		lines = append(lines, l)
+	}
+	res.Lines = lines
+	return res, nil
+}
+
+// hocrBox reads the "bbox x0 y0 x1 y1" of an hOCR title.
+func hocrBox(title string) (image.Rectangle, error) {
+	_, b, ok := strings.Cut(title, "bbox ")
+	if !ok {
+		return image.Rectangle{}, fmt.Errorf("parse tesseract hocr: no bbox in %q", title)
+	}
+	b, _, _ = strings.Cut(b, ";")
+	f := strings.Fields(b)
+	if len(f) != 4 {
+		return image.Rectangle{}, fmt.Errorf("parse tesseract hocr: bad bbox in %q", title)
+	}
+	var v [4]int
+	for i, s := range f {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return image.Rectangle{}, fmt.Errorf("parse tesseract hocr: bad bbox in %q: %w", title, err)
+		}
+		v[i] = n
+	}
+	if v[2] < v[0] || v[3] < v[1] {
+		return image.Rectangle{}, fmt.Errorf("parse tesseract hocr: negative box in %q", title)
+	}
+	return image.Rect(v[0], v[1], v[2], v[3]), nil
+}
