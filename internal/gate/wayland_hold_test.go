@@ -1,9 +1,13 @@
 package gate_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -111,4 +115,103 @@ func TestWaylandHold(t *testing.T) {
 	if err := owner.ClearHold(ctx, dpy); err != nil {
 		t.Errorf("ClearHold without a hold: %v", err)
 	}
+}
+
+// TestWaylandHoldSeenByAnotherProcess: a hold set here is seen by a
+// HoldWatch in another process (this test binary run again as
+// TestHoldWatchProcess, as an agent loop in its own process), and that
+// process sees it lift once past its Until, with nothing cleared.
+func TestWaylandHoldSeenByAnotherProcess(t *testing.T) {
+	waylandtest.Need(t, "sway")
+	c := waylandtest.Start(t, 320, 200)
+	dpy := c.Socket()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHoldWatchProcess$", "-test.count=1")
+	child.Env = append(os.Environ(), "ACU_TEST_HOLD_WATCH="+dpy)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb strings.Builder
+	child.Stderr = &errb
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "hold: "); ok {
+				lines <- l
+			}
+		}
+		close(lines)
+	}()
+	defer func() { cancel(); _ = child.Wait() }()
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				_ = child.Wait()
+				t.Fatalf("the other process ended before %s: %s", what, errb.String())
+			}
+			return l
+		case <-ctx.Done():
+			t.Fatalf("the other process reported no %s", what)
+		}
+		return ""
+	}
+	if got := next("its first look"); got != "free" {
+		t.Fatalf("the other process first saw %q, want free", got)
+	}
+	owner := gate.New(gate.Options{})
+	defer owner.Close()
+	now := time.Now()
+	if err := owner.SetHold(ctx, dpy, gate.Hold{By: "a browser (live view)", Since: now, Until: now.Add(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := next("the hold"); !strings.HasPrefix(got, "held taken over by a browser (live view)") {
+		t.Fatalf("the other process saw %q, want the hold", got)
+	}
+	if got := next("the lapse"); got != "free" {
+		t.Fatalf("the other process saw %q after the hold's Until, want free", got)
+	}
+}
+
+// TestHoldWatchProcess is TestWaylandHoldSeenByAnotherProcess's other
+// process: with ACU_TEST_HOLD_WATCH set to a display, it watches the
+// display's hold through a gate of its own and prints each change ("hold:
+// free", "hold: held DETAIL") until the hold has come and gone.
+func TestHoldWatchProcess(t *testing.T) {
+	dpy := os.Getenv("ACU_TEST_HOLD_WATCH")
+	if dpy == "" {
+		t.Skip("the other process of TestWaylandHoldSeenByAnotherProcess")
+	}
+	g := gate.New(gate.Options{})
+	defer g.Close()
+	w, err := g.HoldWatch(t.Context(), dpy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, seen := "", false
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		held, detail, err := w.Held(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := "free"
+		if held {
+			state, seen = "held "+detail, true
+		}
+		if state != last {
+			fmt.Printf("hold: %s\n", state)
+			last = state
+		}
+		if seen && !held {
+			return
+		}
+	}
+	t.Fatal("the hold did not come and go")
 }
