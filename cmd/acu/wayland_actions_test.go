@@ -175,6 +175,11 @@ func TestWaylandActionsFillGTKForm(t *testing.T) {
 	if res := resp.Results[0]; res.At == nil || res.At[0] != x+at["name"][0]+at["name"][2]/2 || res.Window != "acu-form" {
 		t.Errorf("the first click = %+v, want it at the name entry in acu-form", res)
 	}
+	for _, res := range resp.Results { // Wayland's virtual devices carried them, not XTest
+		if res.Via != "virtual" {
+			t.Errorf("action %d %s: via %q, want virtual", res.Index, res.Kind, res.Via)
+		}
+	}
 	got := next("submission")
 	if want := "submitted name=Ada Lovelace city=Zürich ✓"; got != want {
 		t.Errorf("the form printed %q, want %q", got, want)

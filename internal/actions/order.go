@@ -62,7 +62,7 @@ func mechanismOf(via string) string {
 	case via == "editable_text":
 		return gate.MechText
 	}
-	return gate.MechXTest // "xtest", "pointer"
+	return gate.MechXTest // the device: "xtest", "virtual" (Wayland), "pointer"
 }
 
 // before waits for the earlier input when st changes mechanism, and

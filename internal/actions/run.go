@@ -30,7 +30,7 @@ func (s *Service) run(ctx context.Context, d *desktop, h *gate.Hands, m *element
 		return fmt.Errorf("action kind %q unknown", st.a.Kind)
 	}
 	x := &stepRun{ctx: ctx, d: d, h: h, m: m, st: st, r: r, pol: s.opts.Gate.Policy()}
-	r.Via = "xtest"
+	r.Via = h.Via() // xtest, or virtual on Wayland
 	if st.a.Mods != "" {
 		if err := h.ModsDown(ctx, st.a.Mods); err != nil {
 			return err

@@ -116,7 +116,7 @@ type Options struct {
 	// Hold reports a human's take-over of the display (the live view's
 	// hand-over, gate.HoldWatch); while held the loop pauses before its
 	// next turn and records the pause as an intervention event. nil
-	// watches the display's hold on the input connection.
+	// watches the display's hold through the gate (Gate.HoldWatch).
 	Hold Holder
 	// Token protects the HTTP endpoints (bearer header, or the X-Acu-Session
 	// header of a page logged in with a one-time link); empty leaves them
@@ -335,7 +335,12 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 	a.hands = h
 	a.hold = a.opts.Hold
 	if a.hold == nil {
-		a.hold = gate.NewHoldWatch(conn)
+		hw, err := g.HoldWatch(ctx, a.opts.Display) // X11's root property or Wayland's hold file
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("agent: watch the take-over hold on %s: %w", a.opts.Display, err)
+		}
+		a.hold = hw
 	}
 	return release, nil
 }

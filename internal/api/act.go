@@ -136,8 +136,9 @@ type ActionResult struct {
 	Kind    string `json:"kind"`
 	OK      bool   `json:"ok"`
 	Skipped bool   `json:"skipped,omitempty"` // not run: an earlier action failed
-	// Via says how: xtest, or for element targets action:<name>,
-	// editable_text or pointer.
+	// Via says how: xtest (X11's input device), virtual (a Wayland
+	// display's virtual pointer and keyboard), or for element targets
+	// action:<name>, editable_text or pointer.
 	Via      string  `json:"via,omitempty"`
 	Element  string  `json:"element,omitempty"`
 	At       *[2]int `json:"at,omitempty"` // screen pixels acted at

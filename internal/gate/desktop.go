@@ -17,7 +17,8 @@
 // connection: its state (wayland*.go) holds a virtual pointer and
 // keyboard behind the same device interface, finds windows in sway's IPC
 // tree, and runs window operations through sway and the toplevel
-// protocol, the clipboard through data-control (docs/wayland.md).
+// protocol, the clipboard through data-control, and keeps a take-over's
+// hold in a file beside the compositor's socket (hold.go; docs/wayland.md).
 package gate
 
 import (

@@ -38,3 +38,20 @@ func (s *Gate) name(dpy string) string {
 	}
 	return dpy
 }
+
+// How the display's device carries input, as action results say it
+// (api.ActionResult.Via): XTest on X11, the virtual pointer and keyboard
+// protocols on Wayland.
+const (
+	ViaXTest   = "xtest"
+	ViaVirtual = "virtual"
+)
+
+// Via says how the hands' device carries input: ViaXTest on X11,
+// ViaVirtual on Wayland.
+func (h *Hands) Via() string {
+	if h.c.wl != nil {
+		return ViaVirtual
+	}
+	return ViaXTest
+}

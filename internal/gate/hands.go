@@ -57,22 +57,6 @@ func CheckMods(mods string) error { return input.CheckMods(mods) }
 // InputOptions configure each display's XTest device.
 type InputOptions = input.Options
 
-// The take-over's hold: a property on the display's root that every acu
-// process acting there pauses for while a human has the display.
-type (
-	Hold      = input.Hold
-	HoldWatch = input.HoldWatch
-)
-
-// NewHoldWatch watches the hold on c's display.
-func NewHoldWatch(c *display.Conn) *HoldWatch { return input.NewHoldWatch(c) }
-
-// SetHold writes the hold on c's display.
-func SetHold(ctx context.Context, c *display.Conn, h Hold) error { return input.SetHold(ctx, c, h) }
-
-// ClearHold removes the hold from c's display.
-func ClearHold(ctx context.Context, c *display.Conn) error { return input.ClearHold(ctx, c) }
-
 // Kinds lists the action kinds Do accepts.
 var Kinds = input.Kinds
 

@@ -545,7 +545,8 @@ func (g *Gate) wlInput(ctx context.Context, c *conn) error {
 		return err
 	}
 	c.dev = dev
-	u := &wlUser{dpy: c.wl.name, log: g.log, pause: g.opts.Policy.PauseOnUser, now: g.opts.Now}
+	u := &wlUser{dpy: c.wl.name, log: g.log, pause: g.opts.Policy.PauseOnUser, now: g.opts.Now,
+		hold: &holdReader{path: HoldFile(c.wl.path)}}
 	if u.pause {
 		// The user's input as the compositor's idle protocol reports it,
 		// acu's own bracketed out; a compositor without one leaves the
@@ -571,19 +572,31 @@ type idleWatch interface {
 	Close() error
 }
 
-// wlUser is the user-first check of a Wayland display: the compositor's
-// idle watch when one is open; without it, the check is not available on
-// the display, which is logged once, and nothing is refused.
+// wlUser is the user-first check of a Wayland display: a take-over's
+// hold (HoldFile) refuses while it is in force, as on X11; then the
+// compositor's idle watch when one is open; without it, the check is not
+// available on the display, which is logged once, and nothing else is
+// refused.
 type wlUser struct {
 	dpy   string
 	log   *slog.Logger
 	pause bool
+	hold  *holdReader
 	watch idleWatch // nil: none
 	now   func() time.Time
 	once  sync.Once
 }
 
 func (u *wlUser) check(ctx context.Context, quiet time.Duration) error {
+	if u.hold != nil {
+		now := u.clock()
+		if h, held, err := u.hold.read(now); err != nil {
+			return err
+		} else if held {
+			return &Refused{Code: api.CodeUserActive, ActiveFor: now.Sub(h.Since), RetryAfter: quiet,
+				Message: fmt.Sprintf("the user has taken this display over (%s): acu waits until the take-over ends", HoldDetail(h))}
+		}
+	}
 	if u.watch == nil {
 		if u.pause {
 			u.once.Do(func() {
@@ -599,10 +612,7 @@ func (u *wlUser) check(ctx context.Context, quiet time.Duration) error {
 			return err
 		}
 	}
-	now := time.Now()
-	if u.now != nil {
-		now = u.now()
-	}
+	now := u.clock()
 	last := u.watch.LastUser()
 	if last.IsZero() {
 		return nil
@@ -613,6 +623,13 @@ func (u *wlUser) check(ctx context.Context, quiet time.Duration) error {
 				still.Round(time.Millisecond), quiet)}
 	}
 	return nil
+}
+
+func (u *wlUser) clock() time.Time {
+	if u.now != nil {
+		return u.now()
+	}
+	return time.Now()
 }
 
 func (u *wlUser) begin() {

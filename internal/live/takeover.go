@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/runs"
 )
@@ -56,12 +55,13 @@ const DefaultHoldTTL = 15 * time.Second
 type TakeoverOptions struct {
 	Runs Runs // records each take-over; nil records none
 	// TTL: a take-over whose viewer has been silent this long is handed
-	// back; the X hold is written to last this long and renewed at a third
-	// of it. Default DefaultHoldTTL.
+	// back; the hold (gate.Hold) is written to last this long and renewed
+	// at a third of it. Default DefaultHoldTTL.
 	TTL time.Duration
 	// Gate carries the human's input, under the deny-list (the human is
-	// exempt from the user-first pause only); nil makes one that allows
-	// every window.
+	// exempt from the user-first pause only), and keeps the hold (on X11
+	// the root property, on Wayland the file beside the compositor's
+	// socket); nil makes one that allows every window.
 	Gate   *gate.Gate
 	Logger *slog.Logger
 }
@@ -82,7 +82,6 @@ type Takeovers struct {
 // hold is one display taken over.
 type hold struct {
 	mu     sync.Mutex // input in order
-	conn   *display.Conn
 	by     string
 	runID  string
 	since  time.Time
@@ -126,8 +125,9 @@ func (t *Takeovers) State(dpy string) api.Takeover {
 }
 
 // Take gives dpy to the human by: it writes the hold every acu process
-// on the display pauses for, opens an input device, and records a run of
-// kind "takeover". Taking a display one already holds renews it.
+// on the display pauses for (through the gate, on X11 or Wayland) and
+// records a run of kind "takeover". Taking a display one already holds
+// renews it.
 func (t *Takeovers) Take(ctx context.Context, dpy, by string) (api.Takeover, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -140,21 +140,20 @@ func (t *Takeovers) Take(ctx context.Context, dpy, by string) (api.Takeover, err
 		h.mu.Unlock()
 		return t.state(dpy, h), nil
 	}
-	conn, err := display.Open(ctx, dpy, display.Options{Logger: t.log})
-	if err != nil {
+	// The display must be reachable before a run says it was taken.
+	if _, err := t.gate.HoldWatch(ctx, dpy); err != nil {
 		return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 	}
 	now := time.Now()
-	h := &hold{conn: conn, by: by, since: now, seen: now}
+	h := &hold{by: by, since: now, seen: now}
 	if t.opts.Runs != nil {
 		r, err := t.opts.Runs.Start(ctx, runs.StartOptions{Kind: RunKind, Spec: map[string]string{"display": dpy, "by": by}})
 		if err != nil {
-			conn.Close()
 			return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 		}
 		h.runID = r.ID
 	}
-	if err := gate.SetHold(ctx, conn, gate.Hold{By: by, RunID: h.runID, Since: now.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
+	if err := t.gate.SetHold(ctx, dpy, gate.Hold{By: by, RunID: h.runID, Since: now.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
 		t.close(context.WithoutCancel(ctx), dpy, h, "the hold could not be set: "+err.Error())
 		return api.Takeover{}, fmt.Errorf("take over %s: %w", dpy, err)
 	}
@@ -180,10 +179,9 @@ func (t *Takeovers) Release(ctx context.Context, dpy, reason string) (api.Takeov
 func (t *Takeovers) close(ctx context.Context, dpy string, h *hold, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := gate.ClearHold(ctx, h.conn); err != nil {
+	if err := t.gate.ClearHold(ctx, dpy); err != nil {
 		t.log.Warn("clear the take-over hold", "display", dpy, "err", err)
 	}
-	h.conn.Close()
 	held := time.Since(h.since)
 	t.emit(ctx, h, InterventionEvent{Phase: "handed_back", Display: dpy, By: h.by, Reason: reason, Inputs: h.inputs, HeldMs: held.Milliseconds()})
 	if t.opts.Runs != nil && h.runID != "" {
@@ -302,7 +300,7 @@ func do(ctx context.Context, h *gate.Hands, ev api.LiveInput) (err error) {
 	return err
 }
 
-// Run renews the X holds of take-overs whose viewer is still there and
+// Run renews the holds of take-overs whose viewer is still there and
 // hands back the others, until ctx ends; then it hands back every one.
 func (t *Takeovers) Run(ctx context.Context) error {
 	t.runMu.Lock()
@@ -335,7 +333,7 @@ func (t *Takeovers) renew(ctx context.Context) {
 			stale = append(stale, dpy)
 			continue
 		}
-		if err := gate.SetHold(ctx, h.conn, gate.Hold{By: h.by, RunID: h.runID, Since: h.since.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
+		if err := t.gate.SetHold(ctx, dpy, gate.Hold{By: h.by, RunID: h.runID, Since: h.since.UTC(), Until: now.Add(t.opts.TTL).UTC()}); err != nil {
 			t.log.Warn("renew the take-over hold", "display", dpy, "err", err)
 		}
 	}

@@ -18,23 +18,11 @@ func (d *Device) KeyHold(ctx context.Context, keys string, hold time.Duration) e
 	if err != nil {
 		return err
 	}
-	var syms []uint32
-	for _, c := range combos {
-		syms = append(syms, c.sym)
-	}
-	if err := d.ensure(syms); err != nil {
+	if err := d.ensure(syms(combos)); err != nil {
 		return err
 	}
 	for _, c := range combos {
-		mask := d.held
-		for _, m := range c.mods {
-			mod := modifiers[m]
-			mask |= mod.mask
-			if err := d.key(mod.keysym, true); err != nil {
-				return err
-			}
-		}
-		if err := d.setMods(mask); err != nil {
+		if err := d.comboDown(c); err != nil {
 			return err
 		}
 		if err := d.key(c.sym, true); err != nil {
@@ -53,13 +41,7 @@ func (d *Device) KeyHold(ctx context.Context, keys string, hold time.Duration) e
 		if err := d.key(c.sym, false); err != nil {
 			return err
 		}
-		for i := len(c.mods) - 1; i >= 0; i-- {
-			mod := modifiers[c.mods[i]]
-			if err := d.key(mod.keysym, false); err != nil {
-				return err
-			}
-		}
-		if err := d.setMods(d.held); err != nil {
+		if err := d.comboUp(c); err != nil {
 			return err
 		}
 		if err := d.sync(context.WithoutCancel(ctx)); err != nil {

@@ -250,13 +250,21 @@ func (d *Device) setMods(mask uint32) error {
 	return d.conn.Request(d.kbd, wayland.KeyboardReqModifiers, mask, uint32(0), uint32(0), uint32(0))
 }
 
-// combo is one key with the modifiers held around it.
+// combo is one key with the modifiers held around it, and any other keys
+// of the chord (held) pressed in order before it and released after it
+// in reverse, as a person holds a and b together (as on X11).
 type combo struct {
 	mods []string
+	held []uint32
 	sym  uint32
 }
 
-// parseKeys parses space-separated combos such as "ctrl+shift+t Return".
+// maxHeld bounds the keys held together besides the modifiers (X11's
+// bound).
+const maxHeld = 8
+
+// parseKeys parses space-separated combos such as "ctrl+shift+t Return"
+// or "ctrl+a+b" (a held while b is tapped).
 func parseKeys(s string) ([]combo, error) {
 	var out []combo
 	for _, f := range strings.Fields(s) {
@@ -279,31 +287,109 @@ func parseCombo(s string) (combo, error) {
 	}
 	var c combo
 	for i, p := range parts {
+		if p == "" {
+			return c, fmt.Errorf("key %q has an empty part: join modifiers and keys with '+', as in ctrl+shift+t", s)
+		}
 		if i < len(parts)-1 {
-			m, ok := modifierAliases[strings.ToLower(p)]
-			if !ok {
-				return c, fmt.Errorf("key %q: %q is not a modifier (shift, ctrl, alt, super)", s, p)
+			if m, ok := modifierAliases[strings.ToLower(p)]; ok {
+				c.mods = append(c.mods, m)
+				continue
 			}
-			c.mods = append(c.mods, m)
+			if len(c.held) == maxHeld {
+				return c, fmt.Errorf("key %q holds more than %d keys besides the modifiers", s, maxHeld)
+			}
+			ks, err := keySym(s, p)
+			if err != nil {
+				return c, fmt.Errorf("key %q: %q is not a modifier (shift, ctrl, alt, super) nor a key to hold (one character or a name such as Return, Left, F5)", s, p)
+			}
+			c.held = append(c.held, ks)
 			continue
 		}
-		if ks, ok := namedKeys[p]; ok {
-			c.sym = ks
-		} else if m, ok := modifierAliases[strings.ToLower(p)]; ok {
+		if m, ok := modifierAliases[strings.ToLower(p)]; ok {
 			c.sym = modifiers[m].keysym
-		} else if ks, ok := functionKey(p); ok {
-			c.sym = ks
-		} else if r, size := utf8.DecodeRuneInString(p); size == len(p) && size > 0 {
-			ks, err := runeKeysym(r)
-			if err != nil {
-				return c, fmt.Errorf("key %q: %w", s, err)
-			}
-			c.sym = ks
-		} else {
-			return c, fmt.Errorf("key %q: unknown key %q: use one character or a key name such as Return, Tab, Escape, BackSpace, Delete, Home, End, Page_Up, Left, F5", s, p)
+			continue
 		}
+		ks, err := keySym(s, p)
+		if err != nil {
+			return c, err
+		}
+		c.sym = ks
 	}
 	return c, nil
+}
+
+// keySym is the keysym of key p (not a modifier) of combo s.
+func keySym(s, p string) (uint32, error) {
+	if ks, ok := namedKeys[p]; ok {
+		return ks, nil
+	}
+	if ks, ok := functionKey(p); ok {
+		return ks, nil
+	}
+	if r, size := utf8.DecodeRuneInString(p); size == len(p) && size > 0 {
+		ks, err := runeKeysym(r)
+		if err != nil {
+			return 0, fmt.Errorf("key %q: %w", s, err)
+		}
+		return ks, nil
+	}
+	return 0, fmt.Errorf("key %q: unknown key %q: use one character or a key name such as Return, Tab, Escape, BackSpace, Delete, Home, End, Page_Up, Left, F5", s, p)
+}
+
+// syms are the keysyms the combos press besides the modifiers.
+func syms(combos []combo) []uint32 {
+	var out []uint32
+	for _, c := range combos {
+		out = append(out, c.held...)
+		out = append(out, c.sym)
+	}
+	return out
+}
+
+// comboDown presses c's modifiers (their bits added to the mask of the
+// ones ModsDown holds) and then its held keys, in order.
+func (d *Device) comboDown(c combo) error {
+	mask := d.held // modifiers ModsDown holds stay down
+	for _, m := range c.mods {
+		mod := modifiers[m]
+		mask |= mod.mask
+		if err := d.key(mod.keysym, true); err != nil {
+			return err
+		}
+		if err := d.setMods(mask); err != nil {
+			return err
+		}
+	}
+	for _, ks := range c.held {
+		if err := d.key(ks, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// comboUp releases what comboDown pressed, last first.
+func (d *Device) comboUp(c combo) error {
+	for i := len(c.held) - 1; i >= 0; i-- {
+		if err := d.key(c.held[i], false); err != nil {
+			return err
+		}
+	}
+	mask := d.held
+	for _, m := range c.mods {
+		mask |= modifiers[m].mask
+	}
+	for i := len(c.mods) - 1; i >= 0; i-- {
+		mod := modifiers[c.mods[i]]
+		mask &^= mod.mask
+		if err := d.key(mod.keysym, false); err != nil {
+			return err
+		}
+		if err := d.setMods(mask | d.held); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func functionKey(p string) (uint32, bool) {
@@ -315,44 +401,26 @@ func functionKey(p string) (uint32, bool) {
 }
 
 // Key presses and releases key combos ("ctrl+c", "Return", "alt+F4
-// ctrl+shift+t"): the modifiers go down in order, the key is tapped, the
+// ctrl+shift+t", "ctrl+a+b"): the modifiers go down in order, then the
+// keys held with the last, the last key is tapped, and the held keys and
 // modifiers come up in reverse order.
 func (d *Device) Key(ctx context.Context, keys string) error {
 	combos, err := parseKeys(keys)
 	if err != nil {
 		return err
 	}
-	var syms []uint32
-	for _, c := range combos {
-		syms = append(syms, c.sym)
-	}
-	if err := d.ensure(syms); err != nil {
+	if err := d.ensure(syms(combos)); err != nil {
 		return err
 	}
 	for _, c := range combos {
-		mask := d.held // modifiers ModsDown holds stay down
-		for _, m := range c.mods {
-			mod := modifiers[m]
-			mask |= mod.mask
-			if err := d.key(mod.keysym, true); err != nil {
-				return err
-			}
-			if err := d.setMods(mask); err != nil {
-				return err
-			}
+		if err := d.comboDown(c); err != nil {
+			return err
 		}
 		if err := d.tap(c.sym); err != nil {
 			return err
 		}
-		for i := len(c.mods) - 1; i >= 0; i-- {
-			mod := modifiers[c.mods[i]]
-			mask &^= mod.mask
-			if err := d.key(mod.keysym, false); err != nil {
-				return err
-			}
-			if err := d.setMods(mask); err != nil {
-				return err
-			}
+		if err := d.comboUp(c); err != nil {
+			return err
 		}
 	}
 	return d.sync(ctx)

@@ -1,6 +1,7 @@
 package virtual
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -9,6 +10,7 @@ func TestParseKeys(t *testing.T) {
 	for _, tc := range []struct {
 		in      string
 		mods    []string
+		held    []uint32
 		sym     uint32
 		wantErr string
 	}{
@@ -18,6 +20,10 @@ func TestParseKeys(t *testing.T) {
 		{in: "super+é", mods: []string{"super"}, sym: 0xe9},
 		{in: "alt+✓", mods: []string{"alt"}, sym: 0x01002713},
 		{in: "ctrl++", mods: []string{"ctrl"}, sym: '+'},
+		{in: "ctrl+a+b", mods: []string{"ctrl"}, held: []uint32{'a'}, sym: 'b'},
+		{in: "a+shift+Left+Up", mods: []string{"shift"}, held: []uint32{'a', 0xff51}, sym: 0xff52},
+		{in: "a+b+c+d+e+f+g+h+i+j", wantErr: "more than 8 keys"},
+		{in: "ctrl+", wantErr: "empty part"},
 		{in: "hyper+a", wantErr: `"hyper" is not a modifier`},
 		{in: "ctrl+Retrun", wantErr: `unknown key "Retrun"`},
 		{in: "F0", wantErr: `unknown key "F0"`},
@@ -31,8 +37,9 @@ func TestParseKeys(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || len(got) != 1 || got[0].sym != tc.sym || strings.Join(got[0].mods, ",") != strings.Join(tc.mods, ",") {
-				t.Fatalf("parseKeys(%q) = %+v, %v; want mods %v sym %#x", tc.in, got, err, tc.mods, tc.sym)
+			if err != nil || len(got) != 1 || got[0].sym != tc.sym || strings.Join(got[0].mods, ",") != strings.Join(tc.mods, ",") ||
+				!slices.Equal(got[0].held, tc.held) {
+				t.Fatalf("parseKeys(%q) = %+v, %v; want mods %v held %#x sym %#x", tc.in, got, err, tc.mods, tc.held, tc.sym)
 			}
 		})
 	}

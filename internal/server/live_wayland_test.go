@@ -1,0 +1,215 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"image"
+	"math"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/guard/guardtest"
+	"github.com/acu-dev/acu/internal/live"
+	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/server"
+	"github.com/acu-dev/acu/internal/store"
+	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
+	"github.com/acu-dev/acu/internal/wayland/sway"
+	"github.com/acu-dev/acu/internal/wayland/waylandtest"
+)
+
+// gtkInputLog is an undecorated GTK 3 window (python3-gi) that prints
+// "ready" once mapped, then each button press and
+// release with its position in the window, and each key press's keysym
+// name.
+const gtkInputLog = `
+import gi
+gi.require_version("Gtk", "3.0")
+from gi.repository import Gtk, Gdk
+win = Gtk.Window(title="acu-input")
+win.set_decorated(False)
+win.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK)
+def button(kind):
+    def f(_, ev):
+        print("%s %d %d %d" % (kind, int(ev.x), int(ev.y), ev.button), flush=True)
+        return True
+    return f
+win.connect("button-press-event", button("press"))
+win.connect("button-release-event", button("release"))
+win.connect("key-press-event", lambda _, ev: print("key %s" % Gdk.keyval_name(ev.keyval), flush=True) or True)
+win.connect("map-event", lambda *a: print("ready", flush=True))
+win.connect("destroy", Gtk.main_quit)
+win.show_all()
+Gtk.main()
+`
+
+// TestLiveTakeoverOnWayland: the live page in real Chromium, on a
+// headless sway's display: taking over writes the hold another gate (an
+// agent loop's) sees, a click in the page reaches a native GTK window at
+// the pixel under the page's pointer, keys typed in the page reach it in
+// order, and the hand-back lifts the hold and ends the run.
+func TestLiveTakeoverOnWayland(t *testing.T) {
+	waylandtest.Need(t, "sway")
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk").Run(); err != nil {
+		if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
+			t.Fatalf("python3-gi with GTK 3 is not installed: %v", err)
+		}
+		t.Skipf("python3-gi with GTK 3 is not installed: %v", err)
+	}
+	c := waylandtest.Start(t, 480, 300)
+	sock := c.Socket()
+	hub := wlframes.New(wlframes.Options{})
+	t.Cleanup(func() { hub.Close() })
+	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	reg := runs.New(db, runs.Options{})
+	lv := live.New(live.Options{Capture: hub, DefaultDisplay: sock, Takeover: live.TakeoverOptions{Runs: reg}})
+	lctx, lcancel := context.WithCancel(context.Background())
+	ldone := make(chan struct{})
+	go func() { defer close(ldone); _ = lv.Run(lctx) }()
+	t.Cleanup(func() { lcancel(); <-ldone })
+	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: reg, Live: lv}))
+	t.Cleanup(srv.Close)
+	f := &liveFixture{dpy: sock, reg: reg, db: db, c: api.NewClient(srv.URL, liveToken), url: srv.URL}
+
+	// The GTK window, full screen (sway tiles it), focused.
+	actx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	script := filepath.Join(t.TempDir(), "input.py")
+	if err := os.WriteFile(script, []byte(gtkInputLog), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	app := exec.CommandContext(actx, py, script)
+	app.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1"}, c.Env()...)
+	stdout, err := app.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var appErr strings.Builder
+	app.Stderr = &appErr
+	if err := app.Start(); err != nil {
+		t.Fatalf("start the GTK app: %v", err)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	exited := make(chan struct{})
+	go func() { _ = app.Wait(); close(exited) }()
+	t.Cleanup(func() { cancel(); <-exited })
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				<-exited
+				t.Fatalf("the GTK app exited before %s: %s", what, appErr.String())
+			}
+			return l
+		case <-actx.Done():
+			t.Fatalf("the GTK app printed no %s", what)
+		}
+		return ""
+	}
+	for next("its mapping") != "ready" {
+	}
+	// Where sway put it: its client area's origin (sway gives it the
+	// keyboard focus once a keyboard exists, here the take-over's).
+	var origin image.Point
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		ns, err := sway.Windows(actx, c.IPCSocket())
+		if err == nil && len(ns) == 1 && ns[0].Name == "acu-input" && ns[0].Visible && ns[0].Focused && !ns[0].Content.Empty() {
+			origin = ns[0].Content.Min
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sway's windows = %+v, %v; want the GTK app's, focused", ns, err)
+		}
+	}
+
+	// Another gate, as an agent loop in another process has: it sees no
+	// hold yet.
+	other := gate.New(gate.Options{})
+	defer other.Close()
+	hw, err := other.HoldWatch(t.Context(), sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, _, err := hw.Held(t.Context()); err != nil || held {
+		t.Fatalf("Held before the take-over = %v, %v", held, err)
+	}
+
+	ctx := f.open(t, "/ui/?display="+url.QueryEscape(sock), 1400, 900)
+	guardtest.Poll(t, ctx, "the live stream", `document.body.dataset.state === "live" && window.acuLive.frames > 0`)
+	if err := chromedp.Do(ctx, chromedp.Click("#takeover")); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "the take-over", `document.body.dataset.takeover === "on"`)
+	st, err := f.c.Takeover(t.Context(), sock)
+	if err != nil || !st.Active || st.RunID == "" {
+		t.Fatalf("takeover state = %+v, %v; want active with a run", st, err)
+	}
+	if held, detail, err := hw.Held(t.Context()); err != nil || !held || !strings.Contains(detail, "live view") {
+		t.Fatalf("another gate's HoldWatch during the take-over = %v, %q, %v; want held by the live view", held, detail, err)
+	}
+
+	// A click at window pixel (123, 45), at whole page coordinates (a
+	// mouse event's may be whole numbers) inside the screen pixel's
+	// square on the page, which spans at least 2 page pixels.
+	if s := eval[float64](t, ctx, `document.getElementById("screen").getBoundingClientRect().height / window.acuLive.screenH`); s < 2 {
+		t.Fatalf("the page shows the screen at scale %.2f, want at least 2 (a bigger browser window)", s)
+	}
+	x, y := pagePoint(t, ctx, origin.X+123, origin.Y+45)
+	x, y = math.Floor(x), math.Floor(y)
+	if err := chromedp.Do(ctx, chromedp.MouseClickXY(x, y)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := next("the press")+", "+next("the release"), "press 123 45 1, release 123 45 1"; got != want {
+		t.Errorf("the GTK window got %q, want %q", got, want)
+	}
+	// Keys typed in the page, in order.
+	if err := chromedp.Do(ctx, chromedp.KeyEvent("hi there"), chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for range 9 {
+		keys = append(keys, strings.TrimPrefix(next("a key"), "key "))
+	}
+	if got, want := strings.Join(keys, " "), "h i space t h e r e Return"; got != want {
+		t.Errorf("the GTK window got keys %q, want %q", got, want)
+	}
+
+	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
+	if held, _, err := hw.Held(t.Context()); err != nil || held {
+		t.Errorf("Held after the hand-back = %v, %v; want false", held, err)
+	}
+	res, err := f.reg.Wait(t.Context(), st.RunID, 10*time.Second)
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
+	}
+	run, _ := f.reg.Get(t.Context(), st.RunID)
+	if strings.Contains(string(run.Result), `"inputs":0`) || !strings.Contains(string(run.Result), `"inputs":`) {
+		t.Errorf("take-over run result %s, want the human's inputs counted", run.Result)
+	}
+}
