@@ -50,12 +50,14 @@ const StreamTurn = "turn"
 // Options configures an Agent. cmd/acu builds them from the ACU_AGENT_*
 // settings.
 type Options struct {
-	// Display is the X display the agent sees and drives.
+	// Display is the display the agent sees and drives: an X display, or
+	// a Wayland socket (gate.IsWayland).
 	Display string
-	// Hub captures the display; required. Gate is where every action
-	// goes, under the daemon's policy (ACU_ACT_*); nil makes Run one of
-	// its own that allows every window.
-	Hub  *capture.Hub
+	// Hub captures the display (a *capture.Hub for X11 displays; cmd/acu
+	// passes one that reads Wayland displays too); required. Gate is
+	// where every action goes, under the daemon's policy (ACU_ACT_*); nil
+	// makes Run one of its own that allows every window.
+	Hub  Screens
 	Gate *gate.Gate
 	// Model answers each turn (an *llm.Client for the OpenAI-compatible
 	// API_URL); required. ModelName overrides the client's model when set.
@@ -116,7 +118,8 @@ type Options struct {
 	// Hold reports a human's take-over of the display (the live view's
 	// hand-over, gate.HoldWatch); while held the loop pauses before its
 	// next turn and records the pause as an intervention event. nil
-	// watches the display's hold on the input connection.
+	// watches the display's hold on the input connection (X11; a Wayland
+	// display has none yet, so nothing pauses the loop there).
 	Hold Holder
 	// Token protects the HTTP endpoints (bearer header, or the X-Acu-Session
 	// header of a page logged in with a one-time link); empty leaves them
@@ -137,6 +140,12 @@ type Options struct {
 }
 
 // Holder reports whether a human holds the display (*gate.HoldWatch).
+// Screens captures a display's frames.
+type Screens interface {
+	Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error)
+}
+
+// Holder reports whether a human holds the display.
 type Holder interface {
 	Held(ctx context.Context) (bool, string, error)
 }
@@ -320,12 +329,12 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 		g = gate.New(gate.Options{DefaultDisplay: a.opts.Display, Logger: a.log.With("component", "gate")})
 		release = g.Close
 	}
-	conn, err := g.Conn(ctx, a.opts.Display)
+	sw, sh, err := g.ScreenSize(ctx, a.opts.Display) // X11's root window or the Wayland output
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
 	}
-	a.area = gate.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
+	a.area = gate.AreaFromCrop(sw, sh, a.opts.Crop)
 	h, err := g.HandsFor(ctx, a.opts.Display, gate.DeviceOptions{Area: a.area, ClickHold: a.opts.ClickHold,
 		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical})
 	if err != nil {
@@ -335,10 +344,24 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 	a.hands = h
 	a.hold = a.opts.Hold
 	if a.hold == nil {
-		a.hold = gate.NewHoldWatch(conn)
+		conn, err := g.Conn(ctx, a.opts.Display)
+		if err != nil {
+			// A Wayland display has no X connection to watch a take-over
+			// on (docs/wayland.md): the loop runs without pausing for one.
+			a.log.Warn("agent: no take-over watch on this display; the loop will not pause for a human's take-over", "display", a.opts.Display, "err", err)
+			a.hold = noHold{}
+		} else {
+			a.hold = gate.NewHoldWatch(conn)
+		}
 	}
 	return release, nil
 }
+
+// noHold is the hold of a display whose take-over cannot be watched: never
+// held.
+type noHold struct{}
+
+func (noHold) Held(context.Context) (bool, string, error) { return false, "", nil }
 
 // errStop ends a session on request.
 var errStop = session.ErrStopped
