@@ -19,6 +19,7 @@ import (
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/judge"
@@ -78,9 +79,13 @@ type taskParts struct {
 // display (else sessionBus, DBUS_SESSION_BUS_ADDRESS), which s closes.
 func (s *taskService) ownStack(g *gate.Gate, sessionBus string, log *slog.Logger) func(context.Context, string) (actions.Stack, error) {
 	return func(ctx context.Context, dpy string) (actions.Stack, error) {
-		conn, err := g.Conn(ctx, dpy)
-		if err != nil {
-			return actions.Stack{}, err
+		var conn *display.Conn // none on a Wayland display: the gate's hands and reads serve it
+		if !gate.IsWayland(dpy) {
+			c, err := g.Conn(ctx, dpy)
+			if err != nil {
+				return actions.Stack{}, err
+			}
+			conn = c
 		}
 		hands, err := g.Hands(ctx, dpy)
 		if err != nil {
@@ -88,8 +93,10 @@ func (s *taskService) ownStack(g *gate.Gate, sessionBus string, log *slog.Logger
 		}
 		st := actions.Stack{Conn: conn, Hands: hands}
 		ao := atspi.Options{SessionBus: sessionBus, Logger: log.With("component", "atspi")}
-		if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
-			ao.Address = addr
+		if conn != nil {
+			if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
+				ao.Address = addr
+			}
 		}
 		if st.Tree, st.TreeErr = atspi.Connect(ctx, ao); st.TreeErr == nil {
 			s.closers = append(s.closers, func() { st.Tree.Close() })
@@ -150,7 +157,14 @@ func (s *taskService) build(ctx context.Context, c *config.Config, p taskParts, 
 		}
 	}
 	if tc.PauseOnUser {
-		oo.Watch = orchestrator.NewInputWatch(st.Conn, orchestrator.InputWatchOptions{Logger: log})
+		if st.Conn != nil {
+			oo.Watch = orchestrator.NewInputWatch(st.Conn, orchestrator.InputWatchOptions{Logger: log})
+		} else if w, err := orchestrator.NewUserWatch(ctx, st.Hands); err != nil {
+			// A Wayland display: the gate's user-first record, else nothing.
+			log.Warn("tasks on this display do not pause for the user's input (ACU_TASK_PAUSE_ON_INPUT)", "display", dpy, "err", err)
+		} else {
+			oo.Watch = w
+		}
 	}
 	if tc.Split {
 		if oo.Arrange, err = orchestrator.NewWindowArranger(ctx, p.gate, dpy); err != nil {
