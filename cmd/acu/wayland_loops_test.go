@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/dialect"
 	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/wayland/sway"
@@ -285,5 +287,66 @@ func TestWaylandMCPToolsFillGTKForm(t *testing.T) {
 	if want := "submitted name=Ada Lovelace city="; got != want {
 		b, _ := json.Marshal(out)
 		t.Errorf("the form printed %q, want %q (first click: %s)", got, want, b)
+	}
+}
+
+// TestWaylandTaskFillsZenityEntry runs `acu run` (the task engine, its
+// three models faked by taskModel of task_test.go) on a headless sway: a
+// native GTK zenity entry (GDK_BACKEND=wayland) with its accessibility
+// bus is filled and confirmed, and zenity's own output proves it.
+func TestWaylandTaskFillsZenityEntry(t *testing.T) {
+	waylandtest.Need(t, "sway")
+	waylandtest.Need(t, "zenity")
+	c := waylandtest.Start(t, 800, 600)
+	sock := c.Socket()
+	// at-spi2-registryd leaves the bus when started without an X display
+	// (internal/wayland/virtual's test), so the accessibility session has
+	// a small Xvfb of its own; zenity itself is on Wayland.
+	session := atspitest.Start(t, startDisplay(t))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	app := exec.CommandContext(ctx, "zenity", "--entry", "--title=Acu Entry", "--text=Your name:")
+	for _, kv := range session.Env() {
+		if !strings.HasPrefix(kv, "DISPLAY=") && !strings.HasPrefix(kv, "GDK_BACKEND=") {
+			app.Env = append(app.Env, kv)
+		}
+	}
+	app.Env = append(app.Env, "GDK_BACKEND=wayland", "WAYLAND_DISPLAY="+sock)
+	var out, errb syncBuffer
+	app.Stdout, app.Stderr = &out, &errb
+	if err := app.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- app.Wait() }()
+	t.Cleanup(func() { cancel(); <-exited })
+	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: session.SessionBus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := atspitest.WaitApp(ctx, tree, "zenity"); err != nil {
+		t.Fatalf("zenity on %s: %v\nstderr:\n%s", sock, err, errb.String())
+	}
+	tree.Close()
+
+	srv := llmtest.NewOpenAI(t, taskModel)
+	env, _, _ := newEnv(t, sock)
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+session.SessionBus, "ACU_TASK_BASE_URL="+srv.URL, "ACU_TASK_API_KEY="+llmtest.Key,
+		"ACU_TASK_OCR=false", "ACU_LOG_LEVEL=warn")
+	stdout, stderr, code := acu(t, env, "run", "-json", "Enter Grace Hopper as the name and press OK")
+	if code != 0 {
+		t.Fatalf("acu run exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	select {
+	case <-exited:
+		exited <- nil // for the cleanup
+	case <-ctx.Done():
+		t.Fatalf("zenity did not exit; stderr:\n%s", errb.String())
+	}
+	if got := out.String(); got != "Grace Hopper\n" {
+		t.Errorf("zenity printed %q, want the name\nacu run:\n%s", got, stdout)
+	}
+	if !strings.Contains(stdout, `"status":"completed"`) {
+		t.Errorf("no completed result:\n%s", stdout)
 	}
 }
