@@ -121,7 +121,7 @@ func (s *taskService) build(ctx context.Context, c *config.Config, p taskParts, 
 	tc := c.Task()
 	dpy := c.TaskDisplay()
 	if dpy == "" {
-		return &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0",
+		return &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0, or a Wayland socket",
 			Err: errors.New("no display: set DISPLAY or ACU_TASK_DISPLAY")}
 	}
 	fast, planner, verifier, err := taskModels(c, p.ledger, log)

@@ -195,6 +195,9 @@ func TestWaylandAgentLoopFillsGTKForm(t *testing.T) {
 	if want := "submitted name=Ada Lovelace city="; got != want {
 		t.Errorf("the form printed %q, want %q", got, want)
 	}
+	if !strings.Contains(errb.String(), "no take-over watch on this display") {
+		t.Errorf("acu agent did not log why it has no take-over watch on Wayland")
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(sizes) == 0 || sizes[0] != "800x600" {

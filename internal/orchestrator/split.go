@@ -74,11 +74,15 @@ func (a *WindowArranger) place(ctx context.Context, id string, r image.Rectangle
 		}
 		return a.g.Place(ctx, a.dpy, wid, r)
 	}
+	// Move first: sway's tree has a floating window's new position at
+	// once but its new size only once the app has drawn it, and each
+	// operation places the window from the tree's rectangle, so a move
+	// after a resize could put the old size back.
 	x, y, w, h := r.Min.X, r.Min.Y, r.Dx(), r.Dy()
-	if _, err := a.g.WindowOp(ctx, id, api.WindowResize, api.WindowOp{Display: a.dpy, W: &w, H: &h}); err != nil {
+	if _, err := a.g.WindowOp(ctx, id, api.WindowMove, api.WindowOp{Display: a.dpy, X: &x, Y: &y}); err != nil {
 		return err
 	}
-	if _, err := a.g.WindowOp(ctx, id, api.WindowMove, api.WindowOp{Display: a.dpy, X: &x, Y: &y}); err != nil {
+	if _, err := a.g.WindowOp(ctx, id, api.WindowResize, api.WindowOp{Display: a.dpy, W: &w, H: &h}); err != nil {
 		return err
 	}
 	_, err := a.g.WindowOp(ctx, id, api.WindowFocus, api.WindowOp{Display: a.dpy})
