@@ -14,7 +14,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/acu-dev/acu/internal/agent"
-	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard"
@@ -24,6 +23,7 @@ import (
 	"github.com/acu-dev/acu/internal/secret"
 	"github.com/acu-dev/acu/internal/session"
 	"github.com/acu-dev/acu/internal/store"
+	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 )
 
 func init() {
@@ -43,7 +43,7 @@ type agentService struct {
 // captures, reg records each session as a run (nil: none), ledger accounts
 // model cost (nil: its own), token protects the endpoints. `acu serve` calls
 // it when ACU_AGENT_ENABLED=true and runs its run method in its errgroup.
-func newAgentService(c *config.Config, hub *capture.Hub, g *gate.Gate, reg *runs.Registry, frames agent.FrameStore, ledger *llm.Ledger, token secret.String, log *slog.Logger) (*agentService, error) {
+func newAgentService(c *config.Config, hub agent.Screens, g *gate.Gate, reg *runs.Registry, frames agent.FrameStore, ledger *llm.Ledger, token secret.String, log *slog.Logger) (*agentService, error) {
 	ac := c.Agent()
 	log = log.With("component", "agent")
 	if !c.AllowRemote && !loopbackHost(ac.Host) {
@@ -167,7 +167,9 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	defer parts.Close()
 	g := gate.New(gateOptions(c, e, log)) // the daemon's policy: ACU_ACT_*
 	defer g.Close()
-	s, err := newAgentService(c, parts.hub, g, parts.runs, keptFrames(c, parts.db), nil, token, log)
+	wl := wlframes.New(wlframes.Options{Exclude: c.ExcludeWindows, Logger: log.With("component", "wayland")})
+	defer wl.Close()
+	s, err := newAgentService(c, screens{x: parts.hub, wl: wl}, g, parts.runs, keptFrames(c, parts.db), nil, token, log)
 	if err != nil {
 		return err
 	}

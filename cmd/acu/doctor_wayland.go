@@ -60,7 +60,7 @@ func checkWayland(ctx context.Context, e *env, report func(bool, string, string)
 	} else if len(have) == 0 {
 		warn("wayland", path+" offers none of the wlroots protocols acu speaks (GNOME and KDE: see docs/wayland.md, \"GNOME and KDE\")")
 	}
-	warn("wayland", "give the daemon "+path+": smart waits, the live view, recordings, `acu screenshot`, actions by pixels, window operations, the pointer, the clipboard and launches take it; take-over input, the agent loops and tasks drive X11 displays only so far (docs/wayland.md)")
+	warn("wayland", "give the daemon "+path+": smart waits, the live view, recordings, `acu screenshot`, actions by pixels, window operations, the pointer, the clipboard, launches, the agent loop, the computer-use dialects, the MCP tools, tasks and the live view's take-over take it (docs/wayland.md)")
 }
 
 // familyWarning names GNOME's mutter or KDE's KWin by a global only each

@@ -9,11 +9,11 @@ import (
 	"github.com/acu-dev/acu/internal/wayland/sway"
 )
 
-// screens is the capture hub of the engines that only read frames (smart
-// waits, the live view, recordings): a display named by a Wayland socket
-// path or wayland-N goes to the Wayland hub, any other to the X11 one. It
-// is the first use of the display backend seam (docs/wayland.md); the
-// gate's effects (actions, take-over input) still take X11 displays only.
+// screens is the capture hub of the engines that read frames (smart
+// waits, the live view, recordings, the action service's screenshots and
+// so the computer-use dialects, the agent loop): a display named by a
+// Wayland socket path or wayland-N goes to the Wayland hub, any other to
+// the X11 one (docs/wayland.md).
 func (d *daemon) screens() screens { return screens{x: d.hub, wl: d.wayland} }
 
 type screens struct {
@@ -40,4 +40,17 @@ func (w screens) Watch(ctx context.Context, dpy string, t capture.Target) (<-cha
 		return w.wl.Watch(ctx, dpy, t)
 	}
 	return w.x.Watch(ctx, dpy, t)
+}
+
+// ScreenSize is the display's size in pixels: the X server's root window,
+// or the Wayland compositor's output as its frames have it.
+func (w screens) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
+	if sway.IsName(dpy) {
+		r, err := w.wl.Resolve(ctx, dpy, capture.Target{Kind: capture.Screen})
+		if err != nil {
+			return 0, 0, err
+		}
+		return r.Rect.Dx(), r.Rect.Dy(), nil
+	}
+	return w.x.ScreenSize(ctx, dpy)
 }

@@ -8,18 +8,20 @@ import (
 	"github.com/acu-dev/acu/internal/a11yjudge"
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/judge"
 	"github.com/acu-dev/acu/internal/ocr"
 )
 
 // openStructureJudges builds the accessibility judge of waits (each
 // display's bus found from its AT_SPI_BUS property through the gate's
-// connection, else from the session bus) and, when the chosen judge is a
-// model, the OCR judge that decides the quoted-text rest of structural
-// conditions instead of it (none when Tesseract is missing).
+// connection, else from the session bus, as on a Wayland display, which
+// has no X connection) and, when the chosen judge is a model, the OCR
+// judge that decides the quoted-text rest of structural conditions
+// instead of it (none when Tesseract is missing).
 func openStructureJudges(c *config.Config, d *daemon, choice judge.Choice, log *slog.Logger) (*a11yjudge.Judge, judge.Backend) {
 	bus := func(ctx context.Context, dpy string) (string, error) {
-		if d.desktop != nil {
+		if d.desktop != nil && !gate.IsWayland(dpy) {
 			if conn, err := d.desktop.Conn(ctx, dpy); err == nil {
 				if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
 					return addr, nil

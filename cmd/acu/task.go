@@ -17,8 +17,8 @@ import (
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/atspi"
-	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/config"
+	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/judge"
@@ -28,6 +28,7 @@ import (
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
+	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 )
 
 func init() {
@@ -62,7 +63,7 @@ func (s *taskService) Close() {
 // keeps the progress log (nil: none); ledger accounts model cost (nil:
 // its own); home is $HOME, for desktop entries.
 type taskParts struct {
-	hub     *capture.Hub
+	hub     elements.Frames // the X11 and Wayland capture hubs (screens)
 	stack   func(ctx context.Context, dpy string) (actions.Stack, error)
 	gate    *gate.Gate
 	reg     *runs.Registry
@@ -78,9 +79,13 @@ type taskParts struct {
 // display (else sessionBus, DBUS_SESSION_BUS_ADDRESS), which s closes.
 func (s *taskService) ownStack(g *gate.Gate, sessionBus string, log *slog.Logger) func(context.Context, string) (actions.Stack, error) {
 	return func(ctx context.Context, dpy string) (actions.Stack, error) {
-		conn, err := g.Conn(ctx, dpy)
-		if err != nil {
-			return actions.Stack{}, err
+		var conn *display.Conn // none on a Wayland display: the gate's hands and reads serve it
+		if !gate.IsWayland(dpy) {
+			c, err := g.Conn(ctx, dpy)
+			if err != nil {
+				return actions.Stack{}, err
+			}
+			conn = c
 		}
 		hands, err := g.Hands(ctx, dpy)
 		if err != nil {
@@ -88,8 +93,10 @@ func (s *taskService) ownStack(g *gate.Gate, sessionBus string, log *slog.Logger
 		}
 		st := actions.Stack{Conn: conn, Hands: hands}
 		ao := atspi.Options{SessionBus: sessionBus, Logger: log.With("component", "atspi")}
-		if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
-			ao.Address = addr
+		if conn != nil {
+			if addr, err := atspi.DisplayBusAddress(ctx, conn); err == nil && addr != "" {
+				ao.Address = addr
+			}
 		}
 		if st.Tree, st.TreeErr = atspi.Connect(ctx, ao); st.TreeErr == nil {
 			s.closers = append(s.closers, func() { st.Tree.Close() })
@@ -114,7 +121,7 @@ func (s *taskService) build(ctx context.Context, c *config.Config, p taskParts, 
 	tc := c.Task()
 	dpy := c.TaskDisplay()
 	if dpy == "" {
-		return &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0",
+		return &config.Error{Env: "ACU_TASK_DISPLAY", Source: "configuration", Accepted: "an X display name such as :0, or a Wayland socket",
 			Err: errors.New("no display: set DISPLAY or ACU_TASK_DISPLAY")}
 	}
 	fast, planner, verifier, err := taskModels(c, p.ledger, log)
@@ -150,7 +157,14 @@ func (s *taskService) build(ctx context.Context, c *config.Config, p taskParts, 
 		}
 	}
 	if tc.PauseOnUser {
-		oo.Watch = orchestrator.NewInputWatch(st.Conn, orchestrator.InputWatchOptions{Logger: log})
+		if st.Conn != nil {
+			oo.Watch = orchestrator.NewInputWatch(st.Conn, orchestrator.InputWatchOptions{Logger: log})
+		} else if w, err := orchestrator.NewUserWatch(ctx, st.Hands); err != nil {
+			// A Wayland display: the gate's user-first record, else nothing.
+			log.Warn("tasks on this display do not pause for the user's input (ACU_TASK_PAUSE_ON_INPUT)", "display", dpy, "err", err)
+		} else {
+			oo.Watch = w
+		}
 	}
 	if tc.Split {
 		if oo.Arrange, err = orchestrator.NewWindowArranger(ctx, p.gate, dpy); err != nil {
@@ -194,7 +208,7 @@ func taskModels(c *config.Config, ledger *llm.Ledger, log *slog.Logger) (fast, p
 // taskElements is the task's element extractor on st: its accessibility
 // tree and, with ACU_TASK_OCR, Tesseract's text; the task's accessibility
 // effects pass the gate too.
-func taskElements(c *config.Config, dpy string, hub *capture.Hub, st actions.Stack, log *slog.Logger) (*elements.Extractor, error) {
+func taskElements(c *config.Config, dpy string, hub elements.Frames, st actions.Stack, log *slog.Logger) (*elements.Extractor, error) {
 	tc := c.Task()
 	if st.Tree == nil {
 		if !tc.OCR {
@@ -274,7 +288,9 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	g := gate.New(gateOptions(c, e, log))
 	defer g.Close()
 	s := &taskService{}
-	p := taskParts{hub: parts.hub, stack: s.ownStack(g, e.getenv("DBUS_SESSION_BUS_ADDRESS"), log), gate: g, reg: parts.runs, db: parts.db,
+	wl := wlframes.New(wlframes.Options{Exclude: c.ExcludeWindows, Logger: log.With("component", "wayland")})
+	defer wl.Close()
+	p := taskParts{hub: screens{x: parts.hub, wl: wl}, stack: s.ownStack(g, e.getenv("DBUS_SESSION_BUS_ADDRESS"), log), gate: g, reg: parts.runs, db: parts.db,
 		wait: wait, home: e.getenv("HOME"), onEvent: show}
 	if err := s.build(ctx, c, p, log.With("component", "task")); err != nil {
 		return err
@@ -397,7 +413,7 @@ func (d *daemon) serveTasks(ctx context.Context, home string, log *slog.Logger) 
 	}
 	// The task display's desktop stack is the action service's: one per
 	// display, whatever uses it.
-	s, err := newTaskService(ctx, c, taskParts{hub: d.hub, stack: d.acts.Stack, gate: d.desktop, reg: d.runs, db: d.db, ledger: d.ledger,
+	s, err := newTaskService(ctx, c, taskParts{hub: d.screens(), stack: d.acts.Stack, gate: d.desktop, reg: d.runs, db: d.db, ledger: d.ledger,
 		wait: engineWaiter{eng: d.engine, display: c.TaskDisplay()}, home: home}, log)
 	if err != nil {
 		log.Warn("tasks are off: POST /v1/tasks and run_task answer 503 until this is fixed", "problem", err)

@@ -91,7 +91,7 @@ func TestDoctorReportsWaylandSupport(t *testing.T) {
 	out, errOut, _ := acu(t, env, "doctor")
 	for _, want := range []string{
 		"ok   wayland    " + c.Socket() + ": capture: zwlr_screencopy_manager_v1 v3; pointer: zwlr_virtual_pointer_manager_v1 v2; keyboard: zwp_virtual_keyboard_manager_v1 v1; windows: zwlr_foreign_toplevel_manager_v1 v3; clipboard: zwlr_data_control_manager_v1 v2",
-		"warn wayland    give the daemon " + c.Socket() + ": smart waits, the live view, recordings, `acu screenshot`, actions by pixels, window operations, the pointer, the clipboard and launches take it",
+		"warn wayland    give the daemon " + c.Socket() + ": smart waits, the live view, recordings, `acu screenshot`, actions by pixels, window operations, the pointer, the clipboard, launches, the agent loop, the computer-use dialects, the MCP tools, tasks and the live view's take-over take it (docs/wayland.md)",
 		"ok   wayland    the user first: org_kde_kwin_idle v1 reports the seat's input (none while a window inhibits idle",
 	} {
 		if !strings.Contains(out, want) {

@@ -13,6 +13,7 @@ import (
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/display"
 	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/smartwait"
@@ -23,11 +24,23 @@ type Settler interface {
 	Settle(ctx context.Context, s smartwait.SettleSpec) (smartwait.SettleResult, error)
 }
 
+// Screens reads a display's screen: *capture.Hub for X11 displays.
+type Screens interface {
+	Resolve(ctx context.Context, dpy string, t capture.Target) (capture.Resolved, error)
+	Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error)
+	ScreenSize(ctx context.Context, dpy string) (int, int, error)
+}
+
 // Options configures a Service.
 type Options struct {
 	// Hub captures frames for settling, screenshots and element maps
 	// (required).
 	Hub *capture.Hub
+	// Screens reads screenshots, window rectangles and screen sizes; nil
+	// is Hub. The daemon passes one that reads Wayland displays too
+	// (docs/wayland.md), so screenshots and the computer-use dialects
+	// work there; element maps still capture through Hub (X11 only).
+	Screens Screens
 	// Runs records every request on a session run; nil records nothing.
 	Runs Runs
 	// Settle waits for the screen to settle after actions; nil refuses
@@ -91,6 +104,9 @@ type Service struct {
 func New(o Options) (*Service, error) {
 	if o.Hub == nil {
 		return nil, errors.New("actions: Options.Hub is nil: the action service needs the capture hub")
+	}
+	if o.Screens == nil {
+		o.Screens = o.Hub
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

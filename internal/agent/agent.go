@@ -50,12 +50,14 @@ const StreamTurn = "turn"
 // Options configures an Agent. cmd/acu builds them from the ACU_AGENT_*
 // settings.
 type Options struct {
-	// Display is the X display the agent sees and drives.
+	// Display is the display the agent sees and drives: an X display, or
+	// a Wayland socket (gate.IsWayland).
 	Display string
-	// Hub captures the display; required. Gate is where every action
-	// goes, under the daemon's policy (ACU_ACT_*); nil makes Run one of
-	// its own that allows every window.
-	Hub  *capture.Hub
+	// Hub captures the display (a *capture.Hub for X11 displays; cmd/acu
+	// passes one that reads Wayland displays too); required. Gate is
+	// where every action goes, under the daemon's policy (ACU_ACT_*); nil
+	// makes Run one of its own that allows every window.
+	Hub  Screens
 	Gate *gate.Gate
 	// Model answers each turn (an *llm.Client for the OpenAI-compatible
 	// API_URL); required. ModelName overrides the client's model when set.
@@ -136,7 +138,12 @@ type Options struct {
 	Now    func() time.Time
 }
 
-// Holder reports whether a human holds the display (*gate.HoldWatch).
+// Screens captures a display's frames.
+type Screens interface {
+	Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error)
+}
+
+// Holder reports whether a human holds the display.
 type Holder interface {
 	Held(ctx context.Context) (bool, string, error)
 }
@@ -320,12 +327,12 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 		g = gate.New(gate.Options{DefaultDisplay: a.opts.Display, Logger: a.log.With("component", "gate")})
 		release = g.Close
 	}
-	conn, err := g.Conn(ctx, a.opts.Display)
+	sw, sh, err := g.ScreenSize(ctx, a.opts.Display) // X11's root window or the Wayland output
 	if err != nil {
 		release()
 		return nil, fmt.Errorf("agent: open display %s for input: %w", a.opts.Display, err)
 	}
-	a.area = gate.AreaFromCrop(conn.Screen.Width, conn.Screen.Height, a.opts.Crop)
+	a.area = gate.AreaFromCrop(sw, sh, a.opts.Crop)
 	h, err := g.HandsFor(ctx, a.opts.Display, gate.DeviceOptions{Area: a.area, ClickHold: a.opts.ClickHold,
 		DragSteps: a.opts.DragSteps, DragStepDelay: a.opts.DragStepDelay, DryRun: !a.opts.Physical})
 	if err != nil {
@@ -344,6 +351,7 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 	}
 	return release, nil
 }
+
 
 // errStop ends a session on request.
 var errStop = session.ErrStopped

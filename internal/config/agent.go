@@ -184,7 +184,7 @@ func init() {
 			func(c *Config) *string { return &g(c).SystemPrompt }),
 
 		// Capture and working area.
-		str("ACU_AGENT_DISPLAY", "", "", "an X display name such as :99", "display the agent sees and drives (default DISPLAY)", func(c *Config) *string { return &g(c).Display }),
+		str("ACU_AGENT_DISPLAY", "", "", "an X display name such as :99, or a Wayland socket (wayland-1 or its path)", "display the agent sees and drives (default DISPLAY)", func(c *Config) *string { return &g(c).Display }),
 		safety(Setting{Env: "ACU_AGENT_CAPTURE_CROP", Default: `{"x1":0,"y1":0,"x2":1000,"y2":1000}`,
 			Accepted: `{"x1":..,"y1":..,"x2":..,"y2":..} or x1,y1,x2,y2, each 0..1000 with x1<x2 and y1<y2`,
 			Help:     "working area on the screen, normalized (CAPTURE_CROP): what the model sees and the only place its actions land",

@@ -75,7 +75,7 @@ func init() {
 	settings = append(settings,
 		boolean("ACU_TASK_ENABLED", "", "true", "`acu serve` accepts tasks (POST /v1/tasks, MCP run_task) when a task model key or endpoint is configured",
 			func(c *Config) *bool { return &t(c).Enabled }),
-		str("ACU_TASK_DISPLAY", "", "", "an X display name such as :0", "display tasks run on (default DISPLAY)", func(c *Config) *string { return &t(c).Display }),
+		str("ACU_TASK_DISPLAY", "", "", "an X display name such as :0, or a Wayland socket (wayland-1 or its path)", "display tasks run on (default DISPLAY)", func(c *Config) *string { return &t(c).Display }),
 		enum("ACU_TASK_PROVIDER", "", "openai", []string{"openai", "anthropic", "gemini"},
 			"wire format of the task models' endpoint (openai: any OpenAI-compatible server such as OpenRouter, vLLM, Ollama)",
 			func(c *Config) *string { return &t(c).Provider }),

@@ -26,14 +26,21 @@ const (
 	DefaultMinOCRConf     = 40
 )
 
+// Frames captures a display's screen.
+type Frames interface {
+	Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error)
+	ScreenSize(ctx context.Context, dpy string) (int, int, error)
+}
+
 // Options configures an Extractor. At least one of Tree and Capture with
 // OCR must be set.
 type Options struct {
 	// Display is the X display the maps are of (":99").
 	Display string
-	// Capture provides the frames for the settle check and OCR; nil skips
-	// both.
-	Capture *capture.Hub
+	// Capture provides the frames for the settle check and OCR (a
+	// *capture.Hub for X11 displays; cmd/acu passes one that reads
+	// Wayland displays too); nil skips both.
+	Capture Frames
 	// Tree is the display's accessibility bus; nil gives OCR-only maps.
 	Tree *atspi.Client
 	// OCR reads the text the tree lacks; nil gives tree-only maps.

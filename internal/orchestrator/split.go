@@ -6,58 +6,85 @@ import (
 	"image"
 	"strings"
 
-	"github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/gate"
 )
 
 // WindowArranger tiles two top-level windows side by side (left and right
 // halves of the screen) for a plan that splits the work across them (the
-// seed's split screen). Windows are found by title, class or instance,
-// case-insensitively. It places them through the gate (its policy, its
-// audit), which a window manager may adjust.
+// seed's split screen). Windows are found by title, class or instance
+// (a Wayland window's app id), case-insensitively. It places them through
+// the gate (its policy, its audit), which a window manager may adjust: on
+// X11 by configuring each window, on Wayland by resizing and moving its
+// client area (the compositor floats it to do so).
 type WindowArranger struct {
 	g   *gate.Gate
-	c   *display.Conn
 	dpy string
 }
 
-// NewWindowArranger arranges windows on dpy through g.
+// NewWindowArranger arranges windows on dpy (an X display or a Wayland
+// socket) through g; it fails when g cannot reach dpy.
 func NewWindowArranger(ctx context.Context, g *gate.Gate, dpy string) (*WindowArranger, error) {
-	c, err := g.Conn(ctx, dpy)
-	if err != nil {
+	if _, _, err := g.ScreenSize(ctx, dpy); err != nil {
 		return nil, err
 	}
-	return &WindowArranger{g: g, c: c, dpy: dpy}, nil
+	return &WindowArranger{g: g, dpy: dpy}, nil
 }
 
 // Arrange puts the window matching windows[0] on the left half and the one
 // matching windows[1] on the right half, both raised.
 func (a *WindowArranger) Arrange(ctx context.Context, windows [2]string) error {
-	list, err := a.c.Windows(ctx)
+	list, err := a.g.Windows(ctx, a.dpy)
 	if err != nil {
-		return fmt.Errorf("list windows on %s: %w", a.c.Name, err)
+		return fmt.Errorf("list windows on %s: %w", a.dpy, err)
 	}
-	var ids [2]uint32
+	var ids [2]string
 	for i, name := range windows {
 		want := strings.ToLower(strings.TrimSpace(name))
-		for j := len(list) - 1; j >= 0 && want != ""; j-- { // topmost first
-			w := list[j]
+		for j := len(list.Windows) - 1; j >= 0 && want != ""; j-- { // topmost first
+			w := list.Windows[j]
 			if w.Mapped && w.ID != ids[0] && (strings.Contains(strings.ToLower(w.Title), want) ||
 				strings.EqualFold(w.Class, want) || strings.EqualFold(w.Instance, want)) {
 				ids[i] = w.ID
 				break
 			}
 		}
-		if ids[i] == 0 {
-			return fmt.Errorf("split: no window matching %q on %s", name, a.c.Name)
+		if ids[i] == "" {
+			return fmt.Errorf("split: no window matching %q on %s", name, a.dpy)
 		}
 	}
-	sw, sh := int(a.c.Screen.Width), int(a.c.Screen.Height)
+	sw, sh, err := a.g.ScreenSize(ctx, a.dpy)
+	if err != nil {
+		return err
+	}
 	half := sw / 2
 	for i, id := range ids {
-		if err := a.g.Place(ctx, a.dpy, id, image.Rect(i*half, 0, i*half+half, sh)); err != nil {
-			return fmt.Errorf("split: move window %q on %s: %w", windows[i], a.c.Name, err)
+		if err := a.place(ctx, id, image.Rect(i*half, 0, i*half+half, sh)); err != nil {
+			return fmt.Errorf("split: move window %q on %s: %w", windows[i], a.dpy, err)
 		}
 	}
 	return nil
+}
+
+func (a *WindowArranger) place(ctx context.Context, id string, r image.Rectangle) error {
+	if !gate.IsWayland(a.dpy) {
+		wid, err := gate.ParseWindowID(id)
+		if err != nil {
+			return err
+		}
+		return a.g.Place(ctx, a.dpy, wid, r)
+	}
+	// Move first: sway's tree has a floating window's new position at
+	// once but its new size only once the app has drawn it, and each
+	// operation places the window from the tree's rectangle, so a move
+	// after a resize could put the old size back.
+	x, y, w, h := r.Min.X, r.Min.Y, r.Dx(), r.Dy()
+	if _, err := a.g.WindowOp(ctx, id, api.WindowMove, api.WindowOp{Display: a.dpy, X: &x, Y: &y}); err != nil {
+		return err
+	}
+	if _, err := a.g.WindowOp(ctx, id, api.WindowResize, api.WindowOp{Display: a.dpy, W: &w, H: &h}); err != nil {
+		return err
+	}
+	_, err := a.g.WindowOp(ctx, id, api.WindowFocus, api.WindowOp{Display: a.dpy})
+	return err
 }
