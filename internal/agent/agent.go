@@ -352,7 +352,6 @@ func (a *Agent) prepare(ctx context.Context) (release func(), err error) {
 	return release, nil
 }
 
-
 // errStop ends a session on request.
 var errStop = session.ErrStopped
 
