@@ -29,13 +29,21 @@ const (
 // Options configures an Extractor. At least one of Tree and Capture with
 // OCR must be set.
 type Options struct {
-	// Display is the X display the maps are of (":99").
+	// Display is the display the maps are of: an X display (":99") or a
+	// Wayland socket.
 	Display string
 	// Capture provides the frames for the settle check and OCR; nil skips
-	// both.
-	Capture *capture.Hub
+	// both. The X11 capture hub (*capture.Hub) or the Wayland one
+	// (*frames.Hub), as the daemon's router picks by display.
+	Capture Capturer
 	// Tree is the display's accessibility bus; nil gives OCR-only maps.
 	Tree *atspi.Client
+	// Windows, for a Wayland display, lists its windows as the compositor
+	// placed them (SwayWindows): its toolkits report accessible extents
+	// relative to their own window, and each accessible window's elements
+	// are moved by its window's content origin. nil on X11, where the
+	// extents are screen pixels already.
+	Windows Windows
 	// OCR reads the text the tree lacks; nil gives tree-only maps.
 	OCR *ocr.Engine
 	// Input executes pointer and keyboard fallbacks of steps (see Execute):
@@ -62,6 +70,12 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Capturer gives a display's frames: *capture.Hub on X11, the Wayland
+// hub (internal/wayland/frames) on Wayland.
+type Capturer interface {
+	Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error)
+}
+
 // Extractor builds element maps of one display, keeping ids stable across
 // its maps. Extract and Execute may be called from one goroutine at a time
 // (a task's loop); the ids are guarded, so concurrent calls are safe but
@@ -82,7 +96,7 @@ func New(o Options) (*Extractor, error) {
 		return nil, errors.New("element map needs an accessibility bus or a capture hub with OCR: set Options.Tree or Options.Capture and Options.OCR")
 	}
 	if o.Capture != nil && o.Display == "" {
-		return nil, errors.New("element map: Options.Display is empty: name the X display to capture")
+		return nil, errors.New("element map: Options.Display is empty: name the display to capture")
 	}
 	if o.Max <= 0 {
 		o.Max = DefaultMax
@@ -141,6 +155,18 @@ func (x *Extractor) Settle(ctx context.Context) (*frame.Frame, bool, error) {
 	}
 }
 
+// place moves the accessible objects of a display whose toolkits report
+// extents relative to their window (Options.Windows) to screen pixels.
+func (x *Extractor) place(ctx context.Context, nodes []atspi.Node) error {
+	wins, err := x.opts.Windows(ctx)
+	if err != nil {
+		return fmt.Errorf("place accessible elements on %s: %w", x.opts.Display, err)
+	}
+	placed, unplaced := place(nodes, wins)
+	x.log.Debug("accessible windows placed", "display", x.opts.Display, "placed", placed, "unplaced", unplaced, "windows", len(wins))
+	return nil
+}
+
 // Extract waits for the screen to settle, reads the accessibility tree and
 // the OCR text of the settled frame concurrently, merges them, ranks
 // (showing and on-screen first), caps at Options.Max and assigns stable ids.
@@ -155,11 +181,6 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 	m.Timings.Settle = time.Since(start)
 	if f != nil {
 		m.Screen = image.Rect(0, 0, f.W, f.H)
-	} else if x.opts.Capture != nil {
-		w, h, err := x.opts.Capture.ScreenSize(ctx, x.opts.Display)
-		if err == nil {
-			m.Screen = image.Rect(0, 0, w, h)
-		}
 	}
 
 	var (
@@ -172,8 +193,12 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 			t0 := time.Now()
 			var err error
 			nodes, err = x.opts.Tree.Tree(gctx)
+			if err == nil && x.opts.Windows != nil {
+				err = x.place(gctx, nodes)
+			}
 			m.Timings.Tree = time.Since(t0)
 			if err != nil && x.opts.OCR != nil && f != nil && ctx.Err() == nil {
+				nodes = nil
 				// OCR still sees the screen: degrade instead of failing.
 				m.TreeErr = err
 				x.log.Warn("accessibility tree unavailable, map from OCR only", "display", x.opts.Display, "err", err)

@@ -29,25 +29,10 @@ type Form struct {
 // button is on the accessibility bus.
 func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 	t.Helper()
-	dir := t.TempDir()
-	var app *App
 	name := "acu-" + toolkit + "form"
-	switch toolkit {
-	case GTK, Qt:
-		src, err := forms.ReadFile("forms/" + toolkit + "form.py")
-		if err != nil {
-			t.Fatal(err)
-		}
-		script := filepath.Join(dir, toolkit+"form.py")
-		if err := os.WriteFile(script, src, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		// Debian's python3, where python3-gi and python3-pyqt5 live (not a
-		// python3 of pyenv or a virtualenv first on PATH).
-		app = d.Session.StartApp(t, "/usr/bin/python3", script, title)
-	default:
-		t.Fatalf("no %s form: use gtk or qt", toolkit)
-	}
+	// Debian's python3, where python3-gi and python3-pyqt5 live (not a
+	// python3 of pyenv or a virtualenv first on PATH).
+	app := d.Session.StartApp(t, "/usr/bin/python3", FormScript(t, toolkit), title)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	f := &Form{App: app, Toolkit: toolkit}
@@ -63,6 +48,28 @@ func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// FormScript writes the form of toolkit (GTK or Qt) to a file of the test
+// and returns its path, to run with /usr/bin/python3 and the form's title
+// (as Form does; a test that needs another environment, such as
+// Session.WaylandEnv, starts it with StartAppEnv).
+func FormScript(t testing.TB, toolkit string) string {
+	t.Helper()
+	switch toolkit {
+	case GTK, Qt:
+	default:
+		t.Fatalf("no %s form: use gtk or qt", toolkit)
+	}
+	src, err := forms.ReadFile("forms/" + toolkit + "form.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), toolkit+"form.py")
+	if err := os.WriteFile(script, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return script
 }
 
 // Got returns what the form's application reported for its submissions

@@ -1,0 +1,179 @@
+package elements_test
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/wayland/frames"
+	"github.com/acu-dev/acu/internal/wayland/sway"
+	"github.com/acu-dev/acu/internal/wayland/virtual"
+	"github.com/acu-dev/acu/internal/wayland/waylandtest"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+// TestWaylandElementMapInScreenPixels builds the element map of a headless
+// sway showing a native Wayland form (GTK 3 with GDK_BACKEND=wayland, Qt 5
+// with QT_QPA_PLATFORM=wayland) floated away from the screen's origin,
+// through the Wayland capture hub, the accessibility bus and sway's window
+// rectangles. The form's toolkit reports its widgets relative to its own
+// window; the map must put them where they are on screen. Proved by
+// pixels: OCR reads "Submit" inside the button's box, and clicks at the
+// centres of the button and the entry, with typing between, make the
+// application itself print what was typed.
+func TestWaylandElementMapInScreenPixels(t *testing.T) {
+	waylandtest.Need(t, "/usr/bin/python3")
+	for _, tk := range []string{atspitest.GTK, atspitest.Qt} {
+		t.Run(tk, func(t *testing.T) { testWaylandForm(t, tk) })
+	}
+}
+
+func testWaylandForm(t *testing.T, toolkit string) {
+	c := waylandtest.Start(t, 1024, 640)
+	// at-spi2-registryd leaves the bus when started without an X display,
+	// so the session gets one (a GNOME or KDE session has Xwayland for
+	// it); the form itself draws on Wayland.
+	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
+	title := "acu-wl-" + toolkit
+	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, toolkit), title)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	// Float the form away from the origin; sway places it, title bar
+	// included, with its top left corner at (want).
+	want := image.Pt(313, 187)
+	win := waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return true })
+	if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, move position %d %d", win.ID, want.X, want.Y)); err != nil {
+		t.Fatal(err)
+	}
+	win = waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return n.Rect.Min == want })
+	t.Logf("sway: window %v, content %v", win.Rect, win.Content)
+
+	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
+	if err != nil {
+		t.Fatalf("connect to the accessibility bus: %v", err)
+	}
+	defer tree.Close()
+	hub := frames.New(frames.Options{})
+	defer hub.Close()
+	eng, err := ocr.New(ocr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := elements.New(elements.Options{Display: c.Socket(), Capture: hub, Tree: tree, OCR: eng,
+		Windows: elements.SwayWindows(c.IPCSocket())})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var m *elements.Map
+	var btn, entry *elements.Element
+	for {
+		if m, err = x.Extract(ctx); err != nil {
+			t.Fatalf("Extract: %v", err)
+		}
+		b, okB := findEl(m, elements.TypeButton, "Submit")
+		e, okE := findElType(m, elements.TypeInput, "Value")
+		if okB && okE && !b.Box.Empty() && !e.Box.Empty() {
+			btn, entry = b, e
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no Submit button and Value entry in the map:\n%s\nform stderr: %s", describe(m), app.Stderr())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("map of %s:\n%s", toolkit, describe(m))
+	for _, e := range []*elements.Element{btn, entry} {
+		if !e.Box.In(win.Content) {
+			t.Errorf("%s %q at %v: not inside the form's window on screen %v", e.Type, e.Text, e.Box, win.Content)
+		}
+	}
+	// The button's label is on screen inside the box the map gives it.
+	res, err := eng.RecognizeFrame(ctx, m.Frame.Sub(btn.Box, "button"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text(), "Submit") {
+		t.Errorf("OCR of the button's box %v reads %q, want Submit", btn.Box, res.Text())
+	}
+
+	// Clicks at the elements' centres land on them: Submit (the empty
+	// entry submits an empty line and the button takes the focus), then
+	// the entry (the focus goes back to it, or the typing is lost), then
+	// Submit again.
+	d, err := virtual.Open(ctx, c.Socket(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	click := func(e *elements.Element) {
+		p := e.Center()
+		if err := d.Click(ctx, p.X, p.Y, 1, 1); err != nil {
+			t.Fatalf("click %s at %v: %v", e.ID, p, err)
+		}
+	}
+	click(btn)
+	waitOutput(ctx, t, app, []string{""}, btn)
+	click(entry)
+	const typed = "wayland-placed"
+	if err := d.Type(ctx, typed); err != nil {
+		t.Fatal(err)
+	}
+	click(btn)
+	waitOutput(ctx, t, app, []string{"", typed}, entry)
+}
+
+// waitWindow waits until sway shows the window titled title, focused,
+// and ok says it is as wanted.
+func waitWindow(ctx context.Context, t *testing.T, c *sway.Compositor, title string, app *atspitest.App, ok func(sway.Node) bool) sway.Node {
+	t.Helper()
+	var last []sway.Node
+	for {
+		ws, err := sway.Windows(ctx, c.IPCSocket())
+		if err == nil {
+			last = ws
+			for _, w := range ws {
+				if w.Name == title && w.Focused && ok(w) {
+					return w
+				}
+			}
+		}
+		if ctx.Err() != nil || app.Exited() {
+			t.Fatalf("sway never showed the window %q as wanted: %+v, %v; app stderr: %s", title, last, err, app.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitOutput waits until the form printed want, line by line.
+func waitOutput(ctx context.Context, t *testing.T, app *atspitest.App, want []string, last *elements.Element) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	wantOut := strings.Join(want, "\n") + "\n"
+	for app.Stdout() != wantOut {
+		if ctx.Err() != nil || !strings.HasPrefix(wantOut, app.Stdout()) {
+			t.Fatalf("the form printed %q, want %q: the click at %v missed %s %v", app.Stdout(), wantOut, last.Center(), last.ID, last.Box)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func findElType(m *elements.Map, typ, text string) (*elements.Element, bool) {
+	for i := range m.Elements {
+		e := &m.Elements[i]
+		if e.Type == typ && (e.Text == text || e.Desc == text) {
+			return e, true
+		}
+	}
+	return nil, false
+}
