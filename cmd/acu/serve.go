@@ -491,6 +491,9 @@ func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
 	ac := c.Act()
 	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
 		Gate: d.desktop, Exclude: c.ExcludeWindows, SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
+	if d.wayland != nil {
+		o.Wayland = d.wayland // element maps and screenshots of Wayland displays
+	}
 	if ac.OCR {
 		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Scale: elements.OCRScale, Logger: log.With("component", "ocr")})
 		if err != nil {

@@ -140,7 +140,11 @@ func (s *Service) windowRect(ctx context.Context, dpy, name string) (image.Recta
 	if err != nil {
 		return image.Rectangle{}, err
 	}
-	res, err := s.opts.Hub.Resolve(ctx, dpy, t)
+	var src Screens = s.opts.Hub
+	if isWayland(dpy) && s.opts.Wayland != nil {
+		src = s.opts.Wayland
+	}
+	res, err := src.Resolve(ctx, dpy, t)
 	if err != nil {
 		return image.Rectangle{}, err
 	}

@@ -28,6 +28,10 @@ type Options struct {
 	// Hub captures frames for settling, screenshots and element maps
 	// (required).
 	Hub *capture.Hub
+	// Wayland captures Wayland displays (named by their socket's path) for
+	// element maps and their labelled screenshots; nil: such displays have
+	// none.
+	Wayland Screens
 	// Runs records every request on a session run; nil records nothing.
 	Runs Runs
 	// Settle waits for the screen to settle after actions; nil refuses
@@ -85,6 +89,7 @@ type Service struct {
 
 	mu    sync.Mutex
 	desks map[string]*desktop
+	wl    map[string]*wlDesktop // Wayland displays' element maps
 }
 
 // New returns a Service.
@@ -121,7 +126,7 @@ func New(o Options) (*Service, error) {
 	if o.FrameMaxDim <= 0 {
 		o.FrameMaxDim = 960
 	}
-	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), ownGate: own,
+	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), wl: make(map[string]*wlDesktop), ownGate: own,
 		sess: &sessions{runs: o.Runs, idle: o.SessionIdle, now: o.Now, live: make(map[sessionKey]*session)}}, nil
 }
 
@@ -155,6 +160,10 @@ func (s *Service) Close() {
 	for name, d := range s.desks {
 		d.close()
 		delete(s.desks, name)
+	}
+	for name, d := range s.wl {
+		d.close()
+		delete(s.wl, name)
 	}
 	if s.ownGate {
 		s.opts.Gate.Close()

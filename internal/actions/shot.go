@@ -82,11 +82,16 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 	if err != nil {
 		return nil, invalid("screenshot.region", "screenshot.region: %v", err)
 	}
-	res, err := s.opts.Hub.Resolve(ctx, dpy, t)
+	var src Screens = s.opts.Hub
+	wl := isWayland(dpy) && s.opts.Wayland != nil
+	if wl {
+		src = s.opts.Wayland
+	}
+	res, err := src.Resolve(ctx, dpy, t)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.opts.Hub.Capture(ctx, dpy, t)
+	f, err := src.Capture(ctx, dpy, t)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +130,12 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 		m.DrawMarks(annotate.Image{Pix: pix, W: w, H: h, Stride: stride, Format: annotate.BGRX}, geo.Region)
 	}
 	out := &api.ActShot{Width: w, Height: h, Region: [4]int{rect.Min.X, rect.Min.Y, rect.Dx(), rect.Dy()}}
-	if out.Screen[0], out.Screen[1], err = s.opts.Hub.ScreenSize(ctx, dpy); err != nil {
+	if wl {
+		out.Screen[0], out.Screen[1], err = s.waylandScreenSize(ctx, dpy)
+	} else {
+		out.Screen[0], out.Screen[1], err = s.opts.Hub.ScreenSize(ctx, dpy)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if png {
@@ -160,15 +170,29 @@ func (s *Service) Elements(ctx context.Context, q api.ElementsQuery) (api.Elemen
 	if err := checkShot(o, "screenshot"); err != nil {
 		return api.ElementMap{}, err
 	}
-	d, err := s.desktop(ctx, dpy)
-	if err != nil {
-		return api.ElementMap{}, err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	m, err := d.extract(ctx)
-	if err != nil {
-		return api.ElementMap{}, err
+	var m *elements.Map
+	if isWayland(dpy) {
+		// Read only: the map's elements in screen pixels; acting on them
+		// goes through the gate.
+		d, err := s.waylandDesktop(ctx, dpy)
+		if err != nil {
+			return api.ElementMap{}, err
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if m, err = d.extract(ctx); err != nil {
+			return api.ElementMap{}, err
+		}
+	} else {
+		d, err := s.desktop(ctx, dpy)
+		if err != nil {
+			return api.ElementMap{}, err
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if m, err = d.extract(ctx); err != nil {
+			return api.ElementMap{}, err
+		}
 	}
 	view := m
 	if q.Window != "" {
@@ -196,6 +220,7 @@ func (s *Service) Elements(ctx context.Context, q api.ElementsQuery) (api.Elemen
 	}
 	if q.Labels {
 		o.Labels = true
+		var err error
 		if out.Screenshot, err = s.shoot(ctx, dpy, o, view); err != nil {
 			return api.ElementMap{}, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"path/filepath"
 
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/wayland/sway"
@@ -48,6 +49,19 @@ func SwayWindows(ipc string) Windows {
 			out = append(out, Window{PID: n.PID, Title: n.Name, AppID: n.AppID, Content: n.Content, Screen: n.Shell == "xwayland"})
 		}
 		return out, nil
+	}
+}
+
+// SwayWindowsBeside is SwayWindows of the sway whose Wayland socket is
+// at socket (an absolute path): its IPC socket is found beside it at each
+// call (sway names it by its pid, so a restarted compositor is followed).
+func SwayWindowsBeside(socket string) Windows {
+	return func(ctx context.Context) ([]Window, error) {
+		m, _ := filepath.Glob(filepath.Join(filepath.Dir(socket), "sway-ipc.*.sock"))
+		if len(m) == 0 {
+			return nil, fmt.Errorf("window positions of %s: no sway IPC socket (sway-ipc.*.sock) beside it: accessible elements are placed by sway's window rectangles", socket)
+		}
+		return SwayWindows(m[0])(ctx)
 	}
 }
 
