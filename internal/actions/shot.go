@@ -57,7 +57,18 @@ func (s *Service) Shot(ctx context.Context, dpy string, o api.ShotOptions) (*api
 		return nil, err
 	}
 	var m *elements.Map
-	if o.Labels {
+	if o.Labels && isWayland(dpy) {
+		d, err := s.waylandDesktop(ctx, dpy)
+		if err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		m, err = d.extract(ctx)
+		d.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	} else if o.Labels {
 		d, err := s.desktop(ctx, dpy)
 		if err != nil {
 			return nil, err

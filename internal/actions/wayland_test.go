@@ -12,6 +12,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/ocr"
@@ -40,21 +41,28 @@ func TestElementsOnWayland(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
 
-	want := image.Pt(401, 233)
+	want := image.Pt(301, 233)
 	var (
 		win sway.Node
 		ws  []sway.Node
 		err error
 	)
+	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
 	for moved := false; ; {
 		ws, err = sway.Windows(ctx, c.IPCSocket())
-		if err == nil && len(ws) == 1 && ws[0].Name == title && ws[0].Focused {
+		if err == nil && len(ws) == 1 && ws[0].Name == title && ws[0].Focused && (moved || formUp(ctx, tree, title, ws[0].Content)) {
 			win = ws[0]
-			if win.Rect.Min == want {
+			// Floated, moved, and resized, with the form laid out at its
+			// new size.
+			if win.Rect.Min == want && formUp(ctx, tree, title, win.Content) {
 				break
 			}
 			if !moved {
-				if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, move position %d %d", win.ID, want.X, want.Y)); err != nil {
+				if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
 					t.Fatal(err)
 				}
 				moved = true
@@ -135,6 +143,15 @@ func TestElementsOnWayland(t *testing.T) {
 		t.Errorf("screenshot %v of region %v on screen %v, want the window %v", img.Bounds(), shot.Region, shot.Screen, win.Rect)
 	}
 
+	// GET /v1/screenshot of the display, labelled with the same map.
+	full, err := svc.Shot(ctx, c.Socket(), api.ShotOptions{Format: "png", Labels: true})
+	if err != nil {
+		t.Fatalf("Shot: %v", err)
+	}
+	if img, err := png.Decode(bytes.NewReader(full.Data)); err != nil || img.Bounds().Size() != image.Pt(960, 600) || full.Screen != [2]int{960, 600} {
+		t.Errorf("screenshot of the display: %v (%v), screen %v; want a 960x600 PNG", img, err, full.Screen)
+	}
+
 	d, err := virtual.Open(ctx, c.Socket(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -163,4 +180,22 @@ func TestElementsOnWayland(t *testing.T) {
 	}
 	click(btn)
 	wait("\nby-element\n", entry)
+}
+
+// formUp reports whether the form's accessible window has the size of
+// sway's content (the application took the size sway gave it) and its
+// Submit button is there: moving the window before that can leave the
+// application laid out at a size sway no longer shows.
+func formUp(ctx context.Context, tree *atspi.Client, title string, content image.Rectangle) bool {
+	nodes, _ := tree.Tree(ctx)
+	frame, submit := false, false
+	for _, n := range nodes {
+		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == content.Size() {
+			frame = true
+		}
+		if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
+			submit = true
+		}
+	}
+	return frame && submit
 }

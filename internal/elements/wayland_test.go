@@ -50,18 +50,18 @@ func testWaylandForm(t *testing.T, toolkit string) {
 	// Float the form away from the origin; sway places it, title bar
 	// included, with its top left corner at (want).
 	want := image.Pt(313, 187)
-	win := waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return true })
-	if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, move position %d %d", win.ID, want.X, want.Y)); err != nil {
-		t.Fatal(err)
-	}
-	win = waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return n.Rect.Min == want })
-	t.Logf("sway: window %v, content %v", win.Rect, win.Content)
-
 	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
 	if err != nil {
 		t.Fatalf("connect to the accessibility bus: %v", err)
 	}
 	defer tree.Close()
+	win := waitSettled(ctx, t, c, tree, title, app)
+	if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
+		t.Fatal(err)
+	}
+	win = waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return n.Rect.Min == want })
+	t.Logf("sway: window %v, content %v", win.Rect, win.Content)
+
 	hub := frames.New(frames.Options{})
 	defer hub.Close()
 	eng, err := ocr.New(ocr.Options{})
@@ -74,29 +74,43 @@ func testWaylandForm(t *testing.T, toolkit string) {
 		t.Fatal(err)
 	}
 
+	// The map is read until the button and the entry lie in the form's
+	// window on screen: right after the move and resize the application
+	// may still be laid out at its former size, and sway's tree settles a
+	// moment after (its title bar is counted in the window's rect until
+	// the move is committed). Without the placement they never do.
 	var m *elements.Map
 	var btn, entry *elements.Element
+	mctx, mcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer mcancel()
 	for {
-		if m, err = x.Extract(ctx); err != nil {
+		got, err := x.Extract(mctx)
+		if err != nil && mctx.Err() == nil {
 			t.Fatalf("Extract: %v", err)
+		}
+		if got != nil {
+			m = got
 		}
 		b, okB := findEl(m, elements.TypeButton, "Submit")
 		e, okE := findElType(m, elements.TypeInput, "Value")
-		if okB && okE && !b.Box.Empty() && !e.Box.Empty() {
-			btn, entry = b, e
-			break
+		if ws, err := sway.Windows(mctx, c.IPCSocket()); err == nil && len(ws) == 1 {
+			win = ws[0]
 		}
-		if ctx.Err() != nil {
+		if okB && okE {
+			btn, entry = b, e
+			if btn.Box.In(win.Content) && entry.Box.In(win.Content) {
+				break
+			}
+		}
+		if mctx.Err() != nil {
+			if btn != nil {
+				t.Fatalf("Submit at %v, Value at %v: not inside the form's window on screen %v:\n%s", btn.Box, entry.Box, win.Content, describe(m))
+			}
 			t.Fatalf("no Submit button and Value entry in the map:\n%s\nform stderr: %s", describe(m), app.Stderr())
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("map of %s:\n%s", toolkit, describe(m))
-	for _, e := range []*elements.Element{btn, entry} {
-		if !e.Box.In(win.Content) {
-			t.Errorf("%s %q at %v: not inside the form's window on screen %v", e.Type, e.Text, e.Box, win.Content)
-		}
-	}
+	t.Logf("map of %s (sway content %v):\n%s", toolkit, win.Content, describe(m))
 	// The button's label is on screen inside the box the map gives it.
 	res, err := eng.RecognizeFrame(ctx, m.Frame.Sub(btn.Box, "button"))
 	if err != nil {
@@ -149,6 +163,35 @@ func waitWindow(ctx context.Context, t *testing.T, c *sway.Compositor, title str
 		}
 		if ctx.Err() != nil || app.Exited() {
 			t.Fatalf("sway never showed the window %q as wanted: %+v, %v; app stderr: %s", title, last, err, app.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitSettled waits until the form titled title is up: sway shows its
+// window focused and the form's accessible window has the size of sway's
+// content (the application took the size sway gave it), with its Submit
+// button. Moving a window before that can leave the application laid out
+// at a size sway no longer shows.
+func waitSettled(ctx context.Context, t *testing.T, c *sway.Compositor, tree *atspi.Client, title string, app *atspitest.App) sway.Node {
+	t.Helper()
+	for {
+		win := waitWindow(ctx, t, c, title, app, func(sway.Node) bool { return true })
+		nodes, err := tree.Tree(ctx)
+		frame, submit := false, false
+		for _, n := range nodes {
+			if n.Depth == 1 && n.Name == title && n.Bounds.Size() == win.Content.Size() {
+				frame = true
+			}
+			if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
+				submit = true
+			}
+		}
+		if frame && submit {
+			return win
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the form never took sway's size %v with its Submit button: %v; stderr: %s", win.Content, err, app.Stderr())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
