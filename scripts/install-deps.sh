@@ -24,7 +24,7 @@ packages=(
   ffmpeg
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
-  sway foot grim wtype wl-clipboard
+  sway foot grim wtype wl-clipboard qtwayland5
   # the container release check (scripts/container-test.sh)
   podman podman-compose mmdebstrap runc containernetworking-plugins
   golang-github-containernetworking-plugin-dnsname iptables catatonit uidmap

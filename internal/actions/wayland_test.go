@@ -158,6 +158,9 @@ func TestElementsOnWayland(t *testing.T) {
 	}
 	defer d.Close()
 	click := func(e api.Element) {
+		if err := d.Move(ctx, e.Center[0], e.Center[1]); err != nil { // the pointer enters first, as a person's does
+			t.Fatalf("move to %s: %v", e.ID, err)
+		}
 		if err := d.Click(ctx, e.Center[0], e.Center[1], 1, 1); err != nil {
 			t.Fatalf("click %s: %v", e.ID, err)
 		}
