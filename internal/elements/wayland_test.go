@@ -247,3 +247,39 @@ func findElType(m *elements.Map, typ, text string) (*elements.Element, bool) {
 	}
 	return nil, false
 }
+
+// TestPlacementFailure: when the compositor's windows cannot be read (no
+// sway IPC beside the socket), tree elements would be at wrong pixels, so
+// the map holds OCR text only and says why in TreeErr; without OCR the
+// extraction fails with that reason.
+func TestPlacementFailure(t *testing.T) {
+	d := newDesktop(t)
+	d.zenity(t, "--question", "--title=Acu Placement", "--text=Placed?")
+	noIPC := elements.SwayWindowsBeside(filepath.Join(t.TempDir(), "wayland-1"))
+	x, err := elements.New(elements.Options{Display: d.dpy, Capture: d.hub, Tree: d.tree, OCR: d.ocr, Windows: noIPC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := x.Extract(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TreeErr == nil || !strings.Contains(m.TreeErr.Error(), "no sway IPC socket") {
+		t.Errorf("TreeErr = %v, want the missing sway IPC socket", m.TreeErr)
+	}
+	for _, e := range m.Elements {
+		if e.Source&elements.FromTree != 0 {
+			t.Errorf("a tree element in a map whose windows could not be placed: %s", e.String())
+		}
+	}
+	if !strings.Contains(m.Text(), "Placed?") {
+		t.Errorf("no OCR text of the dialog:\n%s", m.Text())
+	}
+	x, err = elements.New(elements.Options{Display: d.dpy, Capture: d.hub, Tree: d.tree, Windows: noIPC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Extract(t.Context()); err == nil || !strings.Contains(err.Error(), "no sway IPC socket") {
+		t.Errorf("Extract without OCR: %v, want the missing sway IPC socket", err)
+	}
+}
