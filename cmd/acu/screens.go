@@ -46,11 +46,7 @@ func (w screens) Watch(ctx context.Context, dpy string, t capture.Target) (<-cha
 // or the Wayland compositor's output as its frames have it.
 func (w screens) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
 	if sway.IsName(dpy) {
-		r, err := w.wl.Resolve(ctx, dpy, capture.Target{Kind: capture.Screen})
-		if err != nil {
-			return 0, 0, err
-		}
-		return r.Rect.Dx(), r.Rect.Dy(), nil
+		return w.wl.ScreenSize(ctx, dpy)
 	}
 	return w.x.ScreenSize(ctx, dpy)
 }

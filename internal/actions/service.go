@@ -36,10 +36,10 @@ type Options struct {
 	// Hub captures frames for settling, screenshots and element maps
 	// (required).
 	Hub *capture.Hub
-	// Screens reads screenshots, window rectangles and screen sizes; nil
-	// is Hub. The daemon passes one that reads Wayland displays too
-	// (docs/wayland.md), so screenshots and the computer-use dialects
-	// work there; element maps still capture through Hub (X11 only).
+	// Screens reads screenshots, window rectangles, screen sizes and the
+	// frames of Wayland displays' element maps; nil is Hub (X11 only).
+	// The daemon passes its router, which reads Wayland displays too
+	// (docs/wayland.md).
 	Screens Screens
 	// Runs records every request on a session run; nil records nothing.
 	Runs Runs
@@ -98,6 +98,9 @@ type Service struct {
 
 	mu    sync.Mutex
 	desks map[string]*desktop
+	wl    map[string]*wlDesktop // Wayland displays' element maps
+	// wayland: Options.Screens reads Wayland displays (not Hub alone).
+	wayland bool
 }
 
 // New returns a Service.
@@ -105,6 +108,7 @@ func New(o Options) (*Service, error) {
 	if o.Hub == nil {
 		return nil, errors.New("actions: Options.Hub is nil: the action service needs the capture hub")
 	}
+	wayland := o.Screens != nil
 	if o.Screens == nil {
 		o.Screens = o.Hub
 	}
@@ -137,7 +141,7 @@ func New(o Options) (*Service, error) {
 	if o.FrameMaxDim <= 0 {
 		o.FrameMaxDim = 960
 	}
-	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), ownGate: own,
+	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), wl: make(map[string]*wlDesktop), wayland: wayland, ownGate: own,
 		sess: &sessions{runs: o.Runs, idle: o.SessionIdle, now: o.Now, live: make(map[sessionKey]*session)}}, nil
 }
 
@@ -171,6 +175,10 @@ func (s *Service) Close() {
 	for name, d := range s.desks {
 		d.close()
 		delete(s.desks, name)
+	}
+	for name, d := range s.wl {
+		d.close()
+		delete(s.wl, name)
 	}
 	if s.ownGate {
 		s.opts.Gate.Close()

@@ -77,6 +77,7 @@ type Client struct {
 
 	mu     sync.Mutex
 	getAll map[string]bool // by application bus name: whether Properties.GetAll is safe (false: Qt)
+	pids   map[string]int  // by application bus name: its process id (0: the bus could not say)
 }
 
 // Connect finds the accessibility bus and connects to it.
@@ -112,7 +113,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to accessibility bus %s: %w", addr, err)
 	}
-	return &Client{conn: conn, opts: o, log: log, address: addr, getAll: map[string]bool{}}, nil
+	return &Client{conn: conn, opts: o, log: log, address: addr, getAll: map[string]bool{}, pids: map[string]int{}}, nil
 }
 
 // BusAddress asks the session bus at sessionAddr for the accessibility
@@ -188,10 +189,14 @@ func (r Ref) String() string { return r.Bus + string(r.Path) }
 
 // Node is one accessible object as read in a Tree walk.
 type Node struct {
-	Ref         Ref
-	Parent      int    // index of the parent in the walk, -1 for applications
-	Depth       int    // 0 for applications
-	App         string // the application's name
+	Ref    Ref
+	Parent int    // index of the parent in the walk, -1 for applications
+	Depth  int    // 0 for applications
+	App    string // the application's name
+	// PID is the application's process id, as the accessibility bus's
+	// daemon knows its connection (0 when it cannot say); the same for
+	// every object of the application.
+	PID         int
 	Window      string // the enclosing frame, dialog or window's name
 	Role        string // AT-SPI role name: "push button", "text", "label", "frame"
 	Name        string
@@ -389,6 +394,7 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 	if app {
 		// Nothing else of an application matters, and Qt 5's crashes on
 		// GetInterfaces too.
+		n.PID = c.pid(ctx, r.Bus)
 		return nil
 	}
 	var st []uint32
@@ -456,6 +462,31 @@ func (c *Client) read(ctx context.Context, n *Node) error {
 		}
 	}
 	return nil
+}
+
+// pid asks the accessibility bus's daemon for the process id of the
+// application connected as bus, once per bus name; 0 when it cannot say
+// (a peer-to-peer bus, a daemon that does not know).
+func (c *Client) pid(ctx context.Context, bus string) int {
+	c.mu.Lock()
+	p, ok := c.pids[bus]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	var v uint32
+	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	defer cancel()
+	if err := c.conn.BusObject().CallWithContext(cctx, "org.freedesktop.DBus.GetConnectionUnixProcessID", 0, bus).Store(&v); err != nil {
+		c.log.Debug("no process id for accessible application", "bus", bus, "err", err)
+		if ctx.Err() != nil {
+			return 0 // not cached: the walk was cancelled, not the bus
+		}
+	}
+	c.mu.Lock()
+	c.pids[bus] = int(v)
+	c.mu.Unlock()
+	return int(v)
 }
 
 // number reads a numeric D-Bus variant (the Value interface's doubles;
@@ -575,6 +606,7 @@ func (c *Client) TreeOf(ctx context.Context, apps []Ref) ([]Node, error) {
 			if n.Parent >= 0 {
 				p := nodes[n.Parent]
 				n.App = p.App
+				n.PID = p.PID
 				n.Window = p.Window
 			} else {
 				n.App = n.Name

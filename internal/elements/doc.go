@@ -1,6 +1,9 @@
-// Package elements builds the element map: what is on an X display, as a
+// Package elements builds the element map: what is on a display, as a
 // short list of elements with stable semantic ids that a model can read and
-// name in its steps, and carries out and verifies those steps.
+// name in its steps, and carries out and verifies those steps. On a
+// Wayland display the toolkits report bounds relative to their window, and
+// the map moves each window's elements by where the compositor placed it
+// (Options.Windows, SwayWindows; place.go).
 //
 // The flow of one iteration: Extract waits for the screen to settle (two
 // identical consecutive frames ~120 ms apart, at most 800 ms), then reads

@@ -35,7 +35,8 @@ type Frames interface {
 // Options configures an Extractor. At least one of Tree and Capture with
 // OCR must be set.
 type Options struct {
-	// Display is the X display the maps are of (":99").
+	// Display is the display the maps are of: an X display (":99") or a
+	// Wayland socket.
 	Display string
 	// Capture provides the frames for the settle check and OCR (a
 	// *capture.Hub for X11 displays; cmd/acu passes one that reads
@@ -43,6 +44,12 @@ type Options struct {
 	Capture Frames
 	// Tree is the display's accessibility bus; nil gives OCR-only maps.
 	Tree *atspi.Client
+	// Windows, for a Wayland display, lists its windows as the compositor
+	// placed them (SwayWindows): its toolkits report accessible extents
+	// relative to their own window, and each accessible window's elements
+	// are moved by its window's content origin. nil on X11, where the
+	// extents are screen pixels already.
+	Windows Windows
 	// OCR reads the text the tree lacks; nil gives tree-only maps.
 	OCR *ocr.Engine
 	// Input executes pointer and keyboard fallbacks of steps (see Execute):
@@ -89,7 +96,7 @@ func New(o Options) (*Extractor, error) {
 		return nil, errors.New("element map needs an accessibility bus or a capture hub with OCR: set Options.Tree or Options.Capture and Options.OCR")
 	}
 	if o.Capture != nil && o.Display == "" {
-		return nil, errors.New("element map: Options.Display is empty: name the X display to capture")
+		return nil, errors.New("element map: Options.Display is empty: name the display to capture")
 	}
 	if o.Max <= 0 {
 		o.Max = DefaultMax
@@ -148,6 +155,18 @@ func (x *Extractor) Settle(ctx context.Context) (*frame.Frame, bool, error) {
 	}
 }
 
+// place moves the accessible objects of a display whose toolkits report
+// extents relative to their window (Options.Windows) to screen pixels.
+func (x *Extractor) place(ctx context.Context, nodes []atspi.Node) error {
+	wins, err := x.opts.Windows(ctx)
+	if err != nil {
+		return fmt.Errorf("place accessible elements on %s: %w", x.opts.Display, err)
+	}
+	placed, unplaced := place(nodes, wins)
+	x.log.Debug("accessible windows placed", "display", x.opts.Display, "placed", placed, "unplaced", unplaced, "windows", len(wins))
+	return nil
+}
+
 // Extract waits for the screen to settle, reads the accessibility tree and
 // the OCR text of the settled frame concurrently, merges them, ranks
 // (showing and on-screen first), caps at Options.Max and assigns stable ids.
@@ -162,11 +181,6 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 	m.Timings.Settle = time.Since(start)
 	if f != nil {
 		m.Screen = image.Rect(0, 0, f.W, f.H)
-	} else if x.opts.Capture != nil {
-		w, h, err := x.opts.Capture.ScreenSize(ctx, x.opts.Display)
-		if err == nil {
-			m.Screen = image.Rect(0, 0, w, h)
-		}
 	}
 
 	var (
@@ -179,8 +193,12 @@ func (x *Extractor) Extract(ctx context.Context) (*Map, error) {
 			t0 := time.Now()
 			var err error
 			nodes, err = x.opts.Tree.Tree(gctx)
+			if err == nil && x.opts.Windows != nil {
+				err = x.place(gctx, nodes)
+			}
 			m.Timings.Tree = time.Since(t0)
 			if err != nil && x.opts.OCR != nil && f != nil && ctx.Err() == nil {
+				nodes = nil
 				// OCR still sees the screen: degrade instead of failing.
 				m.TreeErr = err
 				x.log.Warn("accessibility tree unavailable, map from OCR only", "display", x.opts.Display, "err", err)

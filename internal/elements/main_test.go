@@ -18,6 +18,7 @@ func TestMain(m *testing.M) {
 		"acu/internal/input",
 		"acu/internal/ocr",
 		"acu/internal/testx",
+		"acu/internal/wayland", // the Wayland hub, sway and the virtual pointer of wayland_test.go
 		"acu/internal/xvfb",
 		"github.com/godbus/dbus",
 		"github.com/jezek/xgb",

@@ -189,6 +189,22 @@ func (s *Session) Env() []string {
 		"QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1", "QT_QPA_PLATFORM=xcb")
 }
 
+// WaylandEnv is Env for an application that draws on the Wayland
+// compositor at socket (GDK_BACKEND=wayland, QT_QPA_PLATFORM=wayland, no
+// DISPLAY) while its accessibility stays on the session's bus.
+func (s *Session) WaylandEnv(socket string) []string {
+	var env []string
+	for _, kv := range s.Env() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "DISPLAY", "GDK_BACKEND", "QT_QPA_PLATFORM":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "WAYLAND_DISPLAY="+socket, "GDK_BACKEND=wayland", "QT_QPA_PLATFORM=wayland", "QT_ACCESSIBILITY=1")
+}
+
 // App is an application started in a session.
 type App struct {
 	cmd    *exec.Cmd
@@ -214,9 +230,16 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // test ends.
 func (s *Session) StartApp(t testing.TB, name string, args ...string) *App {
 	t.Helper()
+	return s.StartAppEnv(t, s.Env(), name, args...)
+}
+
+// StartAppEnv starts name with args in env (Env, WaylandEnv); it is
+// killed when the test ends.
+func (s *Session) StartAppEnv(t testing.TB, env []string, name string, args ...string) *App {
+	t.Helper()
 	a := &App{}
 	a.cmd = exec.Command(name, args...)
-	a.cmd.Env = s.Env()
+	a.cmd.Env = env
 	a.cmd.Stdout = lockedWriter{&a.mu, &a.stdout}
 	a.cmd.Stderr = lockedWriter{&a.mu, &a.stderr}
 	done, err := startInGroup(t, a.cmd, func(err error) { a.err = err })

@@ -27,18 +27,8 @@ type Form struct {
 // button is on the accessibility bus.
 func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 	t.Helper()
-	var app *App
 	name := "acu-" + toolkit + "form"
-	switch toolkit {
-	case GTK, Qt:
-		src, err := forms.ReadFile("forms/" + toolkit + "form.py")
-		if err != nil {
-			t.Fatal(err)
-		}
-		app = d.Session.StartApp(t, Python(), writeScript(t, toolkit+"form.py", src), title)
-	default:
-		t.Fatalf("no %s form: use gtk or qt", toolkit)
-	}
+	app := d.Session.StartApp(t, Python(), FormScript(t, toolkit), title)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	f := &Form{App: app, Toolkit: toolkit}
@@ -54,6 +44,24 @@ func (d *Desktop) Form(t testing.TB, toolkit, title string) *Form {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// FormScript writes the form of toolkit (GTK or Qt) to a file of the test
+// and returns its path, to run with /usr/bin/python3 and the form's title
+// (as Form does; a test that needs another environment, such as
+// Session.WaylandEnv, starts it with StartAppEnv).
+func FormScript(t testing.TB, toolkit string) string {
+	t.Helper()
+	switch toolkit {
+	case GTK, Qt:
+	default:
+		t.Fatalf("no %s form: use gtk or qt", toolkit)
+	}
+	src, err := forms.ReadFile("forms/" + toolkit + "form.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeScript(t, toolkit+"form.py", src)
 }
 
 // Got returns what the form's application reported for its submissions

@@ -351,6 +351,15 @@ func (s *source) current(ctx context.Context) (*frame.Frame, error) {
 func (s *source) dead() <-chan struct{} { return s.gone }
 
 // Resolve resolves t on dpy now: its rectangle and label. A window target
+// ScreenSize is the size in pixels of dpy's output, as its frames have it.
+func (h *Hub) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
+	r, err := h.Resolve(ctx, dpy, capture.Target{Kind: capture.Screen})
+	if err != nil {
+		return 0, 0, err
+	}
+	return r.Rect.Dx(), r.Rect.Dy(), nil
+}
+
 // matching no window or several is a *capture.TargetError.
 func (h *Hub) Resolve(ctx context.Context, dpy string, t capture.Target) (capture.Resolved, error) {
 	s, err := h.source(ctx, dpy)

@@ -30,6 +30,10 @@ type Node struct {
 	Content image.Rectangle // the client's own surface on screen
 	Focused bool
 	Visible bool
+	// Shell is how the client speaks to sway: "xdg_shell" for a native
+	// Wayland window, "xwayland" for an X11 one (whose own idea of its
+	// position is the screen's).
+	Shell string
 }
 
 // Windows returns the windows (views) in sway's tree, in tree order. ipc
@@ -57,7 +61,7 @@ func Windows(ctx context.Context, ipc string) ([]Node, error) {
 				appID = *n.AppID
 			}
 			out = append(out, Node{ID: n.ID, Name: n.Name, AppID: appID, PID: n.PID, Rect: r, Content: c,
-				Focused: n.Focused, Visible: n.Visible == nil || *n.Visible})
+				Focused: n.Focused, Visible: n.Visible == nil || *n.Visible, Shell: n.Shell})
 		}
 		for i := range n.Nodes {
 			walk(&n.Nodes[i])
@@ -108,6 +112,7 @@ type treeNode struct {
 	Name       string  `json:"name"`
 	AppID      *string `json:"app_id"`
 	PID        int     `json:"pid"`
+	Shell      string  `json:"shell"`
 	Focused    bool    `json:"focused"`
 	Visible    *bool   `json:"visible"`
 	Rect       ipcRect `json:"rect"`

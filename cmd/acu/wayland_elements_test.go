@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/wayland/sway"
+	"github.com/acu-dev/acu/internal/wayland/virtual"
+	"github.com/acu-dev/acu/internal/wayland/waylandtest"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+// TestElementsOnWaylandThroughDaemon: `acu elements --display SOCKET`
+// through the real daemon gives the element map of a native GTK form on a
+// headless sway, floated away from the screen's origin, in screen pixels:
+// clicks at the entry's and the Submit button's centres (typing between)
+// make the form print the text.
+func TestElementsOnWaylandThroughDaemon(t *testing.T) {
+	waylandtest.Need(t, "/usr/bin/python3")
+	c := waylandtest.Start(t, 900, 600)
+	// at-spi2-registryd leaves the bus without an X display, so the
+	// session gets one; the form draws on Wayland.
+	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
+	const title = "acu-daemon-wl"
+	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, atspitest.GTK), title)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+
+	// Float the form to (want), once it is laid out at the size sway shows.
+	want := image.Pt(257, 141)
+	var win sway.Node
+	eventually(t, 60*time.Second, "the form's window floated to "+want.String(), func() bool {
+		ws, err := sway.Windows(ctx, c.IPCSocket())
+		if err != nil || len(ws) != 1 || ws[0].Name != title || !ws[0].Focused || !waylandFormUp(ctx, tree, title, ws[0].Content) {
+			return false
+		}
+		win = ws[0]
+		if win.Rect.Min != want {
+			if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
+				t.Fatal(err)
+			}
+			return false
+		}
+		return true
+	})
+
+	env, dataDir, port := newEnv(t, ":0")
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+s.SessionBus)
+	startDaemon(t, env, dataDir, port)
+	var m api.ElementMap
+	var btn, entry api.Element
+	eventually(t, 60*time.Second, "the form's Submit button and entry in its window", func() bool {
+		out, errOut, code := acu(t, env, "elements", "--display", c.Socket(), "--json")
+		if code != 0 {
+			t.Fatalf("acu elements: exit %d: %s", code, errOut)
+		}
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("acu elements --json printed %q: %v", out, err)
+		}
+		var okB, okE bool
+		for _, e := range m.Elements {
+			r := image.Rect(e.Box[0], e.Box[1], e.Box[0]+e.Box[2], e.Box[1]+e.Box[3])
+			switch {
+			case e.Type == "button" && e.Text == "Submit":
+				btn, okB = e, r.In(win.Content)
+			case e.Type == "input" && e.Text == "Value":
+				entry, okE = e, r.In(win.Content)
+			}
+		}
+		if !okB || !okE {
+			t.Logf("not yet (window content %v):\n%s", win.Content, m.Text)
+		}
+		return okB && okE
+	})
+	if m.Screen != [2]int{900, 600} {
+		t.Errorf("map screen %v, want the output's 900x600", m.Screen)
+	}
+
+	d, err := virtual.Open(ctx, c.Socket(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	click := func(e api.Element) {
+		if err := d.Move(ctx, e.Center[0], e.Center[1]); err != nil { // the pointer enters first, as a person's does
+			t.Fatalf("move to %s: %v", e.ID, err)
+		}
+		if err := d.Click(ctx, e.Center[0], e.Center[1], 1, 1); err != nil {
+			t.Fatalf("click %s: %v", e.ID, err)
+		}
+	}
+	click(btn) // an empty line; the button takes the focus
+	eventually(t, 30*time.Second, "the click on Submit at "+fmt.Sprint(btn.Center), func() bool { return app.Stdout() == "\n" })
+	click(entry) // the focus back to the entry, or the typing is lost
+	if err := d.Type(ctx, "through-acu"); err != nil {
+		t.Fatal(err)
+	}
+	click(btn)
+	eventually(t, 30*time.Second, "the form to print what was typed", func() bool { return app.Stdout() == "\nthrough-acu\n" })
+}
+
+// waylandFormUp reports whether the form's accessible window has the size
+// of sway's content (the application took the size sway gave it) and its
+// Submit button is there.
+func waylandFormUp(ctx context.Context, tree *atspi.Client, title string, content image.Rectangle) bool {
+	nodes, _ := tree.Tree(ctx)
+	frame, submit := false, false
+	for _, n := range nodes {
+		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == content.Size() {
+			frame = true
+		}
+		if n.Role == "push button" && strings.Contains(n.Name, "Submit") && !n.Bounds.Empty() {
+			submit = true
+		}
+	}
+	return frame && submit
+}

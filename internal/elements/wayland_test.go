@@ -1,0 +1,285 @@
+package elements_test
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/atspi"
+	"github.com/acu-dev/acu/internal/atspi/atspitest"
+	"github.com/acu-dev/acu/internal/elements"
+	"github.com/acu-dev/acu/internal/ocr"
+	"github.com/acu-dev/acu/internal/testx"
+	"github.com/acu-dev/acu/internal/wayland/frames"
+	"github.com/acu-dev/acu/internal/wayland/sway"
+	"github.com/acu-dev/acu/internal/wayland/virtual"
+	"github.com/acu-dev/acu/internal/wayland/waylandtest"
+	"github.com/acu-dev/acu/internal/xvfb"
+)
+
+// TestWaylandElementMapInScreenPixels builds the element map of a headless
+// sway showing a native Wayland form (GTK 3 with GDK_BACKEND=wayland, Qt 5
+// with QT_QPA_PLATFORM=wayland) floated away from the screen's origin,
+// through the Wayland capture hub, the accessibility bus and sway's window
+// rectangles. The form's toolkit reports its widgets relative to its own
+// window; the map must put them where they are on screen. Proved by
+// pixels: OCR reads "Submit" inside the button's box, and clicks at the
+// centres of the button and the entry, with typing between, make the
+// application itself print what was typed.
+func TestWaylandElementMapInScreenPixels(t *testing.T) {
+	waylandtest.Need(t, "/usr/bin/python3")
+	for _, tk := range []string{atspitest.GTK, atspitest.Qt} {
+		t.Run(tk, func(t *testing.T) {
+			if tk == atspitest.Qt {
+				needQtWayland(t)
+			}
+			testWaylandForm(t, tk)
+		})
+	}
+}
+
+func testWaylandForm(t *testing.T, toolkit string) {
+	c := waylandtest.Start(t, 1024, 640)
+	// at-spi2-registryd leaves the bus when started without an X display,
+	// so the session gets one (a GNOME or KDE session has Xwayland for
+	// it); the form itself draws on Wayland.
+	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
+	title := "acu-wl-" + toolkit
+	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, toolkit), title)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	// Float the form away from the origin; sway places it, title bar
+	// included, with its top left corner at (want).
+	want := image.Pt(313, 187)
+	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
+	if err != nil {
+		t.Fatalf("connect to the accessibility bus: %v", err)
+	}
+	defer tree.Close()
+	win := waitSettled(ctx, t, c, tree, title, app)
+	if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
+		t.Fatal(err)
+	}
+	win = waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return n.Rect.Min == want })
+	t.Logf("sway: window %v, content %v", win.Rect, win.Content)
+
+	hub := frames.New(frames.Options{})
+	defer hub.Close()
+	eng, err := ocr.New(ocr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := elements.New(elements.Options{Display: c.Socket(), Capture: hub, Tree: tree, OCR: eng,
+		Windows: elements.SwayWindows(c.IPCSocket())})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The map is read until the button and the entry lie in the form's
+	// window on screen: right after the move and resize the application
+	// may still be laid out at its former size, and sway's tree settles a
+	// moment after (its title bar is counted in the window's rect until
+	// the move is committed). Without the placement they never do.
+	var m *elements.Map
+	var btn, entry *elements.Element
+	mctx, mcancel := context.WithTimeout(ctx, 60*time.Second)
+	defer mcancel()
+	for {
+		got, err := x.Extract(mctx)
+		if err != nil && mctx.Err() == nil {
+			t.Fatalf("Extract: %v", err)
+		}
+		if got != nil {
+			m = got
+		}
+		b, okB := findEl(m, elements.TypeButton, "Submit")
+		e, okE := findElType(m, elements.TypeInput, "Value")
+		if ws, err := sway.Windows(mctx, c.IPCSocket()); err == nil && len(ws) == 1 {
+			win = ws[0]
+		}
+		if okB && okE {
+			btn, entry = b, e
+			if btn.Box.In(win.Content) && entry.Box.In(win.Content) {
+				break
+			}
+		}
+		if mctx.Err() != nil {
+			if btn != nil {
+				t.Fatalf("Submit at %v, Value at %v: not inside the form's window on screen %v:\n%s", btn.Box, entry.Box, win.Content, describe(m))
+			}
+			t.Fatalf("no Submit button and Value entry in the map:\n%s\nform stderr: %s", describe(m), app.Stderr())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("map of %s (sway content %v):\n%s", toolkit, win.Content, describe(m))
+	// The button's label is on screen inside the box the map gives it.
+	res, err := eng.RecognizeFrame(ctx, m.Frame.Sub(btn.Box, "button"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text(), "Submit") {
+		t.Errorf("OCR of the button's box %v reads %q, want Submit", btn.Box, res.Text())
+	}
+
+	// Clicks at the elements' centres land on them: Submit (the empty
+	// entry submits an empty line and the button takes the focus), then
+	// the entry (the focus goes back to it, or the typing is lost), then
+	// Submit again.
+	d, err := virtual.Open(ctx, c.Socket(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	click := func(e *elements.Element) {
+		p := e.Center()
+		// The pointer enters the window first, as a person's does (Qt may
+		// drop a press that comes with the pointer's entry).
+		if err := d.Move(ctx, p.X, p.Y); err != nil {
+			t.Fatalf("move to %s at %v: %v", e.ID, p, err)
+		}
+		if err := d.Click(ctx, p.X, p.Y, 1, 1); err != nil {
+			t.Fatalf("click %s at %v: %v", e.ID, p, err)
+		}
+	}
+	click(btn)
+	waitOutput(ctx, t, app, []string{""}, btn)
+	click(entry)
+	const typed = "wayland-placed"
+	if err := d.Type(ctx, typed); err != nil {
+		t.Fatal(err)
+	}
+	click(btn)
+	waitOutput(ctx, t, app, []string{"", typed}, entry)
+}
+
+// needQtWayland skips the test when Qt 5's Wayland platform plugin
+// (Debian's qtwayland5, which scripts/install-deps.sh installs) is
+// missing, or fails it when ACU_REQUIRE_WAYLAND=1.
+func needQtWayland(t *testing.T) {
+	t.Helper()
+	if m, _ := filepath.Glob("/usr/lib/*/qt5/plugins/platforms/libqwayland-generic.so"); len(m) > 0 {
+		return
+	}
+	const why = "Qt 5's Wayland platform plugin is not installed (package qtwayland5; scripts/install-deps.sh installs it)"
+	if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
+		t.Fatal(why + ", and ACU_REQUIRE_WAYLAND=1 requires it")
+	}
+	t.Skip(why)
+}
+
+// waitWindow waits until sway shows the window titled title, focused,
+// and ok says it is as wanted.
+func waitWindow(ctx context.Context, t *testing.T, c *sway.Compositor, title string, app *atspitest.App, ok func(sway.Node) bool) sway.Node {
+	t.Helper()
+	var last []sway.Node
+	for {
+		ws, err := sway.Windows(ctx, c.IPCSocket())
+		if err == nil {
+			last = ws
+			for _, w := range ws {
+				if w.Name == title && w.Focused && ok(w) {
+					return w
+				}
+			}
+		}
+		if ctx.Err() != nil || app.Exited() {
+			t.Fatalf("sway never showed the window %q as wanted: %+v, %v; app stderr: %s", title, last, err, app.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitSettled waits until the form titled title is up: sway shows its
+// window focused and the form's accessible window has the size of sway's
+// content (the application took the size sway gave it), with its Submit
+// button. Moving a window before that can leave the application laid out
+// at a size sway no longer shows.
+func waitSettled(ctx context.Context, t *testing.T, c *sway.Compositor, tree *atspi.Client, title string, app *atspitest.App) sway.Node {
+	t.Helper()
+	for {
+		win := waitWindow(ctx, t, c, title, app, func(sway.Node) bool { return true })
+		nodes, err := tree.Tree(ctx)
+		frame, submit := false, false
+		for _, n := range nodes {
+			if n.Depth == 1 && n.Name == title && n.Bounds.Size() == win.Content.Size() {
+				frame = true
+			}
+			if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
+				submit = true
+			}
+		}
+		if frame && submit {
+			return win
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the form never took sway's size %v with its Submit button: %v; stderr: %s", win.Content, err, app.Stderr())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitOutput waits until the form printed want, line by line.
+func waitOutput(ctx context.Context, t *testing.T, app *atspitest.App, want []string, last *elements.Element) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	wantOut := strings.Join(want, "\n") + "\n"
+	for app.Stdout() != wantOut {
+		if ctx.Err() != nil || !strings.HasPrefix(wantOut, app.Stdout()) {
+			t.Fatalf("the form printed %q, want %q: the click at %v missed %s %v", app.Stdout(), wantOut, last.Center(), last.ID, last.Box)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func findElType(m *elements.Map, typ, text string) (*elements.Element, bool) {
+	for i := range m.Elements {
+		e := &m.Elements[i]
+		if e.Type == typ && (e.Text == text || e.Desc == text) {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// TestPlacementFailure: when the compositor's windows cannot be read (no
+// sway IPC beside the socket), tree elements would be at wrong pixels, so
+// the map holds OCR text only and says why in TreeErr; without OCR the
+// extraction fails with that reason.
+func TestPlacementFailure(t *testing.T) {
+	d := newDesktop(t)
+	d.zenity(t, "--question", "--title=Acu Placement", "--text=Placed?")
+	noIPC := elements.SwayWindowsBeside(filepath.Join(t.TempDir(), "wayland-1"))
+	x, err := elements.New(elements.Options{Display: d.dpy, Capture: d.hub, Tree: d.tree, OCR: d.ocr, Windows: noIPC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := x.Extract(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.TreeErr == nil || !strings.Contains(m.TreeErr.Error(), "no sway IPC socket") {
+		t.Errorf("TreeErr = %v, want the missing sway IPC socket", m.TreeErr)
+	}
+	for _, e := range m.Elements {
+		if e.Source&elements.FromTree != 0 {
+			t.Errorf("a tree element in a map whose windows could not be placed: %s", e.String())
+		}
+	}
+	if !strings.Contains(m.Text(), "Placed?") {
+		t.Errorf("no OCR text of the dialog:\n%s", m.Text())
+	}
+	x, err = elements.New(elements.Options{Display: d.dpy, Capture: d.hub, Tree: d.tree, Windows: noIPC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Extract(t.Context()); err == nil || !strings.Contains(err.Error(), "no sway IPC socket") {
+		t.Errorf("Extract without OCR: %v, want the missing sway IPC socket", err)
+	}
+}
