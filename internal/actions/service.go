@@ -98,7 +98,6 @@ type Service struct {
 
 	mu    sync.Mutex
 	desks map[string]*desktop
-	wl    map[string]*wlDesktop // Wayland displays' element maps
 	// wayland: Options.Screens reads Wayland displays (not Hub alone).
 	wayland bool
 }
@@ -141,7 +140,7 @@ func New(o Options) (*Service, error) {
 	if o.FrameMaxDim <= 0 {
 		o.FrameMaxDim = 960
 	}
-	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), wl: make(map[string]*wlDesktop), wayland: wayland, ownGate: own,
+	return &Service{opts: o, log: o.Logger, shots: o.Shots, desks: make(map[string]*desktop), wayland: wayland, ownGate: own,
 		sess: &sessions{runs: o.Runs, idle: o.SessionIdle, now: o.Now, live: make(map[sessionKey]*session)}}, nil
 }
 
@@ -175,10 +174,6 @@ func (s *Service) Close() {
 	for name, d := range s.desks {
 		d.close()
 		delete(s.desks, name)
-	}
-	for name, d := range s.wl {
-		d.close()
-		delete(s.wl, name)
 	}
 	if s.ownGate {
 		s.opts.Gate.Close()
@@ -226,10 +221,16 @@ func (s *Service) display(dpy string) string {
 // desktop returns the open parts of dpy, opening them on first use or when
 // the connection died.
 func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
+	wl := gate.IsWayland(dpy)
+	if wl {
+		if err := s.checkWayland(dpy); err != nil {
+			return nil, err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var conn *display.Conn
-	if !gate.IsWayland(dpy) { // a Wayland display has no X connection: the gate's hands and reads serve it
+	if !wl { // a Wayland display has no X connection: the gate's hands and reads serve it
 		c, err := s.opts.Gate.Conn(ctx, dpy)
 		if err != nil {
 			return nil, err
@@ -266,7 +267,12 @@ func (s *Service) desktop(ctx context.Context, dpy string) (*desktop, error) {
 	} else {
 		d.tree = tree
 	}
-	eo := elements.Options{Display: dpy, Capture: s.opts.Hub, Exclude: s.opts.Exclude, Logger: s.log.With("component", "elements")}
+	eo := elements.Options{Display: dpy, Capture: s.opts.Screens, Exclude: s.opts.Exclude, Logger: s.log.With("component", "elements")}
+	if wl {
+		// Its toolkits place elements relative to their window: the
+		// compositor's tree puts them in screen pixels (docs/wayland.md).
+		eo.Windows = elements.SwayWindowsBeside(dpy)
+	}
 	if d.hands != nil {
 		eo.Input = d.hands.Device()
 		eo.Effect = elementEffect(d.hands)

@@ -57,18 +57,7 @@ func (s *Service) Shot(ctx context.Context, dpy string, o api.ShotOptions) (*api
 		return nil, err
 	}
 	var m *elements.Map
-	if o.Labels && isWayland(dpy) {
-		d, err := s.waylandDesktop(ctx, dpy)
-		if err != nil {
-			return nil, err
-		}
-		d.mu.Lock()
-		m, err = d.extract(ctx)
-		d.mu.Unlock()
-		if err != nil {
-			return nil, err
-		}
-	} else if o.Labels {
+	if o.Labels {
 		d, err := s.desktop(ctx, dpy)
 		if err != nil {
 			return nil, err
@@ -171,29 +160,15 @@ func (s *Service) Elements(ctx context.Context, q api.ElementsQuery) (api.Elemen
 	if err := checkShot(o, "screenshot"); err != nil {
 		return api.ElementMap{}, err
 	}
-	var m *elements.Map
-	if isWayland(dpy) {
-		// Read only: the map's elements in screen pixels; acting on them
-		// goes through the gate.
-		d, err := s.waylandDesktop(ctx, dpy)
-		if err != nil {
-			return api.ElementMap{}, err
-		}
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if m, err = d.extract(ctx); err != nil {
-			return api.ElementMap{}, err
-		}
-	} else {
-		d, err := s.desktop(ctx, dpy)
-		if err != nil {
-			return api.ElementMap{}, err
-		}
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if m, err = d.extract(ctx); err != nil {
-			return api.ElementMap{}, err
-		}
+	d, err := s.desktop(ctx, dpy)
+	if err != nil {
+		return api.ElementMap{}, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m, err := d.extract(ctx)
+	if err != nil {
+		return api.ElementMap{}, err
 	}
 	view := m
 	if q.Window != "" {

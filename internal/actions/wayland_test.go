@@ -183,6 +183,28 @@ func TestElementsOnWayland(t *testing.T) {
 	}
 	click(btn)
 	wait("\nby-element\n", entry)
+
+	// POST /v1/actions by element id, as an agent acts on the map it was
+	// given: the entry clicked with the pointer at its place on screen (its
+	// box in screen pixels), the text selected and typed over, and Submit
+	// pressed by its accessibility action, all through the gate's Wayland
+	// hands. The ids are the map's: one extractor serves both.
+	resp, err := svc.Act(ctx, actions.Caller{}, api.ActRequest{Display: c.Socket(), Actions: []api.Action{
+		{Kind: api.ActClick, At: &api.Point{Element: entry.ID}, Pointer: true},
+		{Kind: api.ActKey, Keys: "ctrl+a"},
+		{Kind: api.ActType, Text: "by-id"},
+		{Kind: api.ActClick, At: &api.Point{Element: btn.ID}},
+	}})
+	if err != nil || !resp.OK {
+		t.Fatalf("act by element id = %+v, %v", resp, err)
+	}
+	if got := resp.Results[0].Via; got != "pointer" {
+		t.Errorf("the click on %s went by %q, want the pointer", entry.ID, got)
+	}
+	if got := resp.Results[2].Via; got != "virtual" {
+		t.Errorf("the typing went by %q, want the virtual keyboard", got)
+	}
+	wait("\nby-element\nby-id\n", btn)
 }
 
 // formUp reports whether the form's accessible window has the size of
