@@ -162,16 +162,24 @@ func TestWaylandActionsFillGTKForm(t *testing.T) {
 		w := at[name]
 		return api.Pt(x+w[0]+w[2]/2, y+w[1]+w[3]/2)
 	}
+	// GTK pastes asynchronously (it asks acu's clipboard owner for the
+	// text and inserts it when the answer comes), so the request waits for
+	// the screen to settle before Submit is clicked in a second one, as an
+	// agent would look before it submits.
 	resp, err := d.client.Act(ctx, api.ActRequest{Display: sock, Image: "800x600", Actions: []api.Action{
 		{Kind: api.ActClick, At: centre("name")},
 		{Kind: api.ActType, Text: "Ada Lovelace"},
 		{Kind: api.ActClick, At: centre("city")},
 		{Kind: api.ActKey, Keys: "ctrl+v"},
-		{Kind: api.ActClick, At: centre("submit")},
-	}})
+	}, Settle: &api.SettleOptions{QuietMs: 300, TimeoutMs: 5000}})
 	if err != nil || !resp.OK {
 		t.Fatalf("POST /v1/actions = %+v, %v", resp, err)
 	}
+	submit, err := d.client.Act(ctx, api.ActRequest{Display: sock, Image: "800x600", Actions: []api.Action{{Kind: api.ActClick, At: centre("submit")}}})
+	if err != nil || !submit.OK {
+		t.Fatalf("POST /v1/actions (submit) = %+v, %v", submit, err)
+	}
+	resp.Results = append(resp.Results, submit.Results...)
 	if res := resp.Results[0]; res.At == nil || res.At[0] != x+at["name"][0]+at["name"][2]/2 || res.Window != "acu-form" {
 		t.Errorf("the first click = %+v, want it at the name entry in acu-form", res)
 	}
