@@ -96,6 +96,10 @@ func TestOCRSetScreens(t *testing.T) {
 		{"xterm-aa-light-1x-8pt.png", `"Frames: 240 of 240" is gone`, true},             // "Frames: 239 of 240", the last 240 at 59
 		{"chromium-aa-light-1x-36pt.png", `"Version 2.4.7 installed" is visible`, true}, // 36 pt alone on a gradient box: read across the box, against it
 		{"mousepad-aa-dark-1x-10pt.png", `"api-01 Healthy" is gone`, false},             // shown, read "api-681" (a 0 weighed for its 6)
+		{"galculator-aa-light-1x-12pt.png", `"4511.75" is gone`, true},                  // the buttons' edges no longer hold "C", "AC", "<-" in a 34-pixel block left unread
+		{"galculator-aa-dark-1x-26pt.png", `"399792" is gone`, true},                    // nor "(" and ")", 13 pixels in 24
+		{"galculator-aa-light-1x-12pt.png", `"4521.75" is gone`, false},                 // shown
+		{"near-mousepad-aa-light-1x-10pt.png", `"Frames: 239 of 240" is gone`, false},   // shown, read "246" at 93-97 every time: a 0 weighed for the 6
 	} {
 		c := frames[tc.image]
 		if c == nil {

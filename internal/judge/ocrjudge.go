@@ -184,6 +184,11 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
 				}
+			} else if m, ok := idx.findLoose(p, 1, true); ok && confusedDigits(read, m, p) && !j.digitsDiffer(ctx, q, res, read, m, p) {
+				unread = append(unread, fmt.Sprintf("%q may be %q, a digit of small text read as one whose shape it shares", p, m.text))
+				for _, wi := range m.words {
+					boxes = append(boxes, read[wi].box)
+				}
 			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p)) {
 				var parts []string
 				for _, wi := range m.words {
@@ -504,6 +509,60 @@ func (j *OCRJudge) digitsDiffer(ctx context.Context, q Question, res ocr.Result,
 		}
 	}
 	return false
+}
+
+// confusedDigits reports whether the near match m of phrase is small text
+// (words under smallText pixels tall) that differs from the phrase only in
+// digits, each a pair OCR confuses by shape: 0, 6, 8 and 9 (a closed loop
+// with or without a stroke or a dot inside: DejaVu Sans Mono's dotted zero
+// at 10 pt is read as a 6 at confidence 95-97) or 1 and 7. Such a match
+// read with confidence is not enough to confirm the phrase gone: the
+// reading of its line on its own must show the other digit with the
+// phrase's not weighed (digitsDiffer).
+func confusedDigits(read []textWord, m match, phrase string) bool {
+	want := rawTokens(phrase, nil)
+	var got []rawToken
+	for _, wi := range m.words {
+		if read[wi].box.Dy() >= smallText {
+			return false
+		}
+		got = append(got, rawTokens(read[wi].text, nil)...)
+	}
+	if len(got) != len(want) {
+		return false
+	}
+	n := 0
+	for k, pw := range want {
+		if len(got[k].runes) != len(pw.runes) {
+			return false
+		}
+		for i, p := range pw.runes {
+			c := got[k].runes[i]
+			if c == p {
+				continue
+			}
+			if !unicode.IsDigit(p) || !unicode.IsDigit(c) || shapeGroup(p) == 0 || shapeGroup(p) != shapeGroup(c) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// smallText is the word height, in frame pixels, under which text is
+// small: the 8-10 pt of terminals and editors at 1x.
+const smallText = 16
+
+// shapeGroup is the group of digits r shares its shape with (0 for none).
+func shapeGroup(r rune) int {
+	switch r {
+	case '0', '6', '8', '9':
+		return 1
+	case '1', '7':
+		return 2
+	}
+	return 0
 }
 
 // rawToken is a word of letters and digits as read, lower-case, each

@@ -22,8 +22,8 @@ const ocrSetDir = "testdata/ocrset"
 // the judge achieves (docs/judges.md); a change that reads less, or says
 // YES where it should not, fails here.
 const (
-	ocrSetMinHits     = 765 // YES cases judged YES, at least (of 794)
-	ocrSetMaxFalseYes = 1   // NO cases judged YES, at most (of 1,154)
+	ocrSetMinHits     = 783 // YES cases judged YES, at least (of 794)
+	ocrSetMaxFalseYes = 0   // NO cases judged YES, at most (of 1,154)
 )
 
 // runSplit runs the set in two halves at once (the machine has two cores),

@@ -109,6 +109,12 @@ func segmentIn(g gray, area image.Rectangle) []image.Rectangle {
 			cut(rest, depth+1)
 			return
 		}
+		if parts, ok := betweenRules(g, r); ok {
+			for _, p := range parts {
+				cut(p, depth+1)
+			}
+			return
+		}
 		out = append(out, r)
 	}
 	cut(area, 0)
@@ -292,6 +298,92 @@ func withoutRules(g gray, r image.Rectangle) (image.Rectangle, bool) {
 		return r, false
 	}
 	return rest, true
+}
+
+// betweenRules parts r at thin vertical rules anywhere in it (a 1-pixel
+// line with its rounded corners, at most 4 columns of ink in all, down 95%
+// of r or more, 3 empty columns on either side or r's end) when what lies
+// between them is lines of at most two thirds of the rules' height: a row
+// of buttons, each framed by its edges, whose small labels the frames held
+// in one block as tall as the buttons (galculator's "C", "AC" and "<-" at
+// 1x: 9-pixel labels in a 34-pixel block, scaled as one 34-pixel line and
+// left unread, which kept every "gone" on its screens from being
+// confirmed). A glyph is not taken for a rule: an "l", a "1" or a "[" in a
+// line either falls short of its descenders or is not half as tall again
+// as the letters beside it.
+func betweenRules(g gray, r image.Rectangle) ([]image.Rectangle, bool) {
+	if r.Dy() < 16 || r.Dx() < 16 {
+		return nil, false
+	}
+	cols := make([]bool, r.Dx()) // column holds ink
+	for x := r.Min.X; x < r.Max.X; x++ {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			if isInk(g.pix[y*g.w+x]) {
+				cols[x-r.Min.X] = true
+				break
+			}
+		}
+	}
+	covered := func(a, b int) bool { // columns [a,b) cover 95% of the rows
+		n := 0
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := a; x < b; x++ {
+				if isInk(g.pix[y*g.w+x]) {
+					n++
+					break
+				}
+			}
+		}
+		return n*20 >= r.Dy()*19
+	}
+	empty := func(a, b int) bool { // columns [a,b) clear, or beyond r
+		for x := max(a, r.Min.X); x < min(b, r.Max.X); x++ {
+			if cols[x-r.Min.X] {
+				return false
+			}
+		}
+		return true
+	}
+	var parts []image.Rectangle
+	start, rules := r.Min.X, 0
+	for x := r.Min.X; x < r.Max.X; {
+		if !cols[x-r.Min.X] {
+			x++
+			continue
+		}
+		end := x
+		for end < r.Max.X && cols[end-r.Min.X] {
+			end++
+		}
+		if end-x <= 4 && covered(x, end) && empty(x-3, x) && empty(end, end+3) {
+			if x > start {
+				parts = append(parts, image.Rect(start, r.Min.Y, x, r.Max.Y))
+			}
+			start = end
+			rules++
+		}
+		x = end
+	}
+	if rules == 0 {
+		return nil, false
+	}
+	if start < r.Max.X {
+		parts = append(parts, image.Rect(start, r.Min.Y, r.Max.X, r.Max.Y))
+	}
+	kept := parts[:0]
+	for _, p := range parts {
+		p = trim(g, p)
+		if p.Empty() {
+			continue
+		}
+		for _, l := range splitRows(g, p) {
+			if 3*l.Dy() > 2*r.Dy() {
+				return nil, false
+			}
+		}
+		kept = append(kept, p)
+	}
+	return kept, true
 }
 
 // leadingIcon splits off r's first column of ink when it is narrow (at

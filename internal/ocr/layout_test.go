@@ -121,3 +121,50 @@ func TestSegmentIconBesideLines(t *testing.T) {
 		}
 	}
 }
+
+// TestBetweenRules: a row of buttons framed by 1-pixel edges (with their
+// rounded corners) holding small labels is parted at the edges into the
+// labels; a line whose tall glyph ("l") is not half as tall again as the
+// letters beside it is kept whole.
+func TestBetweenRules(t *testing.T) {
+	page := func() gray {
+		g := gray{pix: make([]uint8, 200*40), w: 200, h: 40}
+		for i := range g.pix {
+			g.pix[i] = 255
+		}
+		return g
+	}
+	fill := func(g gray, r image.Rectangle) {
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				g.pix[y*g.w+x] = 0
+			}
+		}
+	}
+	edge := func(g gray, x, dx int) { // a button's edge, its corners curving toward dx
+		fill(g, image.Rect(x, 3, x+1, 37))
+		fill(g, image.Rect(min(x, x+3*dx), 2, max(x, x+3*dx)+1, 3))
+		fill(g, image.Rect(min(x, x+3*dx), 37, max(x, x+3*dx)+1, 38))
+	}
+	g := page()
+	edge(g, 2, 1)
+	edge(g, 92, -1)
+	edge(g, 100, 1)
+	edge(g, 190, -1)
+	fill(g, image.Rect(40, 15, 48, 25))   // "C"
+	fill(g, image.Rect(130, 15, 150, 25)) // "AC"
+	r := trim(g, image.Rect(0, 0, 200, 40))
+	parts, ok := betweenRules(g, r)
+	want := []image.Rectangle{image.Rect(40, 15, 48, 25), image.Rect(130, 15, 150, 25)}
+	if !ok || len(parts) != len(want) || parts[0] != want[0] || parts[1] != want[1] {
+		t.Errorf("betweenRules(buttons) = %v, %v; want %v, true", parts, ok, want)
+	}
+
+	g = page()
+	fill(g, image.Rect(20, 5, 40, 30)) // letters 25 tall
+	fill(g, image.Rect(50, 2, 52, 36)) // an "l", 34 tall
+	fill(g, image.Rect(60, 5, 90, 30))
+	if parts, ok := betweenRules(g, trim(g, image.Rect(0, 0, 200, 40))); ok {
+		t.Errorf("betweenRules(a line with an l) = %v, want it kept whole", parts)
+	}
+}
