@@ -1,5 +1,3 @@
-//go:build portal
-
 package main
 
 import (
@@ -14,6 +12,7 @@ import (
 // TestDoctorOnMutter runs `acu doctor` with WAYLAND_DISPLAY naming a real
 // headless mutter: it names GNOME's mutter and points to the docs.
 func TestDoctorOnMutter(t *testing.T) {
+	needMutter(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	h, err := portal.StartHeadless(ctx, portal.Options{Width: 320, Height: 200})

@@ -1,5 +1,3 @@
-//go:build portal
-
 package portal
 
 import (
@@ -34,6 +32,7 @@ type Session struct {
 	node     uint32
 	closeErr error
 	once     sync.Once
+	mods     held // the modifiers ModsDown left down
 }
 
 // Open connects to the session bus at busAddress (a GNOME session's
