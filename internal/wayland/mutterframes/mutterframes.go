@@ -450,3 +450,30 @@ func (h *Hub) Watch(ctx context.Context, dpy string, t capture.Target) (<-chan s
 	})
 	return w.ch, nil
 }
+
+// Check reports whether mutter's RemoteDesktop and ScreenCast services
+// are on the session bus at bus, and GStreamer's gst-launch-1.0 is
+// installed: what acu needs to act on and read a GNOME display.
+func Check(ctx context.Context, bus string) error {
+	if bus == "" {
+		return errors.New("no DBUS_SESSION_BUS_ADDRESS: give the daemon the GNOME session's bus (start it inside the session)")
+	}
+	if _, err := exec.LookPath("gst-launch-1.0"); err != nil {
+		return fmt.Errorf("%w: install gstreamer1.0-tools and gstreamer1.0-pipewire (acu reads mutter's screen cast with it)", err)
+	}
+	conn, err := dbus.Connect(bus, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("connect to the session bus %s: %w", bus, err)
+	}
+	defer conn.Close()
+	for _, name := range []string{"org.gnome.Mutter.RemoteDesktop", screenCastName} {
+		var owned bool
+		if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, name).Store(&owned); err != nil {
+			return fmt.Errorf("ask the session bus %s for %s: %w", bus, name, err)
+		}
+		if !owned {
+			return fmt.Errorf("%s is not on the session bus %s: is that GNOME's session bus, and mutter built with remote desktop?", name, bus)
+		}
+	}
+	return nil
+}
