@@ -20,7 +20,7 @@ import (
 // startMutter starts a real headless mutter (its own bus, PipeWire and
 // WirePlumber), skipping when one is not installed, or failing with
 // ACU_REQUIRE_PORTAL=1 (scripts/test.sh).
-func startMutter(t *testing.T, programs ...string) *portal.Headless {
+func startMutter(t testing.TB, programs ...string) *portal.Headless {
 	t.Helper()
 	for _, p := range append([]string{"mutter", "pipewire", "wireplumber", "dbus-daemon", "gst-launch-1.0"}, programs...) {
 		if _, err := exec.LookPath(p); err != nil {
@@ -32,7 +32,7 @@ func startMutter(t *testing.T, programs ...string) *portal.Headless {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	h, err := portal.StartHeadless(ctx, portal.Options{Width: 1024, Height: 600})
+	h, err := portal.StartHeadless(ctx, portal.Options{Width: 1280, Height: 720})
 	if err != nil {
 		t.Fatal(err)
 	}
