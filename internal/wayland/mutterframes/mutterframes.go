@@ -88,7 +88,11 @@ type Options struct {
 	// windows are, so acu cannot black them out and refuses to capture
 	// a GNOME display while any are set.
 	Exclude []string
-	Logger  *slog.Logger
+	// Idle stops a display's screen cast and pipeline after this long
+	// with nothing reading or watching it (a busy screen nobody looks at
+	// is not converted); the next read opens them again. 10 s when zero.
+	Idle   time.Duration
+	Logger *slog.Logger
 }
 
 // Hub keeps one screen cast per mutter display, opened on first use.
@@ -106,6 +110,9 @@ type Hub struct {
 func New(o Options) *Hub {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Idle <= 0 {
+		o.Idle = 10 * time.Second
 	}
 	return &Hub{opts: o, log: o.Logger, family: map[string]bool{}, sources: map[string]*source{}}
 }
@@ -162,6 +169,7 @@ type source struct {
 	first   chan struct{}
 	err     error
 	watched map[*watcher]struct{}
+	used    time.Time // the last read
 	once    sync.Once
 }
 
@@ -185,6 +193,7 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 			s.close()
 			delete(h.sources, dpy)
 		default:
+			s.touch()
 			return s, nil
 		}
 	}
@@ -197,7 +206,43 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 		return nil, err
 	}
 	h.sources[dpy] = s
+	s.touch()
+	go h.reap(dpy, s)
 	return s, nil
+}
+
+func (s *source) touch() {
+	s.mu.Lock()
+	s.used = time.Now()
+	s.mu.Unlock()
+}
+
+// reap closes s once it was neither read nor watched for the hub's Idle
+// time, or when its pipeline ended.
+func (h *Hub) reap(dpy string, s *source) {
+	tick := time.NewTicker(h.opts.Idle / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		s.mu.Lock()
+		idle := len(s.watched) == 0 && time.Since(s.used) >= h.opts.Idle
+		s.mu.Unlock()
+		if !idle {
+			continue
+		}
+		h.mu.Lock()
+		if h.sources[dpy] == s {
+			delete(h.sources, dpy)
+		}
+		h.mu.Unlock()
+		h.log.Info("GNOME screen cast closed: unused", "display", dpy, "idle", h.opts.Idle)
+		s.close()
+		return
+	}
 }
 
 // open starts a screen cast of mutter's primary monitor and the pipeline

@@ -98,3 +98,41 @@ func TestHubReadsMutter(t *testing.T) {
 		t.Errorf("capture without a bus: %v, want an error naming DBUS_SESSION_BUS_ADDRESS", err)
 	}
 }
+
+// TestHubStopsWhenUnused: a display's screen cast and pipeline close
+// after the hub's Idle time with nothing reading or watching, not while a
+// watch is open, and a read after that opens them again.
+func TestHubStopsWhenUnused(t *testing.T) {
+	need(t, "mutter", "pipewire", "wireplumber", "dbus-daemon", "gst-launch-1.0")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	h, err := portal.StartHeadless(ctx, portal.Options{Width: 320, Height: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Stop)
+	hub := mutterframes.New(mutterframes.Options{Bus: func() string { return h.BusAddress() }, Idle: 200 * time.Millisecond})
+	defer hub.Close()
+	screen := capture.Target{Kind: capture.Screen}
+	wctx, stop := context.WithCancel(ctx)
+	if _, err := hub.Watch(wctx, h.Socket(), screen); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if n := hub.Open(); n != 1 {
+		t.Fatalf("with a watch open, %d screen casts are open, want 1", n)
+	}
+	stop()
+	for hub.Open() != 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the unused screen cast was never closed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if f, err := hub.Capture(ctx, h.Socket(), screen); err != nil || f.W != 320 {
+		t.Fatalf("a read after the close: %v, %v; want a fresh 320x200 frame", f, err)
+	}
+	if n := hub.Open(); n != 1 {
+		t.Fatalf("after a read, %d screen casts are open, want 1", n)
+	}
+}
