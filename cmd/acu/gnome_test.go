@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"image"
 	"image/png"
 	"os"
@@ -143,6 +144,12 @@ func TestGnomeActionsFillZenity(t *testing.T) {
 	}
 	if p, err := d.client.Pointer(ctx, sock); err != nil || p.X != *ok.X || p.Y != *ok.Y {
 		t.Errorf("GET /v1/pointer = %+v, %v; want %d,%d where acu put it", p, err, *ok.X, *ok.Y)
+	}
+	// A character outside the layout is refused before anything is sent.
+	_, err = d.client.Act(ctx, api.ActRequest{Display: sock, Actions: []api.Action{{Kind: api.ActType, Text: "Zürich"}}})
+	var se *api.StatusError
+	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(err.Error(), "cannot be typed on GNOME") {
+		t.Errorf("POST /v1/actions typing ü on GNOME: %v, want a 400 saying it cannot be typed on GNOME", err)
 	}
 	if _, err := d.client.Windows(ctx, sock); err == nil || !strings.Contains(err.Error(), "not available on GNOME") {
 		t.Errorf("GET /v1/windows on GNOME: %v, want an error saying window lists are not available on GNOME", err)
