@@ -492,7 +492,7 @@ func gateOptions(c *config.Config, e *env, log *slog.Logger) gate.Options {
 func (d *daemon) openActions(log *slog.Logger) (*actions.Service, error) {
 	c := d.cfg
 	ac := c.Act()
-	o := actions.Options{Hub: d.hub, Screens: d.screens(), Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
+	o := actions.Options{Hub: d.hub, Runs: d.runs, Settle: d.engine, DefaultDisplay: c.Display, SessionBus: d.sessionBus,
 		Gate: d.desktop, Exclude: c.ExcludeWindows, SessionIdle: ac.SessionIdle, FrameQuality: c.FrameQuality, FrameMaxDim: c.FrameMaxDim, Logger: log.With("component", "actions")}
 	if ac.OCR {
 		eng, err := ocr.New(ocr.Options{Binary: c.TesseractBinary, Scale: elements.OCRScale, Logger: log.With("component", "ocr")})

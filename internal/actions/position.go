@@ -140,7 +140,7 @@ func (s *Service) windowRect(ctx context.Context, dpy, name string) (image.Recta
 	if err != nil {
 		return image.Rectangle{}, err
 	}
-	res, err := s.frames(dpy).Resolve(ctx, dpy, t)
+	res, err := s.opts.Hub.Resolve(ctx, dpy, t)
 	if err != nil {
 		return image.Rectangle{}, err
 	}

@@ -28,8 +28,6 @@ type Options struct {
 	// Hub captures frames for settling, screenshots and element maps
 	// (required).
 	Hub *capture.Hub
-	// Screens reads Wayland displays' frames (screens.go); nil: only X11's.
-	Screens Screens
 	// Runs records every request on a session run; nil records nothing.
 	Runs Runs
 	// Settle waits for the screen to settle after actions; nil refuses

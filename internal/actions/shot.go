@@ -82,11 +82,11 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 	if err != nil {
 		return nil, invalid("screenshot.region", "screenshot.region: %v", err)
 	}
-	res, err := s.frames(dpy).Resolve(ctx, dpy, t)
+	res, err := s.opts.Hub.Resolve(ctx, dpy, t)
 	if err != nil {
 		return nil, err
 	}
-	f, err := s.frames(dpy).Capture(ctx, dpy, t)
+	f, err := s.opts.Hub.Capture(ctx, dpy, t)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (s *Service) shoot(ctx context.Context, dpy string, o api.ShotOptions, m *e
 		m.DrawMarks(annotate.Image{Pix: pix, W: w, H: h, Stride: stride, Format: annotate.BGRX}, geo.Region)
 	}
 	out := &api.ActShot{Width: w, Height: h, Region: [4]int{rect.Min.X, rect.Min.Y, rect.Dx(), rect.Dy()}}
-	if out.Screen[0], out.Screen[1], err = s.frames(dpy).ScreenSize(ctx, dpy); err != nil {
+	if out.Screen[0], out.Screen[1], err = s.opts.Hub.ScreenSize(ctx, dpy); err != nil {
 		return nil, err
 	}
 	if png {
@@ -236,7 +236,7 @@ func (s *Service) ScreenSize(ctx context.Context, dpy string) (int, int, error) 
 	if err := s.opts.Gate.Policy().AllowDisplay(dpy); err != nil {
 		return 0, 0, fromGate(err)
 	}
-	return s.frames(dpy).ScreenSize(ctx, dpy)
+	return s.opts.Hub.ScreenSize(ctx, dpy)
 }
 
 // Settle waits until dpy's screen has been still for quiet, at most

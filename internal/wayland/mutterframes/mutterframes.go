@@ -522,3 +522,12 @@ func Check(ctx context.Context, bus string) error {
 	}
 	return nil
 }
+
+// ScreenSize is the size in pixels of dpy's monitor (the screen cast's).
+func (h *Hub) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
+	s, err := h.source(ctx, dpy)
+	if err != nil {
+		return 0, 0, err
+	}
+	return s.w, s.h, nil
+}
