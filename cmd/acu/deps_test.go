@@ -47,9 +47,10 @@ var layers = map[string]int{
 	"internal/wayland/screencopy": layerDevices, "internal/wayland/virtual": layerDevices,
 	"internal/wayland/toplevel": layerDevices, "internal/wayland/datacontrol": layerDevices,
 	"internal/wayland/snapshot": layerDevices, "internal/wayland/frames": layerDevices,
-	"internal/wayland/idle":         layerDevices,
-	"internal/wayland/portal":       layerDevices, // GNOME's mutter over D-Bus (the gate's GNOME backend)
-	"internal/wayland/mutterframes": layerDevices, // GNOME's screen, a mutter screen cast read by GStreamer
+	"internal/wayland/idle":   layerDevices,
+	"internal/wayland/portal": layerDevices, // GNOME's mutter over D-Bus; built with the tag "portal"
+
+	"internal/wayland/mutterframes": layerDevices, // GNOME's screen, a mutter screen cast read by GStreamer (portal is built always now: the gate's GNOME backend)
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
