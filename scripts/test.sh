@@ -43,10 +43,10 @@ export ACU_REQUIRE_CLIENTS=1
 # The Wayland backend's tests (sway, foot, grim, wl-clipboard, installed
 # above) must run, not skip.
 export ACU_REQUIRE_WAYLAND=1
+# The GNOME path's tests (headless mutter, PipeWire, GStreamer's
+# pipewiresrc, xdg-desktop-portal: docs/wayland.md) must run, not skip.
+export ACU_REQUIRE_PORTAL=1
 go test -race -count=1 -timeout 40m ./... 2>&1 | tee /tmp/acu-test.log
-echo "== the GNOME path (build tag portal): headless mutter, its D-Bus remote desktop, xdg-desktop-portal (docs/wayland.md)"
-ACU_REQUIRE_PORTAL=1 go test -race -count=1 -tags portal ./internal/wayland/portal/ 2>&1 | tee -a /tmp/acu-test.log
-ACU_REQUIRE_PORTAL=1 go test -count=1 -tags portal -run '^TestDoctorOnMutter$' ./cmd/acu/ 2>&1 | tee -a /tmp/acu-test.log
 echo "== go test -race on PostgreSQL (store, runs, notify)"
 # The same tests once more with the store on a real PostgreSQL 15 server
 # (internal/pgtest starts one: initdb in a temporary directory, a free

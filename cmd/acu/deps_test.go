@@ -48,7 +48,9 @@ var layers = map[string]int{
 	"internal/wayland/toplevel": layerDevices, "internal/wayland/datacontrol": layerDevices,
 	"internal/wayland/snapshot": layerDevices, "internal/wayland/frames": layerDevices,
 	"internal/wayland/idle":   layerDevices,
-	"internal/wayland/portal": layerDevices, // GNOME's mutter over D-Bus; built with the tag "portal"
+	"internal/wayland/portal": layerDevices, // GNOME's mutter over D-Bus (remote desktop, screen cast, the portal)
+
+	"internal/wayland/mutterframes": layerDevices, // GNOME's screen, a mutter screen cast read by GStreamer
 
 	"internal/testx": layerHelpers, "internal/testfs": layerHelpers, "internal/pgtest": layerHelpers, "internal/llm/llmtest": layerHelpers,
 	"internal/ocr/ocrtest": layerHelpers, "internal/atspi/atspitest": layerHelpers, "internal/guard/guardtest": layerHelpers,
@@ -101,6 +103,7 @@ var sameLayer = []depEdges{
 	{"internal/wayland/sway", []string{"internal/wayland"}, "start-up waits until the compositor's socket answers a registry round trip"},
 	{"internal/wayland/snapshot", []string{"internal/wayland/screencopy", "internal/wayland/toplevel"}, "a one-shot Wayland frame is a capture with window rectangles for targets and exclusions, as capture.Once on X11"},
 	{"internal/wayland/frames", []string{"internal/capture", "internal/wayland/screencopy", "internal/wayland/toplevel"}, "the Wayland capture hub takes capture's target types, so the wait engine drives either hub"},
+	{"internal/wayland/mutterframes", []string{"internal/capture"}, "the GNOME capture hub takes capture's target types, so the wait engine drives it as the others"},
 	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
@@ -120,6 +123,7 @@ var testOnly = []depEdges{
 		"every vendor action is checked on the real action service on a real display"},
 	{"internal/wayland/virtual", []string{"internal/wayland/screencopy", "internal/atspi"}, "input tests find the app's cells on the real screen, and a GTK form's elements in its accessible tree, before clicking them"},
 	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
+	{"internal/wayland/mutterframes", []string{"internal/wayland/portal"}, "the GNOME hub's tests start a headless mutter (portal.StartHeadless)"},
 	{"internal/wayland/idle", []string{"internal/wayland/virtual"}, "the user-first tests drive acu's own virtual devices and another client's, and count what the watch takes for the user's"},
 }
 

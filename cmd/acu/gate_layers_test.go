@@ -15,7 +15,7 @@ import (
 // gate's names for it.
 var effectPackages = []string{"internal/input", "internal/launch", "internal/clipboard",
 	"internal/wayland/virtual", "internal/wayland/datacontrol", // Wayland's input device and clipboard (docs/wayland.md)
-	"internal/wayland/portal"} // GNOME's remote-desktop input (mutter's D-Bus API, build tag "portal")
+	"internal/wayland/portal"} // GNOME's remote-desktop input (mutter's D-Bus API)
 
 // effectImporters may import them anyway, each for a stated reason.
 var effectImporters = map[string]string{

@@ -42,6 +42,7 @@ import (
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
 	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
+	"github.com/acu-dev/acu/internal/wayland/mutterframes"
 )
 
 // shutdownGrace bounds how long in-flight requests get at shutdown.
@@ -202,7 +203,8 @@ type daemon struct {
 	db       *store.DB
 	runs     *runs.Registry
 	hub      *capture.Hub
-	wayland  *wlframes.Hub // the capture hub of Wayland displays, for waits (docs/wayland.md)
+	wayland  *wlframes.Hub     // the capture hub of Wayland displays, for waits (docs/wayland.md)
+	gnome    *mutterframes.Hub // GNOME (mutter) displays' screen casts (screens.go)
 	engine   *smartwait.Engine
 	dispatch *notify.Dispatcher
 	choice   judge.Choice
@@ -293,6 +295,7 @@ func openDaemon(ctx context.Context, c *config.Config, log *slog.Logger) (*daemo
 		frames = d.db
 	}
 	d.wayland = wlframes.New(wlframes.Options{Exclude: c.ExcludeWindows, Logger: log.With("component", "wayland")})
+	d.gnome = mutterframes.New(mutterframes.Options{Bus: func() string { return d.sessionBus }, Exclude: c.ExcludeWindows, Logger: log.With("component", "gnome")})
 	d.a11y, d.textJudge = openStructureJudges(c, d, choice, log)
 	d.engine = smartwait.New(smartwait.Options{
 		Runs: d.runs, Capture: d.screens(), Judge: backend, NoJudge: noJudge, Store: d.db, Notify: d.dispatch, Frames: frames,
@@ -553,6 +556,9 @@ func (d *daemon) close() {
 	}
 	if d.wayland != nil {
 		d.wayland.Close()
+	}
+	if d.gnome != nil {
+		d.gnome.Close()
 	}
 	switch {
 	case d.parts != nil:

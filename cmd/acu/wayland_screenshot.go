@@ -8,6 +8,7 @@ import (
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/privacy"
 	"github.com/acu-dev/acu/internal/wayland"
+	"github.com/acu-dev/acu/internal/wayland/mutterframes"
 	"github.com/acu-dev/acu/internal/wayland/snapshot"
 )
 
@@ -18,6 +19,13 @@ func screenshotWayland(ctx context.Context, e *env, dpy string, t capture.Target
 	path, err := wayland.SocketPath(dpy, e.getenv("XDG_RUNTIME_DIR"))
 	if err != nil {
 		return nil, err
+	}
+	if is, _, _, err := mutterframes.Probe(ctx, path); err == nil && is {
+		// GNOME's mutter: a screen cast of its monitor (screen and crop
+		// targets; no windows, and no capture while exclusions are set).
+		g := mutterframes.New(mutterframes.Options{Bus: func() string { return e.getenv("DBUS_SESSION_BUS_ADDRESS") }, Exclude: exclude})
+		defer g.Close()
+		return g.Capture(ctx, path, t)
 	}
 	var st snapshot.Target
 	switch t.Kind {

@@ -53,6 +53,8 @@ type wlConn struct {
 
 	ordMu sync.Mutex
 	ord   *wlOrderer
+
+	gnome *gnomeConn // GNOME's mutter (gnome.go); nil on a wlroots compositor
 }
 
 // wlConnect returns the state of Wayland display dpy, opening it (and
@@ -85,6 +87,7 @@ func (s *Gate) wlConnect(ctx context.Context, dpy string) (*conn, string, error)
 		return nil, "", &Error{Kind: Unavailable, Field: "display", Err: err, Message: fmt.Sprintf("Wayland display %s: %v", dpy, err)}
 	}
 	wl := &wlConn{name: dpy, path: path, w: outs[0].Width, h: outs[0].Height, log: s.log.With("display", dpy)}
+	wl.gnome = s.gnomeOf(dpy, wc.Globals())
 	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "sway-ipc.*.sock")); len(m) > 0 {
 		wl.ipc = m[0]
 	}
@@ -100,6 +103,9 @@ func (w *wlConn) alive() bool {
 }
 
 func (w *wlConn) close() {
+	if w.gnome != nil {
+		w.gnome.close()
+	}
 	w.clipMu.Lock()
 	if w.clip != nil {
 		w.clip.Close()
@@ -150,6 +156,9 @@ func (c *conn) windowAt(ctx context.Context, p image.Point) (*display.Window, er
 	if c.wl == nil {
 		return WindowAt(ctx, c.c, p)
 	}
+	if c.wl.gnome != nil {
+		return nil, nil // mutter tells no client its windows (gnome.go)
+	}
 	ns, err := c.wl.nodes(ctx)
 	if err != nil {
 		return nil, err
@@ -168,6 +177,9 @@ func (c *conn) windowAt(ctx context.Context, p image.Point) (*display.Window, er
 func (c *conn) focused(ctx context.Context) (*display.Window, error) {
 	if c.wl == nil {
 		return FocusedWindow(ctx, c.c)
+	}
+	if c.wl.gnome != nil {
+		return nil, nil
 	}
 	ns, err := c.wl.nodes(ctx)
 	if err != nil {
@@ -193,6 +205,9 @@ func (c *conn) window(ctx context.Context, id uint32) (display.Window, bool, err
 
 // nodes are the windows of sway's tree.
 func (w *wlConn) nodes(ctx context.Context) ([]sway.Node, error) {
+	if w.gnome != nil {
+		return nil, errGnomeWindows(w.name)
+	}
 	if w.ipc == "" {
 		return nil, &Error{Kind: Unavailable, Field: "display",
 			Message: fmt.Sprintf("Wayland display %s has no sway IPC socket beside its Wayland socket: acu finds windows (where input lands, window operations) through sway's IPC, which this compositor does not offer", w.name)}

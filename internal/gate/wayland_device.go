@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/input"
-	"github.com/acu-dev/acu/internal/wayland/virtual"
 )
 
 // wlDevice is a Wayland display's input device: a virtual pointer and
@@ -25,7 +24,7 @@ import (
 // user's own mouse is not seen.
 type wlDevice struct {
 	mu      sync.Mutex
-	v       *virtual.Device
+	v       wlInput // wlroots' virtual devices, or mutter's remote desktop (gnome.go)
 	dpy     string
 	area    Area
 	opts    input.Options
@@ -47,8 +46,12 @@ type wlSeat struct {
 // device opens a virtual device on the display with area as its working
 // area (clipped to the output).
 func (w *wlConn) device(ctx context.Context, area Area, o input.Options) (*wlDevice, error) {
-	v, err := virtual.Open(ctx, w.path, w.name)
+	v, err := w.openInput(ctx)
 	if err != nil {
+		var ge *Error
+		if errors.As(err, &ge) {
+			return nil, err
+		}
 		return nil, &Error{Kind: Unavailable, Field: "display", Err: err, Message: fmt.Sprintf("open an input device on %s: %v", w.name, err)}
 	}
 	if o.DragSteps <= 0 {
@@ -398,6 +401,9 @@ func (d *wlDevice) Pointer(ctx context.Context) (image.Point, error) {
 // uploads a keymap with every character it types, so any character but
 // a control one can.
 func (d *wlDevice) CheckText(text string) error {
+	if c, ok := d.v.(interface{ CheckText(string) error }); ok {
+		return c.CheckText(text) // GNOME: what mutter can type
+	}
 	if text == "" {
 		return errors.New("text is empty")
 	}

@@ -12,12 +12,12 @@
 //     xdg-desktop-portal-gnome use), with no dialog.
 //
 // Frames are read with GStreamer's pipewiresrc as an external helper
-// (Grab, GrabRemote): acu is built without cgo and has no PipeWire client
-// of its own yet. StartHeadless starts a headless GNOME session (mutter,
-// PipeWire, a session bus) for tests.
+// (Grab, GrabRemote for one frame; Stream for a long-lived pipeline of
+// raw frames): acu is built without cgo and has no PipeWire client of
+// its own. StartHeadless starts a headless GNOME session (mutter,
+// PipeWire, a session bus) for tests, which skip when mutter, PipeWire
+// or GStreamer is missing (fail with ACU_REQUIRE_PORTAL=1).
 //
-// The code is built only with the build tag "portal" (go test -tags
-// portal ./internal/wayland/portal/): it is the proven path for issue 26
-// part 4, not yet wired into the gate. Without the tag the package holds
-// this documentation and a test that says how to run the real ones.
+// The gate drives a mutter display with Open's Session (its GNOME
+// backend); cmd/acu's capture router reads its frames with Stream.
 package portal

@@ -1,5 +1,3 @@
-//go:build portal
-
 package portal
 
 import (

@@ -1,11 +1,10 @@
-//go:build portal
-
 package portal
 
 import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -34,6 +33,7 @@ type Session struct {
 	node     uint32
 	closeErr error
 	once     sync.Once
+	mods     held // the modifiers ModsDown left down
 }
 
 // Open connects to the session bus at busAddress (a GNOME session's
@@ -95,15 +95,12 @@ func Open(ctx context.Context, busAddress, connector string) (*Session, error) {
 					s.node = n
 					// mutter drops the first key and pointer events of
 					// a session (seen on a headless mutter 43, whose
-					// seat has no other devices): a Shift tap and a
-					// pointer nudge there and back take their place.
-					err := s.Key(ctx, "shift")
-					if err == nil {
-						err = s.call(ctx, "NotifyPointerMotionRelative", -1.0, 0.0)
-					}
-					if err == nil {
-						err = s.call(ctx, "NotifyPointerMotionRelative", 1.0, 0.0)
-					}
+					// seat has no other devices), for longer when the
+					// machine is loaded (under -race, the first one to
+					// nine characters typed right after Open were lost):
+					// Shift taps and pointer nudges there and back take
+					// their place until mutter has settled the devices.
+					err := s.settle(ctx)
 					if err != nil {
 						s.Close()
 						return nil, err
@@ -202,3 +199,36 @@ func (s *Session) Type(ctx context.Context, text string) error { return typeText
 // "Return", "shift+Tab"): the modifiers go down in order, the key is
 // tapped, the modifiers come up in reverse order.
 func (s *Session) Key(ctx context.Context, keys string) error { return pressKeys(ctx, s.key, keys) }
+
+// settleRounds and settleGap: how long Open lets mutter settle a new
+// session's devices, sending events it may drop.
+const (
+	settleRounds = 4
+	settleGap    = 50 * time.Millisecond
+)
+
+func (s *Session) settle(ctx context.Context) error {
+	for i := range settleRounds {
+		if i > 0 {
+			select {
+			case <-time.After(settleGap):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		err := s.Key(ctx, "shift")
+		if err == nil {
+			err = s.call(ctx, "NotifyPointerMotionRelative", -1.0, 0.0)
+		}
+		if err == nil {
+			err = s.call(ctx, "NotifyPointerMotionRelative", 1.0, 0.0)
+		}
+		if err == nil {
+			err = s.Sync(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package gate_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acu-dev/acu/internal/gate"
+	"github.com/acu-dev/acu/internal/wayland/portal"
+)
+
+// startMutter starts a real headless mutter (its own bus, PipeWire and
+// WirePlumber), skipping when one is not installed, or failing with
+// ACU_REQUIRE_PORTAL=1 (scripts/test.sh).
+func startMutter(t testing.TB, programs ...string) *portal.Headless {
+	t.Helper()
+	for _, p := range append([]string{"mutter", "pipewire", "wireplumber", "dbus-daemon", "gst-launch-1.0"}, programs...) {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("ACU_REQUIRE_PORTAL") == "1" {
+				t.Fatalf("%s is not installed, and ACU_REQUIRE_PORTAL=1 requires it (scripts/install-deps.sh): %v", p, err)
+			}
+			t.Skipf("%s is not installed (scripts/install-deps.sh installs the headless GNOME session): %v", p, err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	h, err := portal.StartHeadless(ctx, portal.Options{Width: 1280, Height: 720})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Stop)
+	return h
+}
+
+// mutterZenity starts zenity's entry dialog on mutter; the returned func
+// waits for it to exit and returns what it printed.
+func mutterZenity(t *testing.T, ctx context.Context, h *portal.Headless) func() (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, "zenity", "--entry", "--title=acu-gnome", "--text=Name")
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1"}, h.Env()...)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start zenity: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cancel(); <-exited; exited <- nil })
+	return func() (string, error) {
+		select {
+		case err := <-exited:
+			exited <- err
+			return strings.TrimSuffix(stdout.String(), "\n"), err
+		case <-ctx.Done():
+			return "", errors.New("zenity did not exit")
+		}
+	}
+}
+
+// dialogBox grabs frames of mutter's monitor (a screen cast of the
+// test's own, as a person looking at the screen) until a light dialog
+// shows on the black desktop, and returns its bounds.
+func dialogBox(t *testing.T, ctx context.Context, h *portal.Headless) (image.Rectangle, image.Image) {
+	t.Helper()
+	s, err := portal.Open(ctx, h.BusAddress(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for {
+		img, err := portal.Grab(ctx, h.PipeWireSocket(), s.Node())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var box image.Rectangle
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if r>>8 > 0xc0 && g>>8 > 0xc0 && bl>>8 > 0xc0 {
+					box = box.Union(image.Rect(x, y, x+1, y+1))
+				}
+			}
+		}
+		if box.Dx() > 150 && box.Dy() > 80 {
+			if dir := os.Getenv("ACU_PORTAL_FRAMES"); dir != "" {
+				f, _ := os.Create(filepath.Join(dir, "gnome-dialog.png"))
+				_ = png.Encode(f, img)
+				f.Close()
+			}
+			return box, img
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no dialog on mutter's screen: %v\nmutter's log:\n%s", ctx.Err(), h.Log("mutter"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestGnomeHandsFillZenity drives zenity's GTK entry dialog on a real
+// headless mutter through the gate: the display's device is mutter's
+// remote-desktop session (mutter offers no wlroots input protocol), the
+// pointer is where acu put it, typed text and keys reach GTK, a click on
+// OK closes the dialog, and zenity prints what was typed.
+func TestGnomeHandsFillZenity(t *testing.T) {
+	h := startMutter(t, "zenity")
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	dpy := h.Socket()
+	var au audits
+	g := gate.New(gate.Options{DefaultDisplay: dpy, Audit: au.add, Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + h.BusAddress()}})
+	defer g.Close()
+	ctx = gate.WithCaller(ctx, gate.Caller{Token: "t", Engine: "api"})
+
+	done := mutterZenity(t, ctx, h)
+	box, _ := dialogBox(t, ctx, h)
+	t.Logf("dialog at %v", box)
+
+	hands, err := g.Hands(ctx, dpy)
+	if err != nil {
+		t.Fatalf("Hands on mutter: %v", err)
+	}
+	if _, err := hands.ClickAt(ctx, nil, gate.ButtonLeft, 1); err == nil || !strings.Contains(err.Error(), "give a position") {
+		t.Errorf("ClickAt(nil) before any move: %v, want an error asking for a position", err)
+	}
+	if _, err := hands.Type(ctx, "héllo"); err == nil || !strings.Contains(err.Error(), "GNOME") {
+		t.Errorf("Type of é on GNOME: %v, want an error saying mutter cannot type it", err)
+	}
+	if _, err := hands.Type(ctx, "Hello GNOME 42!X"); err != nil {
+		t.Fatalf("Type: %v", err)
+	}
+	if _, err := hands.KeyHold(ctx, "BackSpace", 0, 1); err != nil {
+		t.Fatalf("Key: %v", err)
+	}
+	ok := image.Pt(box.Max.X-45, box.Max.Y-25)
+	if _, err := hands.ClickAt(ctx, &ok, gate.ButtonLeft, 1); err != nil {
+		t.Fatalf("ClickAt OK: %v", err)
+	}
+	if p, err := hands.Pointer(ctx); err != nil || p != ok {
+		t.Errorf("Pointer = %v, %v; want %v, where acu put it", p, err, ok)
+	}
+	got, err := done()
+	if err != nil || got != "Hello GNOME 42!" {
+		t.Fatalf("zenity printed %q (%v), want %q", got, err, "Hello GNOME 42!")
+	}
+	if _, err := g.Windows(ctx, dpy); err == nil || !strings.Contains(err.Error(), "not available on GNOME") {
+		t.Errorf("Windows on mutter: %v, want an error saying they are not available on GNOME", err)
+	}
+}

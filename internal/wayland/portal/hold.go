@@ -1,0 +1,148 @@
+package portal
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// held is the modifier keys ModsDown left down on a Session.
+type held struct {
+	mu   sync.Mutex
+	keys []uint32
+}
+
+func (s *Session) held() *held { return &s.mods }
+
+// KeyHold presses space-separated combos as Key does, each combo's key
+// held down for hold before it is released (mutter's own key repeat
+// applies while it is down). The key is released even when ctx ends.
+func (s *Session) KeyHold(ctx context.Context, keys string, hold time.Duration) error {
+	if hold <= 0 {
+		return s.Key(ctx, keys)
+	}
+	var combos [][]uint32
+	for _, f := range strings.Fields(keys) {
+		c, err := parseCombo(f)
+		if err != nil {
+			return err
+		}
+		combos = append(combos, c)
+	}
+	if len(combos) == 0 {
+		return fmt.Errorf("keys %q: name at least one key, e.g. Return or ctrl+a", keys)
+	}
+	for _, c := range combos {
+		mods, k := c[:len(c)-1], c[len(c)-1]
+		for _, m := range mods {
+			if err := s.key(ctx, m, true); err != nil {
+				return err
+			}
+		}
+		err := s.key(ctx, k, true)
+		if err == nil {
+			t := time.NewTimer(hold)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+			err = s.key(context.WithoutCancel(ctx), k, false)
+		}
+		for i := len(mods) - 1; i >= 0; i-- {
+			if e := s.key(context.WithoutCancel(ctx), mods[i], false); err == nil {
+				err = e
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ModsDown presses modifier keys ("shift", "ctrl+alt") and leaves them
+// down, so the clicks, scrolls and keys that follow carry them, until
+// ModsUp.
+func (s *Session) ModsDown(ctx context.Context, mods string) error {
+	fields := strings.FieldsFunc(mods, func(r rune) bool { return r == '+' || r == ' ' || r == ',' })
+	if len(fields) == 0 {
+		return fmt.Errorf("modifiers %q: name at least one of shift, ctrl, alt, super", mods)
+	}
+	var syms []uint32
+	for _, f := range fields {
+		ks, ok := modifierKeys[strings.ToLower(f)]
+		if !ok {
+			return fmt.Errorf("modifiers %q: %q is not a modifier (shift, ctrl, alt, super)", mods, f)
+		}
+		syms = append(syms, ks)
+	}
+	h := s.held()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, ks := range syms {
+		if slices.Contains(h.keys, ks) {
+			continue
+		}
+		if err := s.key(ctx, ks, true); err != nil {
+			return err
+		}
+		h.keys = append(h.keys, ks)
+	}
+	return nil
+}
+
+// ModsUp releases what ModsDown pressed, last first.
+func (s *Session) ModsUp(ctx context.Context) error {
+	h := s.held()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for len(h.keys) > 0 {
+		ks := h.keys[len(h.keys)-1]
+		if err := s.key(ctx, ks, false); err != nil {
+			return err
+		}
+		h.keys = h.keys[:len(h.keys)-1]
+	}
+	return nil
+}
+
+// Sync returns once mutter has handled every call sent before it: a
+// D-Bus Peer.Ping to mutter on the session's connection, which mutter
+// answers after the calls queued before it (one connection's messages
+// to one peer arrive in order).
+func (s *Session) Sync(ctx context.Context) error {
+	if err := s.rd.CallWithContext(ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
+		return fmt.Errorf("mutter remote desktop: round trip: %w", err)
+	}
+	return nil
+}
+
+// CheckText reports whether Type can type text on a session whose
+// keyboard layout is a Latin one (mutter's default, US): mutter types a
+// keysym only when the session's layout has it and drops any other in
+// silence (logging "No keycode found for keyval"), and its API cannot
+// upload a keymap, so acu types printable ASCII, newline and tab there
+// and refuses the rest rather than lose characters (docs/wayland.md,
+// "GNOME and KDE").
+func CheckText(text string) error {
+	if text == "" {
+		return fmt.Errorf("text is empty")
+	}
+	for i, r := range text {
+		if r == '\n' || r == '\t' || (r >= 0x20 && r < 0x7f) {
+			continue
+		}
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+			return fmt.Errorf("character %U at byte %d cannot be typed: remove control characters", r, i)
+		}
+		return fmt.Errorf("character %q (%U) at byte %d cannot be typed on GNOME: mutter's remote desktop types only keys of the session's keyboard layout and drops the others without a word, so acu types printable ASCII there; type the rest another way (e.g. paste it in the app), or drive a wlroots compositor or X11, where acu types any character (docs/wayland.md, \"GNOME and KDE\")", r, r, i)
+	}
+	return nil
+}
