@@ -5,11 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 )
-
-// isWayland reports whether dpy names a Wayland display (its socket).
-func isWayland(dpy string) bool { return sway.IsName(dpy) }
 
 // checkWayland reports why Wayland display dpy cannot be served: the
 // service reads no Wayland frames (Options.Screens unset), or dpy is not

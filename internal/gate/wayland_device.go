@@ -112,7 +112,7 @@ func (d *wlDevice) at(p *image.Point) (image.Point, error) {
 	return d.pos, nil
 }
 
-var errNoPointer = errors.New("Wayland tells no client where the pointer is, and acu has not moved it yet: give a position")
+var errNoPointer = errors.New("no pointer position on this Wayland display: Wayland tells no client where the pointer is, and acu has not moved it yet; give a position")
 
 func checkButton(button int) error {
 	switch button {
