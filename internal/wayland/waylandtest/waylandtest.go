@@ -45,9 +45,16 @@ func Need(t testing.TB, program string) {
 	}
 }
 
+// Compositor is a running compositor a client can be started on
+// (*sway.Compositor, *Phoc).
+type Compositor interface {
+	Socket() string
+	Env() []string
+}
+
 // Client starts a native Wayland program on c for the test, killed when
 // the test ends.
-func Client(t testing.TB, c *sway.Compositor, name string, args ...string) *exec.Cmd {
+func Client(t testing.TB, c Compositor, name string, args ...string) *exec.Cmd {
 	t.Helper()
 	Need(t, name)
 	cmd := exec.Command(name, args...)
