@@ -231,6 +231,9 @@ func (h *Hands) wlOrder(ctx context.Context, at *image.Point, began time.Time, t
 	if n, ok, err := h.c.wl.node(ctx, w.ID); err == nil && ok {
 		r = n.Rect // the window with its decorations: a focus change repaints the title bar
 	}
+	if r.Empty() { // a compositor with no window geometry: any repaint of the screen
+		r = image.Rect(0, 0, h.c.wl.w, h.c.wl.h)
+	}
 	deadline := start.Add(timeout)
 	o.mu.Lock()
 	ok = o.wait(ctx, deadline, func() bool {
