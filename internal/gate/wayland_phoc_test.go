@@ -181,12 +181,31 @@ func TestWaylandGateOnPhoc(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Hands: %v", err)
 	}
-	land, err := h.Type(ctx, "hello phoc ✓")
+	// A click with no deny-list goes through (its window unknown), and
+	// its ordering proof is a repaint anywhere on the screen.
+	h.Order(ctx, nil, time.Now(), time.Second) // starts the damage loop
+	began := time.Now()
+	land, err := h.ClickAt(ctx, &p, gate.ButtonLeft, 1)
+	if err != nil || land.Window != nil {
+		t.Fatalf("ClickAt without a deny-list: %+v, %v; want it sent, landing in no known window", land, err)
+	}
+	if r := h.Order(ctx, &p, began, 10*time.Second); !r.Proved {
+		t.Errorf("Order after the click = %+v, want proved by a repaint of the screen", r)
+	}
+	if _, err := g.WindowOp(ctx, zw.ID, api.WindowFocus, api.WindowOp{Display: dpy}); err != nil {
+		t.Fatalf("focus zenity again: %v", err)
+	}
+	phocWindow(t, ctx, g, dpy, "acu-phoc", func(w api.Window) bool { return w.Focused })
+	began = time.Now()
+	land, err = h.Type(ctx, "hello phoc ✓")
 	if err != nil {
 		t.Fatalf("Type: %v", err)
 	}
 	if land.Window == nil || land.Window.Title != "acu-phoc" {
 		t.Errorf("typing landed in %+v, want zenity's activated window", land.Window)
+	}
+	if r := h.Order(ctx, nil, began, 10*time.Second); !r.Proved {
+		t.Errorf("Order after typing = %+v, want proved by a repaint", r)
 	}
 	if _, err := h.KeyHold(ctx, "Return", 0, 1); err != nil {
 		t.Fatalf("Return: %v", err)
