@@ -25,6 +25,8 @@ packages=(
   postgresql-15
   python3 python3-xlib python3-numpy python3-pil python3-tk python3-requests
   sway foot grim wtype wl-clipboard qtwayland5
+  # a second wlroots compositor, without sway's IPC, that honours maximize (docs/wayland.md "Compositors")
+  phoc
   # a headless GNOME for the gate's GNOME backend and its tests (internal/wayland/portal, mutterframes; docs/wayland.md "GNOME and KDE")
   mutter pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools xdg-desktop-portal xdg-desktop-portal-gnome
   # the container release check (scripts/container-test.sh)

@@ -40,7 +40,7 @@ go test -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 10s ./internal/wayland/
 echo "== go test -race"
 # The pinned MCP clients (clients/, installed above) must run, not skip.
 export ACU_REQUIRE_CLIENTS=1
-# The Wayland backend's tests (sway, foot, grim, wl-clipboard, installed
+# The Wayland backend's tests (sway, phoc, foot, grim, wl-clipboard, installed
 # above) must run, not skip.
 export ACU_REQUIRE_WAYLAND=1
 # The GNOME path's tests (headless mutter, PipeWire, GStreamer's

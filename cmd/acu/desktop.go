@@ -110,6 +110,9 @@ func printWindows(w io.Writer, l api.WindowList) error {
 		wm = "none"
 	}
 	fmt.Fprintf(w, "display %s, window manager: %s\n", l.Display, wm)
+	if l.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", l.Note)
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tGEOMETRY\tSTATE\tPID\tCLASS\tTITLE")
 	for _, x := range l.Windows {
@@ -129,7 +132,11 @@ func printWindows(w io.Writer, l api.WindowList) error {
 		if x.PID != 0 {
 			pid = strconv.Itoa(x.PID)
 		}
-		fmt.Fprintf(tw, "%s\t%dx%d+%d+%d\t%s\t%s\t%s\t%s\n", x.ID, x.W, x.H, x.X, x.Y, strings.Join(st, ","), pid, x.Class, x.Title)
+		geom := fmt.Sprintf("%dx%d+%d+%d", x.W, x.H, x.X, x.Y)
+		if l.Note != "" && x.W == 0 && x.H == 0 {
+			geom = "-" // the compositor gives none (the note says so)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", x.ID, geom, strings.Join(st, ","), pid, x.Class, x.Title)
 	}
 	return tw.Flush()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -55,6 +56,13 @@ func checkWayland(ctx context.Context, e *env, report func(bool, string, string)
 	} else {
 		warn("wayland", "the user first: "+path+" offers neither ext_idle_notifier_v1 nor org_kde_kwin_idle, so acu cannot see the user's input there to pause for it")
 	}
+	if line, ok := wlrootsLine(path, conn.Globals(), e.getenv("SWAYSOCK")); line != "" {
+		if ok {
+			report(true, "wayland", line)
+		} else {
+			warn("wayland", line)
+		}
+	}
 	if w := familyWarning(path, conn.Globals()); w != "" {
 		warn("wayland", w)
 		checkGnome(ctx, e, path, conn.Globals(), report, warn)
@@ -66,15 +74,64 @@ func checkWayland(ctx context.Context, e *env, report func(bool, string, string)
 
 // familyWarning names GNOME's mutter or KDE's KWin by a global only each
 // advertises, and says what acu lacks there and where its path is
-// described; "" for other compositors.
+// described; "" for other compositors. A compositor offering wlroots'
+// capture or input protocols is neither: wlroots compositors offer
+// org_kde_kwin_idle and org_kde_kwin_server_decoration_manager too, and
+// phoc gtk_shell1.
 func familyWarning(path string, globals []wayland.Global) string {
+	if isWlroots(globals) {
+		return ""
+	}
 	for _, g := range globals {
 		switch {
 		case g.Interface == "gtk_shell1":
 			return path + " is GNOME's mutter: it offers no wlroots capture or input protocols, so acu acts through mutter's D-Bus remote desktop and reads the screen from a mutter screen cast (PipeWire, through gst-launch-1.0); not available there: window lists, window operations and window targets, the clipboard, typing characters outside the keyboard layout, capture while ACU_EXCLUDE_WINDOWS is set (docs/wayland.md, \"GNOME and KDE\")"
-		case strings.HasPrefix(g.Interface, "org_kde_"):
+		case strings.HasPrefix(g.Interface, "org_kde_plasma_"):
 			return path + " is KDE's KWin: it offers no capture or input protocol to ordinary clients (only to xdg-desktop-portal-kde), so acu cannot see or drive its windows yet (docs/wayland.md, \"GNOME and KDE\")"
 		}
 	}
 	return ""
+}
+
+// isWlroots reports whether the compositor offers wlroots' capture or
+// input protocols (sway, phoc, wayfire, labwc, …).
+func isWlroots(globals []wayland.Global) bool {
+	for _, g := range globals {
+		switch g.Interface {
+		case "zwlr_screencopy_manager_v1", "zwlr_virtual_pointer_manager_v1":
+			return true
+		}
+	}
+	return false
+}
+
+// wlrootsLine names a wlroots compositor and says where acu's window
+// geometry comes from there: sway's IPC (found beside the socket, where
+// the daemon looks, or in SWAYSOCK) or nowhere, and what that leaves
+// (ok false: a warning). "" for other compositors.
+func wlrootsLine(path string, globals []wayland.Global, swaysock string) (string, bool) {
+	if !isWlroots(globals) {
+		return "", true
+	}
+	name := "a wlroots compositor"
+	for _, g := range globals {
+		switch g.Interface {
+		case "phosh_private":
+			name = "phoc (phosh's wlroots compositor)"
+		case "zwf_shell_manager_v2":
+			name = "wayfire"
+		}
+	}
+	ipc, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "sway-ipc.*.sock"))
+	if len(ipc) > 0 || swaysock != "" {
+		return path + " is sway: window rectangles, where input lands, move and resize through sway's IPC; maximize and minimize are ignored by sway", true
+	}
+	toplevels := false
+	for _, g := range globals {
+		toplevels = toplevels || g.Interface == "zwlr_foreign_toplevel_manager_v1"
+	}
+	if !toplevels {
+		return path + " is " + name + " with no window list (no zwlr_foreign_toplevel_manager_v1, no sway IPC): window operations, window targets and the deny-list's window checks are unavailable", false
+	}
+	return path + " is " + name + " without sway's IPC: windows come from wlr-foreign-toplevel alone (titles, app ids, states; focus, close, maximize and minimize where it honours them) with no rectangles: window targets, move and resize are unavailable, keys land in the activated window, and with ACU_ACT_DENY set pointer input is refused (docs/wayland.md)", false
 }

@@ -30,6 +30,9 @@ type WindowList struct {
 	Display string   `json:"display"`
 	WM      string   `json:"wm,omitempty"` // the window manager's name; "" when none runs
 	Windows []Window `json:"windows"`
+	// Note says what the list lacks on this display, e.g. a Wayland
+	// compositor that gives no window geometry (x, y, w, h are then 0).
+	Note string `json:"note,omitempty"`
 }
 
 // Window operations, the last path element of POST /v1/windows/{id}/{op}.

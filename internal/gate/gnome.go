@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/wayland"
 	"github.com/acu-dev/acu/internal/wayland/portal"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
@@ -186,4 +187,17 @@ func (w *wlConn) openInput(ctx context.Context) (wlInput, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// unknownWindow is the landing of input on GNOME, where mutter tells no
+// client which window is where or has the focus: nothing to check without
+// a deny-list; with one (ACU_ACT_DENY) the input is refused, since it could
+// land in a denied window.
+func (w *wlConn) unknownWindow(what string) error {
+	if !w.deny {
+		return nil
+	}
+	return &Refused{Code: api.CodeWindowDenied, Message: fmt.Sprintf(
+		"acu cannot tell which window %s input would reach on %s: GNOME's mutter tells no client its windows, and a deny-list is set (ACU_ACT_DENY), so input is refused here (docs/wayland.md, \"GNOME and KDE\")",
+		what, w.name)}
 }

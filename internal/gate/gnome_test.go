@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -154,5 +155,21 @@ func TestGnomeHandsFillZenity(t *testing.T) {
 	}
 	if _, err := g.Windows(ctx, dpy); err == nil || !strings.Contains(err.Error(), "not available on GNOME") {
 		t.Errorf("Windows on mutter: %v, want an error saying they are not available on GNOME", err)
+	}
+
+	// With a deny-list, input on GNOME could land in a denied window that
+	// acu cannot see: pointer and keys are refused, and audited.
+	gd := gate.New(gate.Options{DefaultDisplay: dpy, Audit: au.add, Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + h.BusAddress()},
+		Policy: gate.Policy{Deny: []*regexp.Regexp{regexp.MustCompile("^Secrets$")}}})
+	defer gd.Close()
+	hd, err := gd.Hands(ctx, dpy)
+	if err != nil {
+		t.Fatalf("Hands on mutter with a deny-list: %v", err)
+	}
+	if _, err := hd.ClickAt(ctx, &ok, gate.ButtonLeft, 1); err == nil || !strings.Contains(err.Error(), "deny-list") {
+		t.Errorf("a click on GNOME with a deny-list: %v, want a refusal naming the deny-list", err)
+	}
+	if _, err := hd.Type(ctx, "x"); err == nil || !strings.Contains(err.Error(), "deny-list") {
+		t.Errorf("typing on GNOME with a deny-list: %v, want a refusal naming the deny-list", err)
 	}
 }

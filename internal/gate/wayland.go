@@ -40,7 +40,8 @@ func errNoX(dpy, what string) error {
 // as on X11). Each part owns its own Wayland connection.
 type wlConn struct {
 	name, path string
-	ipc        string // sway's IPC socket (SWAYSOCK) beside the Wayland socket; "" none
+	ipc        string // sway's IPC socket (SWAYSOCK) beside the Wayland socket; "" none: windows from the toplevel protocol (wayland_toplevel.go)
+	deny       bool   // a deny-list is set: pointer input where no window can be found is refused
 	w, h       int    // the output's size in pixels
 	log        *slog.Logger
 	seat       wlSeat // the cursor, as acu's devices left it
@@ -86,7 +87,7 @@ func (s *Gate) wlConnect(ctx context.Context, dpy string) (*conn, string, error)
 	if err != nil {
 		return nil, "", &Error{Kind: Unavailable, Field: "display", Err: err, Message: fmt.Sprintf("Wayland display %s: %v", dpy, err)}
 	}
-	wl := &wlConn{name: dpy, path: path, w: outs[0].Width, h: outs[0].Height, log: s.log.With("display", dpy)}
+	wl := &wlConn{name: dpy, path: path, w: outs[0].Width, h: outs[0].Height, log: s.log.With("display", dpy), deny: len(s.opts.Policy.Deny) > 0}
 	wl.gnome = s.gnomeOf(dpy, wc.Globals())
 	if m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "sway-ipc.*.sock")); len(m) > 0 {
 		wl.ipc = m[0]
@@ -157,7 +158,10 @@ func (c *conn) windowAt(ctx context.Context, p image.Point) (*display.Window, er
 		return WindowAt(ctx, c.c, p)
 	}
 	if c.wl.gnome != nil {
-		return nil, nil // mutter tells no client its windows (gnome.go)
+		return nil, c.wl.unknownWindow("pointer") // mutter tells no client its windows (gnome.go)
+	}
+	if c.wl.ipc == "" {
+		return c.wl.topWindowAt(p)
 	}
 	ns, err := c.wl.nodes(ctx)
 	if err != nil {
@@ -179,7 +183,10 @@ func (c *conn) focused(ctx context.Context) (*display.Window, error) {
 		return FocusedWindow(ctx, c.c)
 	}
 	if c.wl.gnome != nil {
-		return nil, nil
+		return nil, c.wl.unknownWindow("keyboard")
+	}
+	if c.wl.ipc == "" {
+		return c.wl.topFocused(ctx)
 	}
 	ns, err := c.wl.nodes(ctx)
 	if err != nil {
@@ -198,6 +205,10 @@ func (c *conn) focused(ctx context.Context) (*display.Window, error) {
 func (c *conn) window(ctx context.Context, id uint32) (display.Window, bool, error) {
 	if c.wl == nil {
 		return c.c.Window(ctx, id)
+	}
+	if c.wl.toplevelOnly() {
+		t, ok, err := c.wl.topByID(ctx, id)
+		return topWindow(t).Window, ok, err
 	}
 	n, ok, err := c.wl.node(ctx, id)
 	return nodeWindow(n).Window, ok, err
@@ -241,6 +252,9 @@ func nodeWindow(n sway.Node) display.WindowState {
 }
 
 func (s *Gate) wlWindows(ctx context.Context, c *conn, dpy string) (api.WindowList, error) {
+	if c.wl.toplevelOnly() {
+		return s.topWindowList(ctx, c, dpy)
+	}
 	ns, err := c.wl.nodes(ctx)
 	if err != nil {
 		return api.WindowList{}, err
@@ -265,6 +279,9 @@ func (s *Gate) wlWindowOp(ctx context.Context, c *conn, dpy, id string, wid uint
 			field = "grace"
 		}
 		return api.WindowOpResult{}, invalid(field, "%s is X11's: on Wayland close asks the app through the compositor (it may ask the user first); send close without kill and grace", field)
+	}
+	if c.wl.toplevelOnly() {
+		return s.topWindowOp(ctx, c, dpy, id, wid, op)
 	}
 	n, ok, err := c.wl.node(ctx, wid)
 	if err != nil {
@@ -461,7 +478,13 @@ func (s *Gate) wlSetClipboard(ctx context.Context, dpy, sel string, content clip
 // wait_window it waits for the program's new toplevel in sway's tree.
 func (s *Gate) wlLaunch(ctx context.Context, c *conn, dpy string, req api.LaunchRequest, out api.LaunchResult) (api.LaunchResult, error) {
 	var before map[int64]bool
-	if req.WaitWindow {
+	if req.WaitWindow && c.wl.toplevelOnly() {
+		ids, err := c.wl.topIDs(ctx)
+		if err != nil {
+			return api.LaunchResult{}, err
+		}
+		before = ids
+	} else if req.WaitWindow {
 		ns, err := c.wl.nodes(ctx)
 		if err != nil {
 			return api.LaunchResult{}, err
@@ -500,7 +523,11 @@ func (s *Gate) wlLaunch(ctx context.Context, c *conn, dpy string, req api.Launch
 	if req.Timeout > 0 {
 		timeout = time.Duration(req.Timeout * float64(time.Second))
 	}
-	w, err := wlWaitWindow(ctx, c.wl, before, p, timeout)
+	wait := wlWaitWindow
+	if c.wl.toplevelOnly() {
+		wait = topWaitWindow
+	}
+	w, err := wait(ctx, c.wl, before, p, timeout)
 	if err != nil {
 		out.Note = err.Error()
 		return out, nil

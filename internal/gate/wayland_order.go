@@ -224,12 +224,20 @@ func (h *Hands) wlOrder(ctx context.Context, at *image.Point, began time.Time, t
 	if err != nil {
 		return res(false, err.Error())
 	}
-	if w == nil {
+	if w == nil && h.c.wl.ipc != "" {
 		return res(false, "no application window where the previous action landed")
 	}
-	r := w.Rect()
-	if n, ok, err := h.c.wl.node(ctx, w.ID); err == nil && ok {
-		r = n.Rect // the window with its decorations: a focus change repaints the title bar
+	var r image.Rectangle
+	if w != nil {
+		r = w.Rect()
+		if n, ok, err := h.c.wl.node(ctx, w.ID); err == nil && ok {
+			r = n.Rect // the window with its decorations: a focus change repaints the title bar
+		}
+	} else {
+		w = &display.Window{Title: "the screen"}
+	}
+	if r.Empty() { // a compositor with no window geometry (no sway IPC): any repaint of the screen
+		r = image.Rect(0, 0, h.c.wl.w, h.c.wl.h)
 	}
 	deadline := start.Add(timeout)
 	o.mu.Lock()

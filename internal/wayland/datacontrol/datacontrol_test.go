@@ -8,11 +8,10 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/wayland/datacontrol"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
-func paste(t *testing.T, c *sway.Compositor) string {
+func paste(t *testing.T, c waylandtest.Compositor) string {
 	t.Helper()
 	cmd := exec.Command("wl-paste", "--no-newline")
 	cmd.Env = append([]string{"PATH=/usr/bin:/bin"}, c.Env()...)
@@ -27,7 +26,10 @@ func paste(t *testing.T, c *sway.Compositor) string {
 // wl-paste, copies with wl-copy and reads it, on a real sway.
 func TestRoundTripWithWlClipboard(t *testing.T) {
 	waylandtest.Need(t, "wl-paste")
-	c := waylandtest.Start(t, 320, 200)
+	roundTrip(t, waylandtest.Start(t, 320, 200))
+}
+
+func roundTrip(t *testing.T, c waylandtest.Compositor) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	cb, err := datacontrol.Open(ctx, c.Socket(), "")

@@ -9,12 +9,11 @@ import (
 
 	"github.com/acu-dev/acu/internal/wayland"
 	"github.com/acu-dev/acu/internal/wayland/idle"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
-func open(t *testing.T, c *sway.Compositor) *idle.Watch {
+func open(t *testing.T, c waylandtest.Compositor) *idle.Watch {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -28,7 +27,7 @@ func open(t *testing.T, c *sway.Compositor) *idle.Watch {
 
 // device opens a virtual pointer and keyboard on a connection of its own:
 // another client's input, which the watch must take for the user's.
-func device(t *testing.T, c *sway.Compositor) *virtual.Device {
+func device(t *testing.T, c waylandtest.Compositor) *virtual.Device {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -60,7 +59,10 @@ func waitUser(t *testing.T, w *idle.Watch, since time.Time, what string) time.Ti
 // moves LastUser to about then, on a real sway.
 func TestOtherClientsInputIsTheUsers(t *testing.T) {
 	waylandtest.Need(t, "wtype")
-	c := waylandtest.Start(t, 320, 200)
+	otherClientsInput(t, waylandtest.Start(t, 320, 200))
+}
+
+func otherClientsInput(t *testing.T, c waylandtest.Compositor) {
 	w := open(t, c)
 	if p, v := w.Protocol(); p != "org_kde_kwin_idle" || v != 1 {
 		t.Errorf("Protocol() = %s v%d, want org_kde_kwin_idle v1 (what sway 1.7 offers)", p, v)

@@ -15,13 +15,12 @@ import (
 
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/wayland/screencopy"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
 // footShowing starts foot on c, running script in sh, and waits until a
 // Grab shows at least minRed red pixels (the script's marker).
-func footShowing(t *testing.T, c *sway.Compositor, cap *screencopy.Capturer, script string, minRed int) *frame.Frame {
+func footShowing(t *testing.T, c waylandtest.Compositor, cap *screencopy.Capturer, script string, minRed int) *frame.Frame {
 	t.Helper()
 	waylandtest.Client(t, c, "foot", "--override=colors.regular1=ff0000", "--override=colors.background=000000",
 		"sh", "-c", script)
@@ -56,7 +55,7 @@ func redPixels(f *frame.Frame, r image.Rectangle) int {
 	return n
 }
 
-func open(t testing.TB, c *sway.Compositor) *screencopy.Capturer {
+func open(t testing.TB, c waylandtest.Compositor) *screencopy.Capturer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -73,10 +72,13 @@ func open(t testing.TB, c *sway.Compositor) *screencopy.Capturer {
 // the same static screen.
 func TestGrabMatchesGrim(t *testing.T) {
 	waylandtest.Need(t, "grim")
-	c := waylandtest.Start(t, 480, 320)
+	grabMatchesGrim(t, waylandtest.Start(t, 480, 320), 480, 320)
+}
+
+func grabMatchesGrim(t *testing.T, c waylandtest.Compositor, w, h int) {
 	cap := open(t, c)
-	if w, h := cap.Size(); w != 480 || h != 320 {
-		t.Fatalf("Size() = %dx%d, want 480x320", w, h)
+	if cw, ch := cap.Size(); cw != w || ch != h {
+		t.Fatalf("Size() = %dx%d, want %dx%d", cw, ch, w, h)
 	}
 	footShowing(t, c, cap, `printf '\033[41m%30s\033[0m\n' ''; exec sleep 600`, 500)
 
@@ -105,8 +107,8 @@ func TestGrabMatchesGrim(t *testing.T) {
 		if got := after.RGBA(); !bytes.Equal(got.Pix, want.Pix) || got.Rect != want.Rect {
 			t.Fatalf("screencopy frame differs from grim's (%v vs %v, first differing byte %d)", got.Rect, want.Rect, firstDiff(got.Pix, want.Pix))
 		}
-		if after.W != 480 || after.H != 320 || after.Display != c.Socket() || after.Target != "screen" {
-			t.Errorf("frame = %dx%d display %q target %q, want 480x320 on %q, target screen", after.W, after.H, after.Display, after.Target, c.Socket())
+		if after.W != w || after.H != h || after.Display != c.Socket() || after.Target != "screen" {
+			t.Errorf("frame = %dx%d display %q target %q, want %dx%d on %q, target screen", after.W, after.H, after.Display, after.Target, w, h, c.Socket())
 		}
 		return
 	}
@@ -148,7 +150,10 @@ func firstDiff(a, b []byte) int {
 // does not return, and when the client draws, Next returns the new frame
 // with damage covering the change.
 func TestNextWaitsForDamage(t *testing.T) {
-	c := waylandtest.Start(t, 480, 320)
+	nextWaitsForDamage(t, waylandtest.Start(t, 480, 320))
+}
+
+func nextWaitsForDamage(t *testing.T, c waylandtest.Compositor) {
 	cap := open(t, c)
 	flag := filepath.Join(t.TempDir(), "draw")
 	first := footShowing(t, c, cap, `printf '\033[41m%10s\033[0m\n' ''; while [ ! -e `+flag+` ]; do sleep 0.05; done; printf '\n\n\n\033[41m%40s\033[0m\n' ''; exec sleep 600`, 100)

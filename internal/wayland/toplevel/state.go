@@ -18,12 +18,14 @@ func (w Window) SwayID() int64 { return w.swayID }
 // Maximize asks the compositor to maximize w (set_maximized) and waits
 // until it reports w maximized. A compositor that ignores the request
 // (sway, a tiling compositor) leaves it as it was: that is ErrUnsupported.
+// phoc honours it.
 func (m *Manager) Maximize(ctx context.Context, w Window) error {
 	return m.setState(ctx, w, "maximize", wayland.ToplevelReqSetMaximized, func(w Window) bool { return w.Maximized })
 }
 
 // Minimize asks the compositor to minimize w (set_minimized) and waits
-// until it reports w minimized; ErrUnsupported when it ignores it.
+// until it reports w minimized; ErrUnsupported when it ignores it (sway
+// and phoc 0.24 both do).
 func (m *Manager) Minimize(ctx context.Context, w Window) error {
 	return m.setState(ctx, w, "minimize", wayland.ToplevelReqSetMinimized, func(w Window) bool { return w.Minimized })
 }
@@ -42,7 +44,7 @@ func (m *Manager) setState(ctx context.Context, w Window, what string, op uint16
 			return nil
 		}
 		if !time.Now().Before(deadline) {
-			return fmt.Errorf("%s window %q on %s: the compositor did not %s it within %s (sway, a tiling compositor, ignores the request): %w",
+			return fmt.Errorf("%s window %q on %s: the compositor did not %s it within %s: it ignores the request (sway ignores maximize and minimize, phoc minimize; docs/wayland.md): %w",
 				what, w.Title, m.display, what, stateWait, ErrUnsupported)
 		}
 		t := time.NewTimer(50 * time.Millisecond)

@@ -1,6 +1,6 @@
 // Package toplevel lists and operates a wlroots compositor's windows
 // through wlr-foreign-toplevel-management-unstable-v1: titles, app ids and
-// states, activate and close. The protocol gives no
+// states, activate, close, maximize and minimize. The protocol gives no
 // geometry; on sway, each window's rectangle comes from sway's IPC tree,
 // matched by title and app id, and moving and resizing goes through it.
 //

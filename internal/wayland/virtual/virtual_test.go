@@ -23,7 +23,7 @@ import (
 // copies every byte the terminal receives to a file. It returns the
 // file and the block's rectangle once the block shows: the window is
 // mapped (and focused) then, and the block gives the cell grid.
-func footReading(t *testing.T, c *sway.Compositor, setup string) (out string, block image.Rectangle) {
+func footReading(t *testing.T, c waylandtest.Compositor, setup string) (out string, block image.Rectangle) {
 	t.Helper()
 	out = filepath.Join(t.TempDir(), "received")
 	script := fmt.Sprintf(`stty raw -echo; printf '%s\033[41m%%10s\033[0m' ''; exec cat > %s`, setup, out)
@@ -58,7 +58,7 @@ func footReading(t *testing.T, c *sway.Compositor, setup string) (out string, bl
 	}
 }
 
-func open(t testing.TB, c *sway.Compositor) *virtual.Device {
+func open(t testing.TB, c waylandtest.Compositor) *virtual.Device {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
@@ -89,7 +89,10 @@ func waitFor(t *testing.T, path string, want []byte) {
 // TestTypeAnyCharacter types text in several scripts and key combos into
 // foot, a native Wayland app, and checks the bytes its terminal received.
 func TestTypeAnyCharacter(t *testing.T) {
-	c := waylandtest.Start(t, 640, 400)
+	typeAnyCharacter(t, waylandtest.Start(t, 640, 400))
+}
+
+func typeAnyCharacter(t *testing.T, c waylandtest.Compositor) {
 	d := open(t, c)
 	out, _ := footReading(t, c, "")
 	text := "héllo Wörld ✓ 日本語 € ß\t{x}"
@@ -122,7 +125,10 @@ func TestTypeMoreCharactersThanAKeymapHolds(t *testing.T) {
 // given cells of foot with xterm's SGR mouse reporting on, and checks the
 // button and cell of each report the app received.
 func TestButtonsAndWheelAtCells(t *testing.T) {
-	c := waylandtest.Start(t, 640, 400)
+	buttonsAndWheelAtCells(t, waylandtest.Start(t, 640, 400))
+}
+
+func buttonsAndWheelAtCells(t *testing.T, c waylandtest.Compositor) {
 	d := open(t, c)
 	out, block := footReading(t, c, `\033[?1000h\033[?1006h`)
 	cw, ch := block.Dx()/10, block.Dy()

@@ -1,7 +1,8 @@
-// Package waylandtest starts real headless sway compositors for tests of
+// Package waylandtest starts real headless sway compositors (and phoc, a
+// second wlroots compositor without sway's IPC: StartPhoc) for tests of
 // the Wayland backend, and native Wayland clients on them.
 //
-// A test is skipped, with the reason, only when sway (or the client it
+// A test is skipped, with the reason, only when sway or phoc (or the client it
 // needs) is not installed; scripts/install-deps.sh installs them and
 // scripts/test.sh sets ACU_REQUIRE_WAYLAND=1, so in CI a missing one
 // fails. Any other failure to start fails the test.
@@ -45,9 +46,16 @@ func Need(t testing.TB, program string) {
 	}
 }
 
+// Compositor is a running compositor a client can be started on
+// (*sway.Compositor, *Phoc).
+type Compositor interface {
+	Socket() string
+	Env() []string
+}
+
 // Client starts a native Wayland program on c for the test, killed when
 // the test ends.
-func Client(t testing.TB, c *sway.Compositor, name string, args ...string) *exec.Cmd {
+func Client(t testing.TB, c Compositor, name string, args ...string) *exec.Cmd {
 	t.Helper()
 	Need(t, name)
 	cmd := exec.Command(name, args...)
