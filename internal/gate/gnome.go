@@ -198,6 +198,6 @@ func (w *wlConn) unknownWindow(what string) error {
 		return nil
 	}
 	return &Refused{Code: api.CodeWindowDenied, Message: fmt.Sprintf(
-		"acu cannot tell which window %s input would reach on %s: GNOME's mutter tells no client its windows, and a deny-list is set (ACU_ACT_DENY), so input is refused here (docs/wayland.md, \"GNOME and KDE\")",
+		"acu cannot tell which window %s input would reach on %s: GNOME's mutter tells no client its windows, and a deny-list is set (ACU_ACT_DENY; its default lists password managers), so input is refused here rather than risk a denied window; to act on this display, set ACU_ACT_DENY= (empty) for the daemon, accepting that acu cannot keep input out of any window there (docs/wayland.md, \"GNOME and KDE\")",
 		what, w.name)}
 }

@@ -95,7 +95,7 @@ func (w *wlConn) topWindowAt(p image.Point) (*display.Window, error) {
 		return nil, nil
 	}
 	return nil, &Refused{Code: api.CodeWindowDenied, Message: fmt.Sprintf(
-		"acu cannot tell which window is at (%d,%d) on %s: this compositor gives no window geometry (no sway IPC), and a deny-list is set (ACU_ACT_DENY), so pointer input is refused here; keyboard input, which lands in the activated window, is checked and allowed (docs/wayland.md)",
+		"acu cannot tell which window is at (%d,%d) on %s: this compositor gives no window geometry (no sway IPC), and a deny-list is set (ACU_ACT_DENY), so pointer input is refused here rather than risk a denied window (keyboard input, which lands in the activated window, is checked and allowed); to click on this display, set ACU_ACT_DENY= (empty) for the daemon, accepting that acu cannot keep pointer input out of any window there (docs/wayland.md)",
 		p.X, p.Y, w.name)}
 }
 

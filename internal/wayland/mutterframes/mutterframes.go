@@ -211,6 +211,34 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 	return s, nil
 }
 
+// openAttempts is how many screen casts live opens before it gives up on
+// a display whose pipeline ends before its first frame.
+const openAttempts = 3
+
+// live returns dpy's source once it has a frame. A pipeline that ends
+// before its first frame (seen on a mutter just started: gst-launch's
+// pipewiresrc reaches the end of the stream at once, saying nothing) is
+// dropped and a new screen cast opened, up to openAttempts in all.
+func (h *Hub) live(ctx context.Context, dpy string) (*source, error) {
+	var err error
+	for range openAttempts {
+		var s *source
+		if s, err = h.source(ctx, dpy); err != nil {
+			return nil, err
+		}
+		if _, err = s.current(ctx); err == nil {
+			return s, nil
+		}
+		select {
+		case <-s.done: // ended before a frame: open a new cast
+			h.log.Info("GNOME screen cast ended before its first frame: opening it again", "display", dpy, "err", err)
+		default:
+			return nil, err // no frame in time, or ctx ended
+		}
+	}
+	return nil, err
+}
+
 func (s *source) touch() {
 	s.mu.Lock()
 	s.used = time.Now()
@@ -444,7 +472,7 @@ func (h *Hub) Resolve(ctx context.Context, dpy string, t capture.Target) (captur
 
 // Capture returns the latest frame of dpy, or its view of t's rectangle.
 func (h *Hub) Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error) {
-	s, err := h.source(ctx, dpy)
+	s, err := h.live(ctx, dpy)
 	if err != nil {
 		return nil, err
 	}
@@ -466,7 +494,7 @@ func (h *Hub) Capture(ctx context.Context, dpy string, t capture.Target) (*frame
 // t's rectangle on dpy changes (a new frame differing there). The channel
 // is closed when ctx ends, the hub closes or the pipeline ends.
 func (h *Hub) Watch(ctx context.Context, dpy string, t capture.Target) (<-chan struct{}, error) {
-	s, err := h.source(ctx, dpy)
+	s, err := h.live(ctx, dpy)
 	if err != nil {
 		return nil, err
 	}
