@@ -35,7 +35,7 @@ func init() {
 			func(c *Config) *bool { return &a(c).Enabled })),
 		safety(list("ACU_ACT_DISPLAYS", "", "", "displays clients may act on (comma-separated, as :99); empty allows every display",
 			func(c *Config) *[]string { return &a(c).Displays })),
-		safety(Setting{Env: "ACU_ACT_DENY", Default: DefaultActDeny,
+		safety(Setting{Env: "ACU_ACT_DENY", Default: DefaultActDeny, emptyOK: true, // set but empty: no deny-list
 			Accepted: "comma-separated Go regular expressions (write a comma inside one as \\x2c); empty for none",
 			Help:     "actions landing in a window whose title or class matches one are refused (403 window_denied); the default covers password managers (KeePassXC, 1Password, Bitwarden, LastPass, Enpass, Password Safe, Seahorse); add e.g. (?i)root@ for root shells",
 			set: func(c *Config, v string) error {

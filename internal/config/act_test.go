@@ -56,3 +56,16 @@ func TestActMisspeltDenyStops(t *testing.T) {
 		t.Fatalf("Load with ACU_ACT_DNY = %v, want start-up stopped naming ACU_ACT_DENY", err)
 	}
 }
+
+// TestActEmptyDenyIsNone: ACU_ACT_DENY set but empty is no deny-list, as
+// its help says ("empty for none"), not the default's password managers.
+func TestActEmptyDenyIsNone(t *testing.T) {
+	getenv, environ := env(map[string]string{"HOME": "/home/u", "ACU_ACT_DENY": ""})
+	c, _, _, err := Load(getenv, environ, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Act().Deny; len(d) != 0 {
+		t.Errorf("ACU_ACT_DENY= gives the deny-list %v, want none", d)
+	}
+}
