@@ -2,6 +2,7 @@ package atspitest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,5 +69,35 @@ func (d *Desktop) Zenity(t testing.TB, args ...string) *App {
 	if _, err := WaitApp(ctx, d.Tree, "zenity"); err != nil {
 		t.Fatalf("%v; zenity stderr: %s", err, app.Stderr())
 	}
+	// With a title, wait for this dialog's own window, mapped on the X
+	// display: an earlier zenity already satisfies WaitApp, and a test of
+	// two dialogs (the split screen) must not start before the second's
+	// window exists.
+	for _, a := range args {
+		title, ok := strings.CutPrefix(a, "--title=")
+		if !ok {
+			continue
+		}
+		for !d.mapped(ctx, title) {
+			if ctx.Err() != nil || app.Exited() {
+				t.Fatalf("zenity's window %q never showed; zenity stderr: %s", title, app.Stderr())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	return app
+}
+
+// mapped reports whether a mapped window titled title is on the display.
+func (d *Desktop) mapped(ctx context.Context, title string) bool {
+	ws, err := d.Conn.Windows(ctx)
+	if err != nil {
+		return false
+	}
+	for _, w := range ws {
+		if w.Title == title && w.Mapped {
+			return true
+		}
+	}
+	return false
 }
