@@ -17,31 +17,74 @@ import (
 type Glyph struct {
 	Char rune
 	Alts []rune
+	// Box is where the character was read (hOCR's x_bboxes, in the
+	// caller's coordinates like the word's), empty when not known.
+	Box image.Rectangle
+}
+
+// Undoubled returns the word's text without the letters the recognizer
+// read twice from one glyph: two letters in a row that are the same letter
+// (either case) and whose boxes overlap over more than half the narrower
+// one's width (at 2x, mousepad's 12 pt "7Q4X8" was read "7Q4Xx8", the X
+// and the x over the same columns). Two letters side by side, as in "ll"
+// or "Ss", keep their places. ok reports whether a letter was dropped;
+// digits are never dropped.
+func (w Word) Undoubled() (string, bool) {
+	rs := []rune(w.Text)
+	if len(w.Glyphs) != len(rs) {
+		return w.Text, false
+	}
+	out := []rune{rs[0]}
+	for i := 1; i < len(rs); i++ {
+		a, b := w.Glyphs[i-1], w.Glyphs[i]
+		if unicode.IsLetter(a.Char) && unicode.ToLower(a.Char) == unicode.ToLower(b.Char) && !a.Box.Empty() && !b.Box.Empty() {
+			over := min(a.Box.Max.X, b.Box.Max.X) - max(a.Box.Min.X, b.Box.Min.X)
+			if 2*over > min(a.Box.Dx(), b.Box.Dx()) {
+				continue
+			}
+		}
+		out = append(out, rs[i])
+	}
+	return string(out), len(out) < len(rs)
 }
 
 // hocrSpan matches the spans of Tesseract's hOCR output that ParseHOCR
 // reads: lines, words, and the groups of character choices.
 var hocrSpan = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`<span class='([a-z_]+)' id='([^']+)'(?: title=(?:'([^']*)'|"([^"]*)"))?>([^<]*)`)
+	return regexp.MustCompile(`<span class='([a-z_]+)'(?: id='([^']+)')?(?: title=(?:'([^']*)'|"([^"]*)"))?>([^<]*)`)
 })
 
 // ParseHOCR parses Tesseract's hOCR output made with lstm_choice_mode=2
 // into words and lines, like ParseTSV, and gives each word its glyphs:
-// the character chosen at each place and the others weighed there. A
-// word whose choices do not spell its text gets no glyphs.
+// the character chosen at each place and the others weighed there, and
+// with hocr_char_boxes=1 where each was read (the word's text is then
+// spelled by its characters). A word whose choices do not spell its text
+// gets no glyphs.
 func ParseHOCR(data []byte) (Result, error) {
 	var res Result
 	type group struct {
 		chars []rune
 	}
 	var groups []group
-	cur := -1 // index of the current word
+	type char struct {
+		r   rune
+		box image.Rectangle
+	}
+	var chars []char // the current word's characters with their boxes
+	cur := -1        // index of the current word
 	line := -1
 	finish := func() {
 		if cur < 0 {
 			return
 		}
 		w := &res.Words[cur]
+		if w.Text == "" {
+			var b strings.Builder
+			for _, c := range chars {
+				b.WriteRune(c.r)
+			}
+			w.Text = strings.TrimSpace(b.String())
+		}
 		var gl []Glyph
 		var spelled []rune
 		for _, g := range groups {
@@ -52,9 +95,17 @@ func ParseHOCR(data []byte) (Result, error) {
 			spelled = append(spelled, g.chars[0])
 		}
 		if string(spelled) == w.Text {
+			if len(chars) == len(gl) {
+				for i := range gl {
+					if chars[i].r == gl[i].Char {
+						gl[i].Box = chars[i].box
+					}
+				}
+			}
 			w.Glyphs = gl
 		}
 		groups = groups[:0]
+		chars = chars[:0]
 	}
 	for _, m := range hocrSpan().FindAllStringSubmatch(string(data), -1) {
 		class, id, title, text := m[1], m[2], m[3]+m[4], m[5]
@@ -71,10 +122,11 @@ func ParseHOCR(data []byte) (Result, error) {
 		case class == "ocrx_word":
 			finish()
 			cur = -1
-			t := strings.TrimSpace(html.UnescapeString(text))
-			if t == "" || line < 0 {
+			if line < 0 {
 				continue
 			}
+			// Empty when the characters follow, each with its box.
+			t := strings.TrimSpace(html.UnescapeString(text))
 			box, err := hocrBox(title)
 			if err != nil {
 				return Result{}, err
@@ -94,6 +146,14 @@ func ParseHOCR(data []byte) (Result, error) {
 			}
 			l.Words = append(l.Words, cur)
 			l.Box = l.Box.Union(box)
+		case class == "ocrx_cinfo" && id == "" && strings.HasPrefix(title, "x_bboxes "):
+			if r := []rune(html.UnescapeString(text)); cur >= 0 && len(r) == 1 {
+				box, err := hocrBox(strings.Replace(title, "x_bboxes ", "bbox ", 1))
+				if err != nil {
+					return Result{}, err
+				}
+				chars = append(chars, char{r: r[0], box: box})
+			}
 		case class == "ocrx_cinfo" && strings.HasPrefix(id, "lstm_choices"):
 			if cur >= 0 {
 				groups = append(groups, group{})
@@ -108,9 +168,27 @@ func ParseHOCR(data []byte) (Result, error) {
 		}
 	}
 	finish()
-	// Drop lines without words; number the rest.
+	// Drop words without text (no characters read) and lines without
+	// words; number the rest.
+	kept := res.Words[:0]
+	index := make([]int, len(res.Words))
+	for i, w := range res.Words {
+		index[i] = -1
+		if w.Text != "" {
+			index[i] = len(kept)
+			kept = append(kept, w)
+		}
+	}
+	res.Words = kept
 	var lines []Line
 	for _, l := range res.Lines {
+		ws := l.Words[:0]
+		for _, wi := range l.Words {
+			if index[wi] >= 0 {
+				ws = append(ws, index[wi])
+			}
+		}
+		l.Words = ws
 		if len(l.Words) == 0 {
 			continue
 		}
