@@ -100,6 +100,11 @@ func TestOCRSetScreens(t *testing.T) {
 		{"galculator-aa-dark-1x-26pt.png", `"399792" is gone`, true},                    // nor "(" and ")", 13 pixels in 24
 		{"galculator-aa-light-1x-12pt.png", `"4521.75" is gone`, false},                 // shown
 		{"near-mousepad-aa-light-1x-10pt.png", `"Frames: 239 of 240" is gone`, false},   // shown, read "246" at 93-97 every time: a 0 weighed for the 6
+		{"near-mousepad-aa-light-1x-10pt.png", `"Payment accepted" is gone`, true},      // "Payment declined", "declined" read at 40 and again at 77: another word, not the rest unread
+		{"near-mousepad-aa-light-1x-10pt.png", `"Payment declined" is gone`, false},     // shown
+		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X8" is visible`, true},      // read "7Q4Xx8": the X and the x over the same columns, one glyph read twice
+		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X9" is gone`, true},         // the same, undoubled, then read "7Q4X8" again at 87
+		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X9" is visible`, false},     // not shown
 	} {
 		c := frames[tc.image]
 		if c == nil {
