@@ -5,6 +5,7 @@ import (
 	"html"
 	"image"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,31 +23,56 @@ type Glyph struct {
 	Box image.Rectangle
 }
 
-// Undoubled returns the word's text without the letters the recognizer
-// read twice from one glyph: two letters in a row that are the same letter
-// (either case) and whose boxes overlap over more than half the narrower
-// one's width (at 2x, mousepad's 12 pt "7Q4X8" was read "7Q4Xx8", the X
-// and the x over the same columns). Two letters side by side, as in "ll"
-// or "Ss", keep their places. ok reports whether a letter was dropped;
-// digits are never dropped.
-func (w Word) Undoubled() (string, bool) {
+// Undoubled returns the word without what the recognizer read
+// twice from one glyph: of two characters in a row whose boxes overlap
+// over more than half the narrower one's width, the second when they are
+// the same letter (either case: at 2x, mousepad's 12 pt "7Q4X8" was read
+// "7Q4Xx8", the X and the x over the same columns), or the one that is
+// not a letter or digit when each was weighed for the other (a mark read
+// off a stroke: xterm's bitmap "47" read "4/7", the / and the 7 over the
+// same columns, each weighed for the other). Two letters side by side, as
+// in "ll" or "Ss", keep their places. ok reports whether a character was
+// dropped (with its glyph); digits are never dropped.
+func (w Word) Undoubled() (Word, bool) {
 	rs := []rune(w.Text)
 	if len(w.Glyphs) != len(rs) {
-		return w.Text, false
+		return w, false
 	}
-	out := []rune{rs[0]}
+	drop := make([]bool, len(rs))
 	for i := 1; i < len(rs); i++ {
 		a, b := w.Glyphs[i-1], w.Glyphs[i]
-		if unicode.IsLetter(a.Char) && unicode.ToLower(a.Char) == unicode.ToLower(b.Char) && !a.Box.Empty() && !b.Box.Empty() {
-			over := min(a.Box.Max.X, b.Box.Max.X) - max(a.Box.Min.X, b.Box.Min.X)
-			if 2*over > min(a.Box.Dx(), b.Box.Dx()) {
-				continue
-			}
+		if drop[i-1] || a.Box.Empty() || b.Box.Empty() {
+			continue
 		}
-		out = append(out, rs[i])
+		over := min(a.Box.Max.X, b.Box.Max.X) - max(a.Box.Min.X, b.Box.Min.X)
+		if 2*over <= min(a.Box.Dx(), b.Box.Dx()) {
+			continue
+		}
+		switch {
+		case unicode.IsLetter(a.Char) && unicode.ToLower(a.Char) == unicode.ToLower(b.Char):
+			drop[i] = true
+		case slices.Contains(a.Alts, b.Char) && slices.Contains(b.Alts, a.Char) && alnumRune(a.Char) != alnumRune(b.Char):
+			// A mark read off the stroke of a letter or digit, each
+			// weighed for the other: the mark goes.
+			drop[i-1], drop[i] = !alnumRune(a.Char), !alnumRune(b.Char)
+		}
 	}
-	return string(out), len(out) < len(rs)
+	var out []rune
+	var gl []Glyph
+	for i, r := range rs {
+		if !drop[i] {
+			out = append(out, r)
+			gl = append(gl, w.Glyphs[i])
+		}
+	}
+	if len(out) == len(rs) {
+		return w, false
+	}
+	w.Text, w.Glyphs = string(out), gl
+	return w, true
 }
+
+func alnumRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // hocrSpan matches the spans of Tesseract's hOCR output that ParseHOCR
 // reads: lines, words, and the groups of character choices.
@@ -94,14 +120,29 @@ func ParseHOCR(data []byte) (Result, error) {
 			gl = append(gl, Glyph{Char: g.chars[0], Alts: g.chars[1:]})
 			spelled = append(spelled, g.chars[0])
 		}
-		if string(spelled) == w.Text {
-			if len(chars) == len(gl) {
-				for i := range gl {
-					if chars[i].r == gl[i].Char {
-						gl[i].Box = chars[i].box
+		var chosen []rune
+		for _, c := range chars {
+			chosen = append(chosen, c.r)
+		}
+		switch {
+		case len(chars) > 0 && len(chars) == len(gl) && string(chosen) == w.Text:
+			// Each character as chosen, with its box, and the others
+			// weighed in its place (its group may rank another first:
+			// xterm's bitmap "47" read "4/7", the 7's group "/", "7").
+			for i := range gl {
+				if gl[i].Char != chars[i].r {
+					alts := []rune{gl[i].Char}
+					for _, a := range gl[i].Alts {
+						if a != chars[i].r {
+							alts = append(alts, a)
+						}
 					}
+					gl[i].Char, gl[i].Alts = chars[i].r, alts
 				}
+				gl[i].Box = chars[i].box
 			}
+			w.Glyphs = gl
+		case string(spelled) == w.Text:
 			w.Glyphs = gl
 		}
 		groups = groups[:0]

@@ -149,11 +149,41 @@ func TestParseHOCRCharBoxes(t *testing.T) {
 	if len(w.Glyphs) != 5 || w.Glyphs[2].Box != image.Rect(225, 21, 234, 46) || w.Glyphs[3].Box != image.Rect(226, 21, 243, 42) {
 		t.Fatalf("glyphs = %+v, want 5 with the X at (225,21)-(234,46) and the x at (226,21)-(243,42)", w.Glyphs)
 	}
-	if u, ok := w.Undoubled(); u != "74X8" || !ok {
-		t.Errorf("Undoubled(%q) = %q, %v, want 74X8, true", w.Text, u, ok)
+	if u, ok := w.Undoubled(); u.Text != "74X8" || len(u.Glyphs) != 4 || u.Glyphs[3].Char != '8' || !ok {
+		t.Errorf("Undoubled(%q) = %q, %v, want 74X8 (4 glyphs), true", w.Text, u.Text, ok)
 	}
-	if u, ok := got.Words[1].Undoubled(); u != "ll" || ok {
-		t.Errorf("Undoubled(%q) = %q, %v, want ll, false: two letters side by side", got.Words[1].Text, u, ok)
+	if u, ok := got.Words[1].Undoubled(); u.Text != "ll" || ok {
+		t.Errorf("Undoubled(%q) = %q, %v, want ll, false: two letters side by side", got.Words[1].Text, u.Text, ok)
+	}
+	// xterm's bitmap "47" read "4/7": the / over the 7's columns, each
+	// weighed for the other, the 7's group ranking the / first.
+	mark, err := ParseHOCR([]byte(`<span class='ocr_line' id='line_1_1' title="bbox 307 20 355 50">
+      <span class='ocrx_word' id='word_1_3' title='bbox 307 20 355 50; x_wconf 41'>
+       <span class='ocrx_cinfo' title='x_bboxes 307 20 328 50; x_conf 99.568176'>4</span>
+        <span class='ocrx_cinfo' id='lstm_choices_1_3_1'>
+         <span class='ocrx_cinfo' id='choice_1_3_1' title='x_confs 94.218712'>4</span>
+         <span class='ocrx_cinfo' id='choice_1_3_2' title='x_confs 0'>+</span>
+        </span>
+       <span class='ocrx_cinfo' title='x_bboxes 327 20 343 50; x_conf 98.03614'>/</span>
+        <span class='ocrx_cinfo' id='lstm_choices_1_3_2'>
+         <span class='ocrx_cinfo' id='choice_1_3_7' title='x_confs 90.573341'>/</span>
+         <span class='ocrx_cinfo' id='choice_1_3_8' title='x_confs 75.04718'>7</span>
+        </span>
+       <span class='ocrx_cinfo' title='x_bboxes 334 20 355 50; x_conf 91.709152'>7</span>
+        <span class='ocrx_cinfo' id='lstm_choices_1_3_3'>
+         <span class='ocrx_cinfo' id='choice_1_3_13' title='x_confs 94.144791'>/</span>
+         <span class='ocrx_cinfo' id='choice_1_3_14' title='x_confs 82.790192'>7</span>
+         <span class='ocrx_cinfo' id='choice_1_3_15' title='x_confs 69.306496'>”</span>
+        </span>
+      </span></span>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mark.Words) != 1 || len(mark.Words[0].Glyphs) != 3 || mark.Words[0].Glyphs[2].Char != '7' || string(mark.Words[0].Glyphs[2].Alts) != "/”" {
+		t.Fatalf("ParseHOCR(4/7) = %+v, want 3 glyphs, the last a 7 with / and ” weighed", mark.Words)
+	}
+	if u, ok := mark.Words[0].Undoubled(); u.Text != "47" || !ok {
+		t.Errorf("Undoubled(4/7) = %q, %v, want 47, true: the / read off the 7", u.Text, ok)
 	}
 	// Mapped back at scale 2 from (100,10), the boxes go with the word's.
 	r := unscale(got, 2, image.Pt(100, 10))
