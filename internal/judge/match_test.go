@@ -105,6 +105,8 @@ func TestOCRSetScreens(t *testing.T) {
 		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X8" is visible`, true},      // read "7Q4Xx8": the X and the x over the same columns, one glyph read twice
 		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X9" is gone`, true},         // the same, undoubled, then read "7Q4X8" again at 87
 		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X9" is visible`, false},     // not shown
+		{"xterm-bitmap-dark-1x-12pt.png", `"Disk usage 42 GB" is gone`, true},           // "47" read "4/7", the / read off the 7's stroke: "47", its 7 with no 2 weighed
+		{"xterm-bitmap-dark-1x-12pt.png", `"Disk usage 47 GB" is gone`, false},          // shown
 	} {
 		c := frames[tc.image]
 		if c == nil {

@@ -184,10 +184,22 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				seen = j.seen[seenKey(q, p)]
 				j.mu.Unlock()
 			}
+			// settled is the whole near match of the phrase when a
+			// second reading confirmed it another text: the words after
+			// its first ones were read, so the phrase is not cut short
+			// there.
+			var settled []int
+			confirm := func(m match) bool {
+				if j.confirmed(ctx, q, res, read, m, p) {
+					settled = m.words
+					return true
+				}
+				return false
+			}
 			if r, ok := unreadFor(res, p, seen); ok {
 				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
 				boxes = append(boxes, r)
-			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.confirmed(ctx, q, res, read, m, p) {
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !confirm(m) {
 				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
@@ -197,7 +209,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
 				}
-			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && (j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p) || j.anotherWord(ctx, q, res, read, m, p))) {
+			} else if m, ok := idx.cutShort(p); ok && !(len(settled) > 0 && settled[0] == m.words[0]) && !(m.next >= 0 && (j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p) || j.anotherWord(ctx, q, res, read, m, p))) {
 				var parts []string
 				for _, wi := range m.words {
 					parts = append(parts, read[wi].text)
@@ -441,7 +453,7 @@ func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, rea
 	var region image.Rectangle
 	for _, wi := range m.words {
 		w := read[wi]
-		if w.conf >= sureConf || !doubledLetter(w.text) {
+		if w.conf >= sureConf || !doubledLetter(w.text) && !innerMark(w.text) {
 			continue
 		}
 		cand = append(cand, wi)
@@ -468,7 +480,7 @@ func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, rea
 				if fixed == nil {
 					fixed = slices.Clone(read)
 				}
-				fixed[wi].text = u
+				fixed[wi].text = u.Text
 			}
 			break
 		}
@@ -482,6 +494,19 @@ func doubledLetter(s string) bool {
 	rs := []rune(s)
 	for i := 1; i < len(rs); i++ {
 		if unicode.IsLetter(rs[i]) && unicode.ToLower(rs[i]) == unicode.ToLower(rs[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// innerMark reports whether s holds a character other than a letter or
+// digit between two that are ("4/7"): perhaps a mark read off a stroke.
+func innerMark(s string) bool {
+	rs := []rune(s)
+	for i := 1; i+1 < len(rs); i++ {
+		isAlnum := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+		if !isAlnum(rs[i]) && isAlnum(rs[i-1]) && isAlnum(rs[i+1]) {
 			return true
 		}
 	}
@@ -624,7 +649,10 @@ func (j *OCRJudge) digitsDiffer(ctx context.Context, q Question, res ocr.Result,
 		return false
 	}
 	var again []textWord
-	for _, w := range rr.Words {
+	lineWords := make([]ocr.Word, len(rr.Words))
+	for i, w := range rr.Words {
+		w, _ = w.Undoubled() // a glyph read twice is one character
+		lineWords[i] = w
 		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
 	}
 	x := indexWords(again)
@@ -641,7 +669,7 @@ func (j *OCRJudge) digitsDiffer(ctx context.Context, q Question, res ocr.Result,
 		first = append(first, rawTokens(read[wi].text, nil)...)
 	}
 	for _, wi := range m2.words {
-		second = append(second, rawTokens(rr.Words[wi].Text, rr.Words[wi].Glyphs)...)
+		second = append(second, rawTokens(lineWords[wi].Text, lineWords[wi].Glyphs)...)
 	}
 	if len(first) != len(want) || len(second) != len(want) {
 		return false
