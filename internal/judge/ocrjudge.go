@@ -445,6 +445,9 @@ const (
 // over the same columns (ocr.Word.Undoubled). Letters side by side ("ll"
 // in "cancelled") are two; digits are never dropped.
 func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, read []textWord, idx phraseIndex, phrase string) ([]textWord, bool) {
+	if !slices.ContainsFunc(read, maybeDoubled) {
+		return nil, false // the common case, without matching again
+	}
 	m, ok := idx.findLoose(phrase, 1, true)
 	if !ok {
 		return nil, false
@@ -453,7 +456,7 @@ func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, rea
 	var region image.Rectangle
 	for _, wi := range m.words {
 		w := read[wi]
-		if w.conf >= sureConf || !doubledLetter(w.text) && !innerMark(w.text) {
+		if !maybeDoubled(w) {
 			continue
 		}
 		cand = append(cand, wi)
@@ -486,6 +489,12 @@ func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, rea
 		}
 	}
 	return fixed, fixed != nil
+}
+
+// maybeDoubled reports whether w, read with low confidence, may hold a
+// glyph read twice: a letter twice in a row or a mark inside it.
+func maybeDoubled(w textWord) bool {
+	return w.conf < sureConf && (doubledLetter(w.text) || innerMark(w.text))
 }
 
 // doubledLetter reports whether s holds the same letter twice in a row,
