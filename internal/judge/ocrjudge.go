@@ -156,8 +156,8 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		}
 		m, ok := idx.find(p, extra)
 		if !ok && q.Frame != nil {
-			// A letter of a near match read twice from one glyph
-			// ("7Q4Xx8"): read as it is drawn, the phrase may be there.
+			// A glyph of a near match read twice ("7Q4Xx8", "4/7" for
+			// "47"): read as it is drawn, the phrase may be there.
 			if fixed, ok2 := j.undouble(ctx, q, res, read, idx, p); ok2 {
 				read, idx = fixed, indexWords(fixed)
 				m, ok = idx.find(p, extra)
@@ -438,12 +438,14 @@ const (
 
 // undouble reads again the words of the near match of phrase that were
 // read with low confidence and hold one letter twice in a row (in either
-// case: "7Q4Xx8"), their lines each on its own with every character's box
-// (ocr.Engine.ReadLine), and returns the reading with each such word
-// spelled as drawn when the line reading reads it the same, letter for
-// letter, and its boxes show a letter read twice from one glyph, the two
-// over the same columns (ocr.Word.Undoubled). Letters side by side ("ll"
-// in "cancelled") are two; digits are never dropped.
+// case: "7Q4Xx8") or a mark between letters or digits ("4/7"), their lines
+// on their own with every character's box (ocr.Engine.ReadLine), and
+// returns the reading with each such word spelled as drawn when the line
+// reading reads it the same, letter for letter, and its boxes show a glyph
+// read twice: the same letter twice, or a mark and a letter or digit each
+// weighed for the other, over the same columns (ocr.Word.Undoubled).
+// Letters side by side ("ll" in "cancelled") are two; digits are never
+// dropped.
 func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, read []textWord, idx phraseIndex, phrase string) ([]textWord, bool) {
 	if !slices.ContainsFunc(read, maybeDoubled) {
 		return nil, false // the common case, without matching again
