@@ -61,7 +61,10 @@ func TestOCRMatchNearMisses(t *testing.T) {
 // the characters the recognizer weighed: a digit where the phrase's was not
 // weighed is another number ("api-02" for "api-01"). Text on a box of its own colour (a
 // gradient, a button) is read against the box; a dialog's icon is parted
-// from the lines of its label; the edge of a window is not a box.
+// from the lines of its label; the edge of a window is not a box. A glyph
+// read twice ("7Q4Xx8", "4/7" for "47") is read as drawn, and a word read
+// alike twice after a phrase's first words, far from every word of the
+// phrase, is another word, not the rest of the phrase unread.
 func TestOCRSetScreens(t *testing.T) {
 	set, err := judge.LoadSet(ocrSetDir)
 	if err != nil {
