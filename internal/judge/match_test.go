@@ -61,7 +61,10 @@ func TestOCRMatchNearMisses(t *testing.T) {
 // the characters the recognizer weighed: a digit where the phrase's was not
 // weighed is another number ("api-02" for "api-01"). Text on a box of its own colour (a
 // gradient, a button) is read against the box; a dialog's icon is parted
-// from the lines of its label; the edge of a window is not a box.
+// from the lines of its label; the edge of a window is not a box. A glyph
+// read twice ("7Q4Xx8", "4/7" for "47") is read as drawn, and a word read
+// alike twice after a phrase's first words, far from every word of the
+// phrase, is another word, not the rest of the phrase unread.
 func TestOCRSetScreens(t *testing.T) {
 	set, err := judge.LoadSet(ocrSetDir)
 	if err != nil {
@@ -100,6 +103,13 @@ func TestOCRSetScreens(t *testing.T) {
 		{"galculator-aa-dark-1x-26pt.png", `"399792" is gone`, true},                    // nor "(" and ")", 13 pixels in 24
 		{"galculator-aa-light-1x-12pt.png", `"4521.75" is gone`, false},                 // shown
 		{"near-mousepad-aa-light-1x-10pt.png", `"Frames: 239 of 240" is gone`, false},   // shown, read "246" at 93-97 every time: a 0 weighed for the 6
+		{"near-mousepad-aa-light-1x-10pt.png", `"Payment accepted" is gone`, true},      // "Payment declined", "declined" read at 40 and again at 77: another word, not the rest unread
+		{"near-mousepad-aa-light-1x-10pt.png", `"Payment declined" is gone`, false},     // shown
+		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X8" is visible`, true},      // read "7Q4Xx8": the X and the x over the same columns, one glyph read twice
+		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X9" is gone`, true},         // the same, undoubled, then read "7Q4X8" again at 87
+		{"near-mousepad-aa-dark-2x-12pt.png", `"Tracking 7Q4X9" is visible`, false},     // not shown
+		{"xterm-bitmap-dark-1x-12pt.png", `"Disk usage 42 GB" is gone`, true},           // "47" read "4/7", the / read off the 7's stroke: "47", its 7 with no 2 weighed
+		{"xterm-bitmap-dark-1x-12pt.png", `"Disk usage 47 GB" is gone`, false},          // shown
 	} {
 		c := frames[tc.image]
 		if c == nil {

@@ -155,6 +155,14 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			extra = 1
 		}
 		m, ok := idx.find(p, extra)
+		if !ok && q.Frame != nil {
+			// A glyph of a near match read twice ("7Q4Xx8", "4/7" for
+			// "47"): read as it is drawn, the phrase may be there.
+			if fixed, ok2 := j.undouble(ctx, q, res, read, idx, p); ok2 {
+				read, idx = fixed, indexWords(fixed)
+				m, ok = idx.find(p, extra)
+			}
+		}
 		if ok && tc.Gone && q.Frame != nil {
 			// A near match found only with the budget of "gone" (a word
 			// or two letters off: "Thursday" for "Tuesday") is the phrase
@@ -176,10 +184,22 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				seen = j.seen[seenKey(q, p)]
 				j.mu.Unlock()
 			}
+			// settled is the whole near match of the phrase when a
+			// second reading confirmed it another text: the words after
+			// its first ones were read, so the phrase is not cut short
+			// there.
+			var settled []int
+			confirm := func(m match) bool {
+				if j.confirmed(ctx, q, res, read, m, p) {
+					settled = m.words
+					return true
+				}
+				return false
+			}
 			if r, ok := unreadFor(res, p, seen); ok {
 				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
 				boxes = append(boxes, r)
-			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !j.confirmed(ctx, q, res, read, m, p) {
+			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !confirm(m) {
 				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
@@ -189,7 +209,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				for _, wi := range m.words {
 					boxes = append(boxes, read[wi].box)
 				}
-			} else if m, ok := idx.cutShort(p); ok && !(m.next >= 0 && j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p)) {
+			} else if m, ok := idx.cutShort(p); ok && !(len(settled) > 0 && settled[0] == m.words[0]) && !(m.next >= 0 && (j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p) || j.anotherWord(ctx, q, res, read, m, p))) {
 				var parts []string
 				for _, wi := range m.words {
 					parts = append(parts, read[wi].text)
@@ -416,6 +436,182 @@ const (
 	minConfRead = 50
 )
 
+// undouble reads again the words of the near match of phrase that were
+// read with low confidence and hold one letter twice in a row (in either
+// case: "7Q4Xx8") or a mark between letters or digits ("4/7"), their lines
+// on their own with every character's box (ocr.Engine.ReadLine), and
+// returns the reading with each such word spelled as drawn when the line
+// reading reads it the same, letter for letter, and its boxes show a glyph
+// read twice: the same letter twice, or a mark and a letter or digit each
+// weighed for the other, over the same columns (ocr.Word.Undoubled).
+// Letters side by side ("ll" in "cancelled") are two; digits are never
+// dropped.
+func (j *OCRJudge) undouble(ctx context.Context, q Question, res ocr.Result, read []textWord, idx phraseIndex, phrase string) ([]textWord, bool) {
+	if !slices.ContainsFunc(read, maybeDoubled) {
+		return nil, false // the common case, without matching again
+	}
+	m, ok := idx.findLoose(phrase, 1, true)
+	if !ok {
+		return nil, false
+	}
+	var cand []int
+	var region image.Rectangle
+	for _, wi := range m.words {
+		w := read[wi]
+		if !maybeDoubled(w) {
+			continue
+		}
+		cand = append(cand, wi)
+		if w.line >= 0 && w.line < len(res.Lines) {
+			region = region.Union(res.Lines[w.line].Box)
+		}
+		region = region.Union(w.box)
+	}
+	if len(cand) == 0 {
+		return nil, false
+	}
+	rr, err := j.o.Engine.ReadLine(ctx, q.Frame, region)
+	if err != nil {
+		j.o.Logger.Debug("ocr judge read line", "run_id", q.RunID, "err", err)
+		return nil, false
+	}
+	var fixed []textWord
+	for _, wi := range cand {
+		for _, w := range rr.Words {
+			if w.Text != read[wi].text || !w.Box.Overlaps(read[wi].box) {
+				continue
+			}
+			if u, ok := w.Undoubled(); ok {
+				if fixed == nil {
+					fixed = slices.Clone(read)
+				}
+				fixed[wi].text = u.Text
+			}
+			break
+		}
+	}
+	return fixed, fixed != nil
+}
+
+// maybeDoubled reports whether w, read with low confidence, may hold a
+// glyph read twice: a letter twice in a row or a mark inside it.
+func maybeDoubled(w textWord) bool {
+	return w.conf < sureConf && (doubledLetter(w.text) || innerMark(w.text))
+}
+
+// doubledLetter reports whether s holds the same letter twice in a row,
+// in either case.
+func doubledLetter(s string) bool {
+	rs := []rune(s)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsLetter(rs[i]) && unicode.ToLower(rs[i]) == unicode.ToLower(rs[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// innerMark reports whether s holds a character other than a letter or
+// digit between two that are ("4/7"): perhaps a mark read off a stroke.
+func innerMark(s string) bool {
+	rs := []rune(s)
+	for i := 1; i+1 < len(rs); i++ {
+		isAlnum := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+		if !isAlnum(rs[i]) && isAlnum(rs[i-1]) && isAlnum(rs[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// anotherWord reports whether the word read with low confidence after the
+// first words of phrase (cutShort's m.next) is another word than the rest
+// of the phrase, not the rest unread: a second reading (Reread) reads the
+// same first words followed by the same word, letter for letter (at
+// minConfRead at least), and each of its words has three letters or more
+// and differs from every word of the phrase in more than half of them
+// (mousepad's 10 pt "Payment declined", "declined" read at 40 and again at
+// 77, is not "Payment accepted"). A misread of the phrase's own word is a
+// letter or two off, not most of them, and two readings of other pixels
+// do not misread it alike.
+func (j *OCRJudge) anotherWord(ctx context.Context, q Question, res ocr.Result, read []textWord, m match, phrase string) bool {
+	if q.Frame == nil || m.next < 0 {
+		return false
+	}
+	var first []string
+	var region image.Rectangle
+	all := append(slices.Clone(m.words), m.next)
+	for _, wi := range all {
+		w := read[wi]
+		if w.line >= 0 && w.line < len(res.Lines) {
+			region = region.Union(res.Lines[w.line].Box)
+		}
+		region = region.Union(w.box)
+		first = append(first, words(w.text)...)
+	}
+	next := words(read[m.next].text)
+	if len(next) == 0 {
+		return false
+	}
+	pw := words(phrase)
+	for _, t := range next {
+		if len([]rune(t)) < 3 {
+			return false
+		}
+		for _, w := range pw {
+			if 2*editDistance([]rune(t), []rune(w)) <= max(len([]rune(t)), len([]rune(w))) {
+				return false
+			}
+		}
+	}
+	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
+	if err != nil {
+		j.o.Logger.Debug("ocr judge reread", "run_id", q.RunID, "err", err)
+		return false
+	}
+	var again []textWord
+	for _, w := range rr.Words {
+		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
+	}
+	x := indexWords(again)
+	if _, ok := x.find(phrase, 1); ok {
+		return false
+	}
+	nFirst := len(first) - len(next)
+	for start := range x.toks {
+		k := 0
+		for k < len(first) && start+k < len(x.toks) && x.toks[start+k].line == x.toks[start].line &&
+			sameFolded(x.toks[start+k].runes, []rune(first[k])) && (k < nFirst || again[x.toks[start+k].word].conf >= minConfRead) {
+			k++
+		}
+		if k == len(first) {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := 0
+			if a[i-1] != b[j-1] {
+				sub = 1
+			}
+			cur[j] = min(prev[j-1]+sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 // sameFolded reports whether a and b are the same word up to OCR's
 // confusions (fold).
 func sameFolded(a, b []rune) bool {
@@ -464,7 +660,10 @@ func (j *OCRJudge) digitsDiffer(ctx context.Context, q Question, res ocr.Result,
 		return false
 	}
 	var again []textWord
-	for _, w := range rr.Words {
+	lineWords := make([]ocr.Word, len(rr.Words))
+	for i, w := range rr.Words {
+		w, _ = w.Undoubled() // a glyph read twice is one character
+		lineWords[i] = w
 		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
 	}
 	x := indexWords(again)
@@ -481,7 +680,7 @@ func (j *OCRJudge) digitsDiffer(ctx context.Context, q Question, res ocr.Result,
 		first = append(first, rawTokens(read[wi].text, nil)...)
 	}
 	for _, wi := range m2.words {
-		second = append(second, rawTokens(rr.Words[wi].Text, rr.Words[wi].Glyphs)...)
+		second = append(second, rawTokens(lineWords[wi].Text, lineWords[wi].Glyphs)...)
 	}
 	if len(first) != len(want) || len(second) != len(want) {
 		return false

@@ -22,7 +22,7 @@ const ocrSetDir = "testdata/ocrset"
 // the judge achieves (docs/judges.md); a change that reads less, or says
 // YES where it should not, fails here.
 const (
-	ocrSetMinHits     = 783 // YES cases judged YES, at least (of 794)
+	ocrSetMinHits     = 787 // YES cases judged YES, at least (of 794)
 	ocrSetMaxFalseYes = 0   // NO cases judged YES, at most (of 1,154)
 )
 

@@ -849,6 +849,12 @@ func mapBack(r Result, bs []block, origin image.Point) Result {
 			read[bi] += w.Box.Dx()
 		}
 		w.Box = w.Box.Add(origin)
+		w.Glyphs = slices.Clone(w.Glyphs)
+		for i, g := range w.Glyphs {
+			if !g.Box.Empty() {
+				w.Glyphs[i].Box = image.Rectangle{Min: m(g.Box.Min), Max: m(g.Box.Max)}.Add(origin)
+			}
+		}
 		words = append(words, w)
 	}
 	out := relines(words)

@@ -217,7 +217,7 @@ func (e *Engine) run(ctx context.Context, src func(*scratch) gray, origin image.
 	}
 	args := []string{"stdin", "stdout", "--psm", strconv.Itoa(psm), "-l", e.o.Lang, "tsv"}
 	if sz.glyphs {
-		args = append(args[:len(args)-1], "-c", "lstm_choice_mode=2", "hocr")
+		args = append(args[:len(args)-1], "-c", "lstm_choice_mode=2", "-c", "hocr_char_boxes=1", "hocr")
 	}
 	cmd := exec.CommandContext(ctx, e.bin, args...)
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
@@ -321,6 +321,11 @@ func unscale(r Result, scale int, origin image.Point) Result {
 	}
 	for i := range r.Words {
 		r.Words[i].Box = m(r.Words[i].Box)
+		for k, g := range r.Words[i].Glyphs {
+			if !g.Box.Empty() {
+				r.Words[i].Glyphs[k].Box = m(g.Box)
+			}
+		}
 	}
 	for i := range r.Lines {
 		r.Lines[i].Box = m(r.Lines[i].Box)

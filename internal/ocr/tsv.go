@@ -14,8 +14,8 @@ type Word struct {
 	Box  image.Rectangle // in the input image's pixel coordinates
 	Conf float64         // Tesseract's confidence, 0..100
 	Line int             // index into Result.Lines
-	// Glyphs, from Engine.ReadLine only: each character and the others
-	// the recognizer weighed in its place.
+	// Glyphs, from Engine.ReadLine only: each character, the others
+	// the recognizer weighed in its place, and where it was read.
 	Glyphs []Glyph
 }
 
