@@ -592,6 +592,16 @@ func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequ
 		}
 	}
 	env := launch.Env(s.opts.Env, dpy, bus, s.opts.EnvAllow)
+	return s.startLaunch(ctx, dpy, req, out, env, func(ctx context.Context, p *launch.Process, timeout time.Duration) (*api.Window, error) {
+		return waitWindow(ctx, c.c, before, p, timeout)
+	})
+}
+
+// startLaunch starts out.Argv with env and req.Env (which wins), audits
+// the launch, and with wait_window waits for the program's window with
+// wait (X11's or the compositor's list); an excluded window is not shown.
+func (s *Gate) startLaunch(ctx context.Context, dpy string, req api.LaunchRequest, out api.LaunchResult, env []string,
+	wait func(context.Context, *launch.Process, time.Duration) (*api.Window, error)) (api.LaunchResult, error) {
 	for _, k := range slices.Sorted(maps.Keys(req.Env)) {
 		env = append(env, k+"="+req.Env[k]) // later entries win
 	}
@@ -609,7 +619,7 @@ func (s *Gate) LaunchFrom(ctx context.Context, dirs []string, req api.LaunchRequ
 	if req.Timeout > 0 {
 		timeout = time.Duration(req.Timeout * float64(time.Second))
 	}
-	w, err := waitWindow(ctx, c.c, before, p, timeout)
+	w, err := wait(ctx, p, timeout)
 	if err != nil {
 		out.Note = err.Error()
 		return out, nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -506,37 +505,13 @@ func (s *Gate) wlLaunch(ctx context.Context, c *conn, dpy string, req api.Launch
 	if c.wl.ipc != "" {
 		env = append(env, "SWAYSOCK="+c.wl.ipc)
 	}
-	for _, k := range slices.Sorted(maps.Keys(req.Env)) {
-		env = append(env, k+"="+req.Env[k]) // later entries win
-	}
-	p, err := launch.Start(launch.Spec{Argv: out.Argv, Env: env}, s.log)
-	if err != nil {
-		return api.LaunchResult{}, invalid("argv", "%s", err.Error())
-	}
-	out.PID = p.PID
-	s.audit(ctx, AuditEvent{Display: dpy, Effect: "launch", Window: out.Argv[0]})
-	s.log.Info("launched", "display", dpy, "pid", p.PID, "argv0", out.Argv[0], "caller", CallerOf(ctx).String())
-	if !req.WaitWindow {
-		return out, nil
-	}
-	timeout := 10 * time.Second
-	if req.Timeout > 0 {
-		timeout = time.Duration(req.Timeout * float64(time.Second))
-	}
 	wait := wlWaitWindow
 	if c.wl.toplevelOnly() {
 		wait = topWaitWindow
 	}
-	w, err := wait(ctx, c.wl, before, p, timeout)
-	if err != nil {
-		out.Note = err.Error()
-		return out, nil
-	}
-	if w != nil && s.excl.Excludes(w.Title, w.Class, w.Instance) {
-		w = nil // ACU_EXCLUDE_WINDOWS: the program runs, its window is not shown
-	}
-	out.Window = w
-	return out, nil
+	return s.startLaunch(ctx, dpy, req, out, env, func(ctx context.Context, p *launch.Process, timeout time.Duration) (*api.Window, error) {
+		return wait(ctx, c.wl, before, p, timeout)
+	})
 }
 
 // wlWaitWindow polls sway's tree for a new window: the process's own, or
