@@ -132,18 +132,31 @@ func TestLiveTakeoverOnWayland(t *testing.T) {
 	for next("its mapping") != "ready" {
 	}
 	// Where sway put it: its client area's origin (sway gives it the
-	// keyboard focus once a keyboard exists, here the take-over's).
-	var origin image.Point
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		ns, err := sway.Windows(actx, c.IPCSocket())
-		if err == nil && len(ns) == 1 && ns[0].Name == "acu-input" && ns[0].Visible && ns[0].Focused && !ns[0].Content.Empty() {
-			origin = ns[0].Content.Min
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sway's windows = %+v, %v; want the GTK app's, focused", ns, err)
+	// keyboard focus once a keyboard exists, here the take-over's). Read
+	// again just before the click: sway may add its title bar once GTK
+	// asks for server-side decorations, after the window is mapped, which
+	// moves the client area down by the bar's height.
+	origin := func() image.Point {
+		t.Helper()
+		last, same := image.Pt(-1, -1), 0
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			ns, err := sway.Windows(actx, c.IPCSocket())
+			if err == nil && len(ns) == 1 && ns[0].Name == "acu-input" && ns[0].Visible && ns[0].Focused && !ns[0].Content.Empty() {
+				// Three equal reads 100 ms apart: the layout has settled.
+				if p := ns[0].Content.Min; p == last {
+					if same++; same == 2 {
+						return p
+					}
+				} else {
+					last, same = p, 0
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("sway's windows = %+v, %v; want the GTK app's, focused, in one place", ns, err)
+			}
 		}
 	}
+	origin()
 
 	// Another gate, as an agent loop in another process has: it sees no
 	// hold yet.
@@ -177,7 +190,8 @@ func TestLiveTakeoverOnWayland(t *testing.T) {
 	if s := eval[float64](t, ctx, `document.getElementById("screen").getBoundingClientRect().height / window.acuLive.screenH`); s < 2 {
 		t.Fatalf("the page shows the screen at scale %.2f, want at least 2 (a bigger browser window)", s)
 	}
-	x, y := pagePoint(t, ctx, origin.X+123, origin.Y+45)
+	o := origin()
+	x, y := pagePoint(t, ctx, o.X+123, o.Y+45)
 	x, y = math.Floor(x), math.Floor(y)
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(x, y)); err != nil {
 		t.Fatal(err)
