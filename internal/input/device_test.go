@@ -14,6 +14,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	xdisplay "github.com/acu-dev/acu/internal/display"
+	"github.com/acu-dev/acu/internal/leakcheck"
 	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -34,9 +35,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	dpy = srv.Name()
-	code := m.Run()
-	srv.Stop()
-	os.Exit(code)
+	// The tests fail when a goroutine they started (a UserClock's reader)
+	// or an X connection's is still running after them.
+	leakcheck.MainThen(m, func() { _ = srv.Stop() }, "acu-dev/acu/", "github.com/jezek/xgb")
 }
 
 // newTestDevice opens a connection to the test display and a Device on it.
