@@ -293,8 +293,11 @@ func (q *request) runStep(p *plan, hands *gate.Hands, prev *orderState, i int, s
 	}
 	if err != nil && !refusal(err, &r) {
 		r.Error = &api.ErrorDetail{Code: api.CodeActionFailed, Message: err.Error()}
-		if errors.Is(err, elements.ErrNoElement) {
+		switch {
+		case errors.Is(err, elements.ErrNoElement):
 			r.Error.Code = api.CodeElementMissing
+		case errors.Is(err, elements.ErrStale):
+			r.Error.Code = api.CodeElementStale
 		}
 	}
 	prev.after(st, &r, t0)

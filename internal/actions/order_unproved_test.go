@@ -37,7 +37,7 @@ func TestOrderNotProvedIsSaid(t *testing.T) {
 	if c.OrderMs <= 0 {
 		t.Errorf("the click's order_ms = %v, want the time its proof took", c.OrderMs)
 	}
-	t.Logf("ordered %v after %v ms: %s", *c.Ordered, c.OrderMs, c.OrderNote)
+	t.Logf("ordered %v after %v ms: %s; results %+v", *c.Ordered, c.OrderMs, c.OrderNote, resp.Results)
 	// The form comes back and handles what it was sent.
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()

@@ -55,29 +55,48 @@ func (x *stepRun) land(l gate.Landing, err error) error {
 	return err
 }
 
-// px resolves a target to a screen pixel (the gate checks the window it
-// lands in when the effect runs); nil for none.
+// px resolves a target to the screen pixel a pointer effect acts at (the
+// gate checks the window it lands in when the effect runs); nil for none.
+// An element is looked at again first: the map may be older than the
+// screen (the model thought while the window changed), so the effect lands
+// on the control where it is now, and a control that is gone fails the
+// step as stale rather than hitting what took its place.
 func (x *stepRun) px(t *target) (*image.Point, error) {
+	p, _, err := x.resolve(t, true)
+	return p, err
+}
+
+// resolve is px, and for an element target also the element (as it is now
+// when relocate; else as the map has it).
+func (x *stepRun) resolve(t *target, relocate bool) (*image.Point, *elements.Element, error) {
 	if t == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if t.el == "" {
 		p := *t.px
-		return &p, nil
+		return &p, nil, nil
 	}
 	e, ok := x.m.Get(t.el)
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", t.el, elements.ErrNoElement)
+		return nil, nil, fmt.Errorf("%s: %w", t.el, elements.ErrNoElement)
 	}
 	if e.Box.Empty() {
-		return nil, fmt.Errorf("element %s has no bounds on screen: use another element", e.ID)
+		return nil, nil, fmt.Errorf("element %s has no bounds on screen: use another element", e.ID)
 	}
 	if err := x.pol.CheckElement(e.ID, e.App, e.Window); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	x.r.Element = e.ID
+	if relocate && x.d.ex != nil {
+		cur, note, err := x.d.ex.Relocate(x.ctx, x.m, e)
+		if err != nil {
+			return nil, nil, err
+		}
+		x.r.Moved = note
+		e = cur
 	}
 	p := e.Center()
-	x.r.Element = e.ID
-	return &p, nil
+	return &p, e, nil
 }
 
 // onElement reports whether the step targets an element.
@@ -99,9 +118,22 @@ func (x *stepRun) focusAt() error {
 // element carries the step out on its element through the extractor (an
 // AT-SPI action or text, or its pointer fallback), verified when asked.
 func (x *stepRun) element(kind, text string) error {
-	p, err := x.px(x.st.at) // bounds, and the deny-list by application
+	// An element acted on by the pointer (pointer:true, or one with no
+	// accessible action: OCR text) is looked at again now, so the result
+	// says where the effect landed; an accessible action needs no place,
+	// and its pointer fallback, if it comes to that, looks again itself
+	// (Recheck).
+	var act bool
+	if e, ok := x.m.Get(x.st.at.el); ok {
+		act = !x.st.a.Pointer && !e.Ref.IsNull() && len(e.Actions) > 0
+	}
+	p, e, err := x.resolve(x.st.at, !act) // bounds, the deny-list by application
 	if err != nil {
 		return err
+	}
+	m := x.m
+	if x.r.Moved != "" {
+		m = m.With(*e) // the extractor acts on it where it is now
 	}
 	w, err := x.h.WindowAt(x.ctx, *p)
 	if err != nil {
@@ -112,16 +144,16 @@ func (x *stepRun) element(kind, text string) error {
 	}
 	// The extractor's accessibility effects pass the gate (elementEffect);
 	// its pointer fallbacks are the gate's hands.
-	stp := elements.Step{Kind: kind, Target: x.st.at.el, Text: text, Pointer: x.st.a.Pointer}
+	stp := elements.Step{Kind: kind, Target: x.st.at.el, Text: text, Pointer: x.st.a.Pointer, Recheck: act}
 	if x.st.a.Verify {
-		res, err := x.d.ex.Execute(x.ctx, x.m, stp)
+		res, err := x.d.ex.Execute(x.ctx, m, stp)
 		x.r.Via, x.r.Attempts = res.Via, res.Attempts
 		if res.After != nil {
 			x.d.last = res.After
 		}
 		return err
 	}
-	via, err := x.d.ex.Do(x.ctx, x.m, stp)
+	via, err := x.d.ex.Do(x.ctx, m, stp)
 	x.r.Via = via
 	return err
 }

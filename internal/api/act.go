@@ -13,6 +13,7 @@ const (
 	CodeUserActive     = "user_active"     // 409: the user is using the display; retry after RetryAfterMs
 	CodeActionFailed   = "action_failed"   // an action's own failure, in its ActionResult
 	CodeElementMissing = "element_missing" // an element id no longer in the map, in its ActionResult
+	CodeElementStale   = "element_stale"   // an element gone or no longer showing since its map was read: nothing was done; read the map again
 )
 
 // Point is a position in one of three forms:
@@ -144,6 +145,9 @@ type ActionResult struct {
 	At       *[2]int `json:"at,omitempty"` // screen pixels acted at
 	Window   string  `json:"window,omitempty"`
 	Attempts int     `json:"attempts,omitempty"` // verified element actions
+	// Moved says an element target had moved since its map was read: acu
+	// looked at it again and acted at its new place (At).
+	Moved string `json:"moved,omitempty"`
 	// Ordered is set on an action carried by another mechanism than the
 	// one before it (XTest, an AT-SPI action, AT-SPI text): true when acu
 	// proved the application handled the earlier input first, false when

@@ -144,6 +144,19 @@ type Timings struct {
 	TreeNodes                int // accessible objects read
 }
 
+// With returns a copy of m in which e replaces the element of its id (one
+// looked at again since m was read), for acting on it without changing m,
+// which others may share. m must hold e's id.
+func (m *Map) With(e Element) *Map {
+	if _, ok := m.Get(e.ID); !ok {
+		return m
+	}
+	c := *m
+	c.Elements = append([]Element(nil), m.Elements...)
+	c.Elements[m.index[e.ID]] = e
+	return &c
+}
+
 // Get returns the element with id. Maps from Extract are indexed and safe
 // to share; a Map built by hand is indexed on its first Get, so call Get
 // once before sharing it.

@@ -152,3 +152,27 @@ func filterWins(ws []*Window, keep func(*Window) bool) []*Window {
 	}
 	return out
 }
+
+// windowOrigin is the offset place gives the objects of the accessible
+// window named title: the content origin of the one compositor window of
+// that title (nothing for a window that reports screen pixels itself);
+// false when no window or several have that title.
+func windowOrigin(wins []Window, title string) (image.Point, bool) {
+	var found *Window
+	for i := range wins {
+		if wins[i].Title != title {
+			continue
+		}
+		if found != nil {
+			return image.Point{}, false
+		}
+		found = &wins[i]
+	}
+	switch {
+	case found == nil:
+		return image.Point{}, false
+	case found.Screen:
+		return image.Point{}, true
+	}
+	return found.Content.Min, true
+}

@@ -412,6 +412,15 @@ func (x *Extractor) Do(ctx context.Context, m *Map, s Step) (string, error) {
 	return x.act(ctx, m, el, s)
 }
 
+// Relocate says where el of map m is now, just before a pointer effect on
+// it that does not go through Do or Execute (a right click, a drag, a
+// scroll at an element): its current element, a note when it moved ("" when
+// it did not), or an error wrapping ErrStale when it is gone or no longer
+// showing. See relocate.
+func (x *Extractor) Relocate(ctx context.Context, m *Map, el *Element) (*Element, string, error) {
+	return x.relocate(ctx, m, el)
+}
+
 // relocate says where el of map m is now, just before a pointer effect on
 // it, for a map that may be older than the screen. An accessible object's
 // bounds and states are read again: gone or no longer showing is ErrStale;
@@ -426,15 +435,34 @@ func (x *Extractor) relocate(ctx context.Context, m *Map, el *Element) (*Element
 		switch {
 		case ctx.Err() != nil:
 			return nil, "", ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			// The application does not answer (busy): where its control is
+			// cannot be told; act at the map's place, as the input queues.
+			return el, "", nil
 		case err != nil:
 			return nil, "", fmt.Errorf("%s: %w: it is gone from the screen since the map was read (%v): look at the current map", el.ID, ErrStale, err)
 		case !n.States.Has(atspi.StateShowing) || n.Bounds.Empty():
 			return nil, "", fmt.Errorf("%s: %w: it is no longer showing since the map was read: look at the current map", el.ID, ErrStale)
-		case n.Bounds == el.Box:
+		}
+		b := n.Bounds
+		if x.opts.Windows != nil {
+			// Extents relative to the window, as the map's were before
+			// place moved them: move them by where the window is now.
+			wins, err := x.opts.Windows(ctx)
+			if err != nil {
+				return nil, "", fmt.Errorf("look at %s again before acting: %w", el.ID, err)
+			}
+			off, ok := windowOrigin(wins, el.Window)
+			if !ok {
+				return el, "", nil // no one window of its name: act at the map's place
+			}
+			b = b.Add(off)
+		}
+		if b == el.Box {
 			return el, "", nil
 		}
 		e := *el
-		e.Box = n.Bounds
+		e.Box = b
 		return &e, moveNote(el, &e), nil
 	}
 	if x.opts.Capture == nil || m == nil || m.Frame == nil || !el.Ref.IsNull() {

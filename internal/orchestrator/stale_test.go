@@ -61,7 +61,7 @@ func TestClickOnTheControlNotWhereItWas(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDesktop(t)
-			app := d.session.StartApp(t, py, "testdata/moving.py")
+			app := d.session.StartApp(t, py, atspitest.MovingScript(t))
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 			defer cancel()
 			if _, err := atspitest.WaitApp(ctx, d.tree, "acu-moving"); err != nil {

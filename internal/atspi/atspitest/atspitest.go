@@ -50,7 +50,7 @@ func Start(t testing.TB, display string) *Session {
 	// at-spi-bus-launcher is the only one (activation would race it and
 	// start a second one), and GTK programs cannot start other services.
 	conf := filepath.Join(dir, "session.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(sessionConf, dir)), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf(sessionConf, busEscape(dir))), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	daemon := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--print-address=1")
@@ -335,4 +335,20 @@ func WaitApp(ctx context.Context, c *atspi.Client, name string) ([]atspi.Node, e
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// busEscape escapes a value for a D-Bus address: a test's directory holds
+// its name, and a subtest's name may hold a comma, which would end the
+// value.
+func busEscape(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_/.*", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02x", c)
+		}
+	}
+	return b.String()
 }

@@ -85,3 +85,20 @@ func (f *Form) WaitGot(ctx context.Context, n int) ([]string, error) {
 		}
 	}
 }
+
+// MovingScript writes the moving-buttons window to a file of the test and
+// returns its path, to run with /usr/bin/python3. It is a GTK window
+// "Acu Moving" (application acu-moving) with two buttons, Alpha and Bravo,
+// side by side; every click and right click is printed ("alpha clicked",
+// "bravo right"). SIGUSR1 swaps the buttons' places; SIGUSR2 hides Alpha
+// and moves Bravo where Alpha was; after either, "moved" is printed once
+// the new layout is painted. It is what the stale-click tests act on: a
+// control that moves while a model thinks.
+func MovingScript(t testing.TB) string {
+	t.Helper()
+	src, err := forms.ReadFile("forms/moving.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeScript(t, "moving.py", src)
+}

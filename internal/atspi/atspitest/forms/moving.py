@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A GTK window whose buttons move while a model thinks, for the task
-engine's stale-click tests (orchestrator's TestClickOnTheControlNotWhereItWas).
+engine's stale-click tests (orchestrator's TestClickOnTheControlNotWhereItWas and
+actions' TestPointerOnTheControlNotWhereItWas).
 
 Two buttons, Alpha and Bravo, side by side. Every click and right click is
 printed ("alpha clicked", "bravo right") and shown in a label. SIGUSR1 swaps
