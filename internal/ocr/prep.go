@@ -153,7 +153,7 @@ func invert(g gray, mode string, sc *scratch) {
 // Screens are mostly flat colours. A pixel is background when it lies on a
 // flat run (within bgTol) at least bgRun long, across or down; text strokes
 // are shorter than that at screen sizes (large text is flattened again by
-// flattenArea, see layout.go). The other pixels form segments on
+// flattenArea, see largeBlocks in render.go). The other pixels form segments on
 // each row. A short segment (a glyph between background pixels) is drawn by
 // its distance from the background pixels on either side, taking the larger,
 // so text touching the edge of a window of another colour still shows. A
