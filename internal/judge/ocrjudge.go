@@ -75,9 +75,25 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 		return Verdict{}, err
 	}
 	start := time.Now()
+	read, res, err := j.readQuestion(ctx, q)
+	if err != nil {
+		return Verdict{}, err
+	}
+	t := phraseTally{read: read, idx: indexWords(read)}
+	for _, p := range tc.Phrases {
+		j.lookFor(ctx, q, res, tc.Gone, p, &t)
+	}
+	vd := t.verdict(tc.Gone, q.Text)
+	vd.Latency = time.Since(start)
+	j.o.Logger.Debug("ocr verdict", "run_id", q.RunID, "met", vd.Met, "evidence", vd.Evidence)
+	return vd, nil
+}
+
+// readQuestion returns the words of the question's text (each at
+// confidence 100), or those read on its frame at MinConfidence at least
+// with the frame's reading.
+func (j *OCRJudge) readQuestion(ctx context.Context, q Question) ([]textWord, ocr.Result, error) {
 	var read []textWord
-	var boxes []image.Rectangle
-	var res ocr.Result
 	switch {
 	case q.Text != "":
 		for i, line := range strings.Split(q.Text, "\n") {
@@ -85,10 +101,11 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 				read = append(read, textWord{text: f, line: i, conf: 100})
 			}
 		}
+		return read, ocr.Result{}, nil
 	case q.Frame != nil:
-		res, err = j.recognize(ctx, q)
+		res, err := j.recognize(ctx, q)
 		if err != nil {
-			return Verdict{}, fmt.Errorf("ocr judge: %w", err)
+			return nil, ocr.Result{}, fmt.Errorf("ocr judge: %w", err)
 		}
 		for _, w := range res.Words {
 			if w.Conf < j.o.MinConfidence {
@@ -96,116 +113,149 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			}
 			read = append(read, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
 		}
+		return read, res, nil
 	default:
-		return Verdict{}, errors.New("judge question has neither a frame nor text")
+		return nil, ocr.Result{}, errors.New("judge question has neither a frame nor text")
 	}
-	idx := indexWords(read)
-	vd := Verdict{Model: "tesseract"}
-	var found, missing, unread []string
-	for _, p := range tc.Phrases {
-		// Looking for text that must be gone, be generous in what counts as
-		// still there: a false YES wakes the agent too early.
-		extra := 0
-		if tc.Gone {
-			extra = 1
+}
+
+// phraseTally is what the OCR judge made of a condition's phrases so far:
+// the words read (spelled as drawn where undouble fixed them) and their
+// index, the phrases found, missing and possibly there unread, and the
+// boxes that show them.
+type phraseTally struct {
+	read                   []textWord
+	idx                    phraseIndex
+	found, missing, unread []string
+	boxes                  []image.Rectangle
+}
+
+// lookFor looks for phrase p in what was read and records it in t.
+func (j *OCRJudge) lookFor(ctx context.Context, q Question, res ocr.Result, gone bool, p string, t *phraseTally) {
+	// Looking for text that must be gone, be generous in what counts as
+	// still there: a false YES wakes the agent too early.
+	extra := 0
+	if gone {
+		extra = 1
+	}
+	m, ok := t.idx.find(p, extra)
+	if !ok && q.Frame != nil {
+		// A glyph of a near match read twice ("7Q4Xx8", "4/7" for
+		// "47"): read as it is drawn, the phrase may be there.
+		if fixed, ok2 := j.undouble(ctx, q, res, t.read, t.idx, p); ok2 {
+			t.read, t.idx = fixed, indexWords(fixed)
+			m, ok = t.idx.find(p, extra)
 		}
-		m, ok := idx.find(p, extra)
-		if !ok && q.Frame != nil {
-			// A glyph of a near match read twice ("7Q4Xx8", "4/7" for
-			// "47"): read as it is drawn, the phrase may be there.
-			if fixed, ok2 := j.undouble(ctx, q, res, read, idx, p); ok2 {
-				read, idx = fixed, indexWords(fixed)
-				m, ok = idx.find(p, extra)
-			}
+	}
+	if ok && gone && q.Frame != nil {
+		// A near match found only with the budget of "gone" (a word
+		// or two letters off: "Thursday" for "Tuesday") is the phrase
+		// misread unless a second reading reads the same.
+		if _, strict := t.idx.find(p, 0); !strict && j.readTwice(ctx, q, res, t.read, m, p) {
+			t.missing = append(t.missing, strconv.Quote(p))
+			return
 		}
-		if ok && tc.Gone && q.Frame != nil {
-			// A near match found only with the budget of "gone" (a word
-			// or two letters off: "Thursday" for "Tuesday") is the phrase
-			// misread unless a second reading reads the same.
-			if _, strict := idx.find(p, 0); !strict && j.readTwice(ctx, q, res, read, m, p) {
-				ok = false
-				missing = append(missing, strconv.Quote(p))
-				continue
-			}
+	}
+	if !ok {
+		t.missing = append(t.missing, strconv.Quote(p))
+		if gone {
+			j.mayBeUnread(ctx, q, res, p, t)
 		}
-		if !ok {
-			missing = append(missing, strconv.Quote(p))
-			if !tc.Gone {
-				continue
-			}
-			var seen image.Rectangle
-			if q.Frame != nil {
-				j.mu.Lock()
-				seen = j.seen[seenKey(q, p)]
-				j.mu.Unlock()
-			}
-			// settled is the whole near match of the phrase when a
-			// second reading confirmed it another text: the words after
-			// its first ones were read, so the phrase is not cut short
-			// there.
-			var settled []int
-			confirm := func(m match) bool {
-				if j.confirmed(ctx, q, res, read, m, p) {
-					settled = m.words
-					return true
-				}
-				return false
-			}
-			if r, ok := unreadFor(res, p, seen); ok {
-				unread = append(unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
-				boxes = append(boxes, r)
-			} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !confirm(m) {
-				unread = append(unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
-				for _, wi := range m.words {
-					boxes = append(boxes, read[wi].box)
-				}
-			} else if m, ok := idx.findLoose(p, 1, true); ok && confusedDigits(read, m, p) && !j.digitsDiffer(ctx, q, res, read, m, p) {
-				unread = append(unread, fmt.Sprintf("%q may be %q, a digit of small text read as one whose shape it shares", p, m.text))
-				for _, wi := range m.words {
-					boxes = append(boxes, read[wi].box)
-				}
-			} else if m, ok := idx.cutShort(p); ok && !(len(settled) > 0 && settled[0] == m.words[0]) && !(m.next >= 0 && (j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p) || j.anotherWord(ctx, q, res, read, m, p))) {
-				var parts []string
-				for _, wi := range m.words {
-					parts = append(parts, read[wi].text)
-					boxes = append(boxes, read[wi].box)
-				}
-				unread = append(unread, fmt.Sprintf("%q may be %q cut short by what was read", p, strings.Join(parts, " ")))
-			}
-			continue
+		return
+	}
+	t.found = append(t.found, fmt.Sprintf("%q as %q", p, m.text))
+	j.foundAt(q, p, m, t)
+}
+
+// mayBeUnread records in t why phrase p, which must be gone and was not
+// found, may still be on screen unread: in a region nothing was read in
+// (where it was seen last, if it was), as a near match read with low
+// confidence, as one with a digit of small text OCR confuses by shape,
+// or as its first words cut short by what was read.
+func (j *OCRJudge) mayBeUnread(ctx context.Context, q Question, res ocr.Result, p string, t *phraseTally) {
+	read, idx := t.read, t.idx
+	var seen image.Rectangle
+	if q.Frame != nil {
+		j.mu.Lock()
+		seen = j.seen[seenKey(q, p)]
+		j.mu.Unlock()
+	}
+	// settled is the whole near match of the phrase when a
+	// second reading confirmed it another text: the words after
+	// its first ones were read, so the phrase is not cut short
+	// there.
+	var settled []int
+	confirm := func(m match) bool {
+		if j.confirmed(ctx, q, res, read, m, p) {
+			settled = m.words
+			return true
 		}
-		found = append(found, fmt.Sprintf("%q as %q", p, m.text))
-		var at image.Rectangle
+		return false
+	}
+	if r, ok := unreadFor(res, p, seen); ok {
+		t.unread = append(t.unread, fmt.Sprintf("%q may be in the unreadable text at %v", p, r))
+		t.boxes = append(t.boxes, r)
+	} else if m, ok := idx.findLoose(p, 1, true); ok && minConf(read, m.words) < sureConf && !confirm(m) {
+		t.unread = append(t.unread, fmt.Sprintf("%q may be %q, read with low confidence", p, m.text))
 		for _, wi := range m.words {
-			if !read[wi].box.Empty() {
-				boxes = append(boxes, read[wi].box)
-				at = at.Union(read[wi].box)
-			}
+			t.boxes = append(t.boxes, read[wi].box)
 		}
-		if q.Frame != nil && !at.Empty() {
-			j.mu.Lock()
-			if len(j.seen) >= maxSeen {
-				clear(j.seen)
-			}
-			j.seen[seenKey(q, p)] = at
-			j.mu.Unlock()
+	} else if m, ok := idx.findLoose(p, 1, true); ok && confusedDigits(read, m, p) && !j.digitsDiffer(ctx, q, res, read, m, p) {
+		t.unread = append(t.unread, fmt.Sprintf("%q may be %q, a digit of small text read as one whose shape it shares", p, m.text))
+		for _, wi := range m.words {
+			t.boxes = append(t.boxes, read[wi].box)
+		}
+	} else if m, ok := idx.cutShort(p); ok && !(len(settled) > 0 && settled[0] == m.words[0]) && !(m.next >= 0 && (j.confirmed(ctx, q, res, read, match{words: append(slices.Clone(m.words), m.next)}, p) || j.anotherWord(ctx, q, res, read, m, p))) {
+		var parts []string
+		for _, wi := range m.words {
+			parts = append(parts, read[wi].text)
+			t.boxes = append(t.boxes, read[wi].box)
+		}
+		t.unread = append(t.unread, fmt.Sprintf("%q may be %q cut short by what was read", p, strings.Join(parts, " ")))
+	}
+}
+
+// foundAt adds the boxes of m, where phrase p was found, to t and
+// remembers where it was read on the frame's display and target.
+func (j *OCRJudge) foundAt(q Question, p string, m match, t *phraseTally) {
+	var at image.Rectangle
+	for _, wi := range m.words {
+		if !t.read[wi].box.Empty() {
+			t.boxes = append(t.boxes, t.read[wi].box)
+			at = at.Union(t.read[wi].box)
 		}
 	}
-	words := read
+	if q.Frame != nil && !at.Empty() {
+		j.mu.Lock()
+		if len(j.seen) >= maxSeen {
+			clear(j.seen)
+		}
+		j.seen[seenKey(q, p)] = at
+		j.mu.Unlock()
+	}
+}
+
+// verdict is the OCR judge's answer from t: whether the phrases are all
+// visible (or, gone, none is), with the evidence and boxes; text is the
+// question's text ("" for a frame).
+func (t *phraseTally) verdict(gone bool, text string) Verdict {
+	vd := Verdict{Model: "tesseract"}
+	found, missing, unread, boxes := t.found, t.missing, t.unread, t.boxes
+	words := t.read
 	src := "on screen"
-	if q.Text != "" {
+	if text != "" {
 		src = "in the text"
 	}
-	if tc.Gone && q.Text == "" && len(words) == 0 {
+	if gone && text == "" && len(words) == 0 {
 		// Nothing read at all: a blank or blacked-out frame proves nothing,
 		// and a false YES wakes the agent early.
 		vd.Evidence = fmt.Sprintf("no text read on screen, so %s cannot be confirmed gone", strings.Join(missing, ", "))
-	} else if tc.Gone && len(found) == 0 && len(unread) > 0 {
+	} else if gone && len(found) == 0 && len(unread) > 0 {
 		// Not read is not gone: text that could be the phrase was seen
 		// but not read with confidence.
 		vd.Evidence = fmt.Sprintf("cannot confirm gone: %s", strings.Join(unread, ", "))
 		vd.Boxes = boxes
-	} else if tc.Gone {
+	} else if gone {
 		vd.Met = len(found) == 0
 		if vd.Met {
 			vd.Evidence = fmt.Sprintf("%s no longer %s (%d words read)", strings.Join(missing, ", "), src, len(words))
@@ -222,9 +272,7 @@ func (j *OCRJudge) Judge(ctx context.Context, q Question) (Verdict, error) {
 			vd.Evidence = fmt.Sprintf("not %s yet: %s (%d words read)", src, strings.Join(missing, ", "), len(words))
 		}
 	}
-	vd.Latency = time.Since(start)
-	j.o.Logger.Debug("ocr verdict", "run_id", q.RunID, "met", vd.Met, "evidence", vd.Evidence)
-	return vd, nil
+	return vd
 }
 
 type textWord struct {
