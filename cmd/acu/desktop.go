@@ -201,31 +201,44 @@ func runClip(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if sub == "get" {
-		typ := api.ClipText
-		if *img != "" {
-			typ = api.ClipPNG
-		}
-		c, err := cl.GetClipboard(ctx, *dpy, *sel, typ)
-		if err != nil {
-			return err
-		}
-		if *img != "" {
-			if err := os.WriteFile(*img, c.ImagePNG, 0o644); err != nil {
-				return fmt.Errorf("write the clipboard image: %w", err)
-			}
-			fmt.Fprintf(e.stderr, "acu: wrote %d bytes of PNG to %s\n", len(c.ImagePNG), *img)
-			return nil
-		}
-		_, err = io.WriteString(e.stdout, c.Text)
+		return clipGet(ctx, e, cl, *dpy, *sel, *img)
+	}
+	return clipSet(ctx, e, cl, *dpy, *sel, *img, text)
+}
+
+// clipGet writes the clipboard's text to stdout, or its image to the
+// file img.
+func clipGet(ctx context.Context, e *env, cl *api.Client, dpy, sel, img string) error {
+	typ := api.ClipText
+	if img != "" {
+		typ = api.ClipPNG
+	}
+	c, err := cl.GetClipboard(ctx, dpy, sel, typ)
+	if err != nil {
 		return err
 	}
-	req := api.Clipboard{Display: *dpy, Selection: *sel}
+	if img != "" {
+		if err := os.WriteFile(img, c.ImagePNG, 0o644); err != nil {
+			return fmt.Errorf("write the clipboard image: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "acu: wrote %d bytes of PNG to %s\n", len(c.ImagePNG), img)
+		return nil
+	}
+	_, err = io.WriteString(e.stdout, c.Text)
+	return err
+}
+
+// clipSet puts the PNG file img, the words of text or stdin on the
+// clipboard.
+func clipSet(ctx context.Context, e *env, cl *api.Client, dpy, sel, img string, text []string) error {
+	var err error
+	req := api.Clipboard{Display: dpy, Selection: sel}
 	switch {
-	case *img != "":
+	case img != "":
 		if len(text) > 0 {
 			return fmt.Errorf("clip set takes --image or text, not both")
 		}
-		if req.ImagePNG, err = os.ReadFile(*img); err != nil {
+		if req.ImagePNG, err = os.ReadFile(img); err != nil {
 			return fmt.Errorf("read the image: %w", err)
 		}
 	case len(text) > 0:

@@ -275,16 +275,8 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 	}
 	defer parts.Close()
 	show := taskPrinter(e, *asJSON)
-	// wait_for steps wait through the daemon's smart wait when one
-	// answers, else through a wait engine of this process.
-	var wait orchestrator.Waiter
-	if cl, ok := daemonAnswers(ctx, e); ok {
-		wait = clientWaiter{cl: cl, display: c.TaskDisplay()}
-	} else {
-		lw := &localWaits{c: c, parts: parts, log: log}
-		defer lw.Close()
-		wait = lw
-	}
+	wait, closeWait := taskWaiter(ctx, e, c, parts, log)
+	defer closeWait()
 	g := gate.New(gateOptions(c, e, log))
 	defer g.Close()
 	s := &taskService{}
@@ -304,6 +296,17 @@ kind "task" in acu's store. Exit status: 0 completed, 1 failed, 130 cancelled (C
 		return err
 	}
 	return taskOutcome(e, res, *asJSON)
+}
+
+// taskWaiter is what a task's wait_for steps wait through: the daemon's
+// smart wait when one answers, else a wait engine of this process, which
+// the function returned closes.
+func taskWaiter(ctx context.Context, e *env, c *config.Config, parts *workParts, log *slog.Logger) (orchestrator.Waiter, func()) {
+	if cl, ok := daemonAnswers(ctx, e); ok {
+		return clientWaiter{cl: cl, display: c.TaskDisplay()}, func() {}
+	}
+	lw := &localWaits{c: c, parts: parts, log: log}
+	return lw, lw.Close
 }
 
 // taskPrinter prints each event of a task: a readable line, or a JSON line.

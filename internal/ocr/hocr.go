@@ -87,130 +87,160 @@ var hocrSpan = sync.OnceValue(func() *regexp.Regexp {
 // spelled by its characters). A word whose choices do not spell its text
 // gets no glyphs.
 func ParseHOCR(data []byte) (Result, error) {
-	var res Result
-	type group struct {
-		chars []rune
-	}
-	var groups []group
-	type char struct {
-		r   rune
-		box image.Rectangle
-	}
-	var chars []char // the current word's characters with their boxes
-	cur := -1        // index of the current word
-	line := -1
-	finish := func() {
-		if cur < 0 {
-			return
-		}
-		w := &res.Words[cur]
-		if w.Text == "" {
-			var b strings.Builder
-			for _, c := range chars {
-				b.WriteRune(c.r)
-			}
-			w.Text = strings.TrimSpace(b.String())
-		}
-		var gl []Glyph
-		var spelled []rune
-		for _, g := range groups {
-			if len(g.chars) == 0 || unicode.IsSpace(g.chars[0]) {
-				continue
-			}
-			gl = append(gl, Glyph{Char: g.chars[0], Alts: g.chars[1:]})
-			spelled = append(spelled, g.chars[0])
-		}
-		var chosen []rune
-		for _, c := range chars {
-			chosen = append(chosen, c.r)
-		}
-		switch {
-		case len(chars) > 0 && len(chars) == len(gl) && string(chosen) == w.Text:
-			// Each character as chosen, with its box, and the others
-			// weighed in its place (its group may rank another first:
-			// xterm's bitmap "47" read "4/7", the 7's group "/", "7").
-			for i := range gl {
-				if gl[i].Char != chars[i].r {
-					alts := []rune{gl[i].Char}
-					for _, a := range gl[i].Alts {
-						if a != chars[i].r {
-							alts = append(alts, a)
-						}
-					}
-					gl[i].Char, gl[i].Alts = chars[i].r, alts
-				}
-				gl[i].Box = chars[i].box
-			}
-			w.Glyphs = gl
-		case string(spelled) == w.Text:
-			w.Glyphs = gl
-		}
-		groups = groups[:0]
-		chars = chars[:0]
-	}
+	p := hocrParse{cur: -1, line: -1}
 	for _, m := range hocrSpan().FindAllStringSubmatch(string(data), -1) {
-		class, id, title, text := m[1], m[2], m[3]+m[4], m[5]
-		switch {
-		case class == "ocr_line" || class == "ocr_textfloat" || class == "ocr_header" || class == "ocr_caption":
-			finish()
-			cur = -1
-			box, err := hocrBox(title)
+		if err := p.span(m[1], m[2], m[3]+m[4], m[5]); err != nil {
+			return Result{}, err
+		}
+	}
+	p.finish()
+	return numberHOCR(p.res), nil
+}
+
+// hocrParse is ParseHOCR's state: the result so far, and the current
+// word's groups of character choices and characters with their boxes.
+type hocrParse struct {
+	res    Result
+	groups []hocrGroup
+	chars  []hocrChar // the current word's characters with their boxes
+	cur    int        // index of the current word
+	line   int
+}
+
+// hocrGroup is the characters weighed for one place, the chosen first.
+type hocrGroup struct {
+	chars []rune
+}
+
+// hocrChar is a character of a word with the box it was read in.
+type hocrChar struct {
+	r   rune
+	box image.Rectangle
+}
+
+// span reads one span of the given class, id, title and text.
+func (p *hocrParse) span(class, id, title, text string) error {
+	switch {
+	case class == "ocr_line" || class == "ocr_textfloat" || class == "ocr_header" || class == "ocr_caption":
+		p.finish()
+		p.cur = -1
+		box, err := hocrBox(title)
+		if err != nil {
+			return err
+		}
+		p.line = len(p.res.Lines)
+		p.res.Lines = append(p.res.Lines, Line{Box: box})
+	case class == "ocrx_word":
+		p.finish()
+		p.cur = -1
+		if p.line < 0 {
+			return nil
+		}
+		return p.word(id, title, text)
+	case class == "ocrx_cinfo" && id == "" && strings.HasPrefix(title, "x_bboxes "):
+		if r := []rune(html.UnescapeString(text)); p.cur >= 0 && len(r) == 1 {
+			box, err := hocrBox(strings.Replace(title, "x_bboxes ", "bbox ", 1))
 			if err != nil {
-				return Result{}, err
+				return err
 			}
-			line = len(res.Lines)
-			res.Lines = append(res.Lines, Line{Box: box})
-		case class == "ocrx_word":
-			finish()
-			cur = -1
-			if line < 0 {
-				continue
-			}
-			// Empty when the characters follow, each with its box.
-			t := strings.TrimSpace(html.UnescapeString(text))
-			box, err := hocrBox(title)
-			if err != nil {
-				return Result{}, err
-			}
-			conf := 0.0
-			if _, c, ok := strings.Cut(title, "x_wconf "); ok {
-				c, _, _ = strings.Cut(c, ";")
-				if conf, err = strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil {
-					return Result{}, fmt.Errorf("parse tesseract hocr: word %s: confidence: %w", id, err)
-				}
-			}
-			cur = len(res.Words)
-			res.Words = append(res.Words, Word{Text: t, Box: box, Conf: conf, Line: line})
-			l := &res.Lines[line]
-			if len(l.Words) == 0 {
-				l.Box = box
-			}
-			l.Words = append(l.Words, cur)
-			l.Box = l.Box.Union(box)
-		case class == "ocrx_cinfo" && id == "" && strings.HasPrefix(title, "x_bboxes "):
-			if r := []rune(html.UnescapeString(text)); cur >= 0 && len(r) == 1 {
-				box, err := hocrBox(strings.Replace(title, "x_bboxes ", "bbox ", 1))
-				if err != nil {
-					return Result{}, err
-				}
-				chars = append(chars, char{r: r[0], box: box})
-			}
-		case class == "ocrx_cinfo" && strings.HasPrefix(id, "lstm_choices"):
-			if cur >= 0 {
-				groups = append(groups, group{})
-			}
-		case class == "ocrx_cinfo" && strings.HasPrefix(id, "choice"):
-			if cur >= 0 && len(groups) > 0 {
-				if r := []rune(html.UnescapeString(text)); len(r) == 1 {
-					g := &groups[len(groups)-1]
-					g.chars = append(g.chars, r[0])
-				}
+			p.chars = append(p.chars, hocrChar{r: r[0], box: box})
+		}
+	case class == "ocrx_cinfo" && strings.HasPrefix(id, "lstm_choices"):
+		if p.cur >= 0 {
+			p.groups = append(p.groups, hocrGroup{})
+		}
+	case class == "ocrx_cinfo" && strings.HasPrefix(id, "choice"):
+		if p.cur >= 0 && len(p.groups) > 0 {
+			if r := []rune(html.UnescapeString(text)); len(r) == 1 {
+				g := &p.groups[len(p.groups)-1]
+				g.chars = append(g.chars, r[0])
 			}
 		}
 	}
-	finish()
-	// Drop words without text (no characters read) and lines without
-	// words; number the rest.
+	return nil
+}
+
+// word starts a word of the current line.
+func (p *hocrParse) word(id, title, text string) error {
+	// Empty when the characters follow, each with its box.
+	t := strings.TrimSpace(html.UnescapeString(text))
+	box, err := hocrBox(title)
+	if err != nil {
+		return err
+	}
+	conf := 0.0
+	if _, c, ok := strings.Cut(title, "x_wconf "); ok {
+		c, _, _ = strings.Cut(c, ";")
+		if conf, err = strconv.ParseFloat(strings.TrimSpace(c), 64); err != nil {
+			return fmt.Errorf("parse tesseract hocr: word %s: confidence: %w", id, err)
+		}
+	}
+	p.cur = len(p.res.Words)
+	p.res.Words = append(p.res.Words, Word{Text: t, Box: box, Conf: conf, Line: p.line})
+	l := &p.res.Lines[p.line]
+	if len(l.Words) == 0 {
+		l.Box = box
+	}
+	l.Words = append(l.Words, p.cur)
+	l.Box = l.Box.Union(box)
+	return nil
+}
+
+// finish completes the current word, if any: its text from its
+// characters when it had none, and its glyphs.
+func (p *hocrParse) finish() {
+	if p.cur < 0 {
+		return
+	}
+	w := &p.res.Words[p.cur]
+	if w.Text == "" {
+		var b strings.Builder
+		for _, c := range p.chars {
+			b.WriteRune(c.r)
+		}
+		w.Text = strings.TrimSpace(b.String())
+	}
+	var gl []Glyph
+	var spelled []rune
+	for _, g := range p.groups {
+		if len(g.chars) == 0 || unicode.IsSpace(g.chars[0]) {
+			continue
+		}
+		gl = append(gl, Glyph{Char: g.chars[0], Alts: g.chars[1:]})
+		spelled = append(spelled, g.chars[0])
+	}
+	var chosen []rune
+	for _, c := range p.chars {
+		chosen = append(chosen, c.r)
+	}
+	switch {
+	case len(p.chars) > 0 && len(p.chars) == len(gl) && string(chosen) == w.Text:
+		// Each character as chosen, with its box, and the others
+		// weighed in its place (its group may rank another first:
+		// xterm's bitmap "47" read "4/7", the 7's group "/", "7").
+		for i := range gl {
+			if gl[i].Char != p.chars[i].r {
+				alts := []rune{gl[i].Char}
+				for _, a := range gl[i].Alts {
+					if a != p.chars[i].r {
+						alts = append(alts, a)
+					}
+				}
+				gl[i].Char, gl[i].Alts = p.chars[i].r, alts
+			}
+			gl[i].Box = p.chars[i].box
+		}
+		w.Glyphs = gl
+	case string(spelled) == w.Text:
+		w.Glyphs = gl
+	}
+	p.groups = p.groups[:0]
+	p.chars = p.chars[:0]
+}
+
+// numberHOCR drops words without text (no characters read) and lines
+// without words, and numbers the rest.
+func numberHOCR(res Result) Result {
 	kept := res.Words[:0]
 	index := make([]int, len(res.Words))
 	for i, w := range res.Words {
@@ -248,7 +278,7 @@ func ParseHOCR(data []byte) (Result, error) {
 		lines = append(lines, l)
 	}
 	res.Lines = lines
-	return res, nil
+	return res
 }
 
 // hocrBox reads the "bbox x0 y0 x1 y1" of an hOCR title.

@@ -25,7 +25,7 @@ import (
 type Options struct {
 	Binary    string        // tesseract executable; default "tesseract" on PATH
 	Lang      string        // traineddata languages; default "eng"
-	Scale     int           // upscale before recognition; default 0: per text block, from its measured height (see layout.go); 1..8 fixes it
+	Scale     int           // upscale before recognition; default 0: per text block, from its measured height (see blockScale in stack.go); 1..8 fixes it
 	PSM       int           // Tesseract page segmentation mode; default 11 (sparse text)
 	Invert    string        // InvertRegions (default), InvertGlobal, InvertNone
 	Threshold string        // ThresholdNone (default) or ThresholdOtsu

@@ -153,7 +153,7 @@ func invert(g gray, mode string, sc *scratch) {
 // Screens are mostly flat colours. A pixel is background when it lies on a
 // flat run (within bgTol) at least bgRun long, across or down; text strokes
 // are shorter than that at screen sizes (large text is flattened again by
-// flattenArea, see layout.go). The other pixels form segments on
+// flattenArea, see largeBlocks in render.go). The other pixels form segments on
 // each row. A short segment (a glyph between background pixels) is drawn by
 // its distance from the background pixels on either side, taking the larger,
 // so text touching the edge of a window of another colour still shows. A
@@ -169,12 +169,26 @@ func flatten(g gray, sc *scratch) { flattenRule(g, sc, false) }
 // way); glyphs stay solid instead of coming out hollow.
 func flattenArea(g gray, sc *scratch) { flattenRule(g, sc, true) }
 
+// flattenRule is flatten, or with area flattenArea: it marks the
+// background by the runs through each pixel, then draws every row.
 func flattenRule(g gray, sc *scratch, area bool) {
 	n := g.w * g.h
 	isBG := grow(&sc.bg, n)
 	clear(isBG)
-	// The length of the horizontal flat run through each pixel, capped.
 	hrun := grow(&sc.hrun, n)
+	horizontalRuns(g, hrun)
+	markBackground(g, hrun, isBG, area)
+	lut := contrastLUT()
+	orig := grow(&sc.orig, n)
+	copy(orig, g.pix)
+	for y := 0; y < g.h; y++ {
+		flattenRow(g, orig, isBG, y, &lut)
+	}
+}
+
+// horizontalRuns sets hrun to the length of the horizontal flat run
+// through each pixel of g, capped.
+func horizontalRuns(g gray, hrun []uint16) {
 	for y := 0; y < g.h; y++ {
 		row := g.pix[y*g.w : (y+1)*g.w]
 		for x0 := 0; x0 < g.w; {
@@ -196,7 +210,12 @@ func flattenRule(g gray, sc *scratch, area bool) {
 			x0 = x1
 		}
 	}
-	// Vertical runs, and the rule.
+}
+
+// markBackground measures the vertical runs and marks in isBG the pixels
+// that are background by the rule (flatten's, or with area
+// flattenArea's) given their horizontal runs hrun.
+func markBackground(g gray, hrun []uint16, isBG []bool, area bool) {
 	for x := 0; x < g.w; x++ {
 		for y0 := 0; y0 < g.h; {
 			v := g.pix[y0*g.w+x]
@@ -224,7 +243,11 @@ func flattenRule(g gray, sc *scratch, area bool) {
 			y0 = y1
 		}
 	}
-	var lut [256]uint8 // distance -> output
+}
+
+// contrastLUT maps a distance from the background to the pixel drawn.
+func contrastLUT() [256]uint8 {
+	var lut [256]uint8
 	for d := range lut {
 		if d <= bgTol {
 			lut[d] = 255
@@ -232,76 +255,85 @@ func flattenRule(g gray, sc *scratch, area bool) {
 			lut[d] = uint8(max(0, 255-(d-bgTol)*3))
 		}
 	}
-	orig := grow(&sc.orig, n)
-	copy(orig, g.pix)
-	var hist [256]uint32
-	for y := 0; y < g.h; y++ {
-		row := g.pix[y*g.w : (y+1)*g.w]
-		mark := isBG[y*g.w : (y+1)*g.w]
-		left := -1 // the background value left of the segment, -1 none
-		for x := 0; x < g.w; {
-			if mark[x] {
-				left = int(row[x])
-				row[x] = 255
-				x++
-				continue
-			}
-			// A segment of pixels off the background runs: [x, e).
-			e := x + 1
-			for e < g.w && !mark[e] {
-				e++
-			}
-			right := -1
-			if e < g.w {
-				right = int(row[e])
-			}
-			seg := row[x:e]
-			mode := -1
-			if len(seg) > shortSegment {
-				// Long: a stretch of text whose own gaps are too short to
-				// be runs (a status bar, a button). Its background is the
-				// most common value of the band of rows around it, where
-				// text is a minority even when one row of it (through the
-				// bars of a run of e's) is mostly ink.
-				hist = [256]uint32{}
-				for yy := max(0, y-bandHalf); yy < min(g.h, y+bandHalf+1); yy++ {
-					for _, v := range orig[yy*g.w+x : yy*g.w+e] {
-						hist[v]++
-					}
-				}
-				mode = 0
-				for i, c := range hist {
-					if c > hist[mode] {
-						mode = i
-					}
-				}
-			}
-			if mode >= 0 {
-				for i, v := range seg {
-					seg[i] = lut[absDiff(v, uint8(mode))]
-				}
-			} else {
-				// Short: a glyph between background pixels; compare with
-				// them, taking the larger difference so text touching the
-				// edge of a window of another colour still shows.
-				for i, v := range seg {
-					d := 0
-					switch {
-					case left < 0 && right < 0:
-						d = 255 - int(v) // no background on this row: assume light
-					default:
-						if left >= 0 {
-							d = absDiff(v, uint8(left))
-						}
-						if right >= 0 {
-							d = max(d, absDiff(v, uint8(right)))
-						}
-					}
-					seg[i] = lut[d]
-				}
-			}
-			x = e
+	return lut
+}
+
+// flattenRow draws row y of g: background white, and each segment of
+// pixels off the background by its distance from its background (orig
+// is g before).
+func flattenRow(g gray, orig []uint8, isBG []bool, y int, lut *[256]uint8) {
+	row := g.pix[y*g.w : (y+1)*g.w]
+	mark := isBG[y*g.w : (y+1)*g.w]
+	left := -1 // the background value left of the segment, -1 none
+	for x := 0; x < g.w; {
+		if mark[x] {
+			left = int(row[x])
+			row[x] = 255
+			x++
+			continue
 		}
+		// A segment of pixels off the background runs: [x, e).
+		e := x + 1
+		for e < g.w && !mark[e] {
+			e++
+		}
+		right := -1
+		if e < g.w {
+			right = int(row[e])
+		}
+		seg := row[x:e]
+		if len(seg) > shortSegment {
+			mode := bandMode(g, orig, y, x, e)
+			for i, v := range seg {
+				seg[i] = lut[absDiff(v, uint8(mode))]
+			}
+		} else {
+			drawShort(seg, left, right, lut)
+		}
+		x = e
+	}
+}
+
+// bandMode is the background of a long segment [x0, x1) of row y: a
+// stretch of text whose own gaps are too short to be runs (a status bar,
+// a button). It is the most common value of the band of rows around it
+// in orig, where text is a minority even when one row of it (through the
+// bars of a run of e's) is mostly ink.
+func bandMode(g gray, orig []uint8, y, x0, x1 int) int {
+	var hist [256]uint32
+	for yy := max(0, y-bandHalf); yy < min(g.h, y+bandHalf+1); yy++ {
+		for _, v := range orig[yy*g.w+x0 : yy*g.w+x1] {
+			hist[v]++
+		}
+	}
+	mode := 0
+	for i, c := range hist {
+		if c > hist[mode] {
+			mode = i
+		}
+	}
+	return mode
+}
+
+// drawShort draws a short segment: a glyph between background pixels
+// (left and right, -1 for none); compared with them, taking the larger
+// difference so text touching the edge of a window of another colour
+// still shows.
+func drawShort(seg []uint8, left, right int, lut *[256]uint8) {
+	for i, v := range seg {
+		d := 0
+		switch {
+		case left < 0 && right < 0:
+			d = 255 - int(v) // no background on this row: assume light
+		default:
+			if left >= 0 {
+				d = absDiff(v, uint8(left))
+			}
+			if right >= 0 {
+				d = max(d, absDiff(v, uint8(right)))
+			}
+		}
+		seg[i] = lut[d]
 	}
 }
 
