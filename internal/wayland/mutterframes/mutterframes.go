@@ -170,6 +170,7 @@ type source struct {
 	err     error
 	watched map[*watcher]struct{}
 	used    time.Time // the last read
+	frames  int       // frames read from the pipeline
 	once    sync.Once
 }
 
@@ -371,6 +372,7 @@ func (s *source) read(r io.Reader) {
 		s.mu.Lock()
 		prev := s.cur
 		s.cur = f
+		s.frames++
 		if prev == nil {
 			close(s.first)
 		} else if prev.Hash != f.Hash {
