@@ -174,10 +174,10 @@ func TestEventsPerInput(t *testing.T) {
 	}
 }
 
-// BenchmarkBracket measures what bracketing costs each effect: the round
-// trips of Begin (before the input goes) and End (after the device's own
-// round trip: the time after acu's input in which the user's is still
-// taken for acu's).
+// BenchmarkBracket measures what bracketing costs each effect: Begin's
+// round trip (before the input goes) and End's sending of its marker
+// (after the device's own round trip; the marker's answer is not waited
+// for).
 func BenchmarkBracket(b *testing.B) {
 	c := waylandtest.Start(b, 320, 200)
 	ctx := context.Background()
