@@ -306,7 +306,8 @@ func (w *Watch) openBracket(b *bracket) {
 // gate refused the effect): the input read in the bracket was not acu's,
 // so it is taken for the user's (when no other bracket was open with
 // it). Otherwise End ends the bracket, as Begin's. On an error (ctx
-// ended, the watch stopped) there is no bracket to end.
+// ended, the watch stopped) there is no bracket to end (cancel does
+// nothing).
 func (w *Watch) BeginFlushed(ctx context.Context) (last time.Time, cancel func(), err error) {
 	b := &bracket{}
 	w.mu.Lock()
@@ -316,17 +317,19 @@ func (w *Watch) BeginFlushed(ctx context.Context) (last time.Time, cancel func()
 	done := make(chan struct{})
 	if !w.marker(func() { w.openBracket(b); close(done) }, nil) {
 		cancel()
-		return time.Time{}, nil, w.Err()
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return time.Time{}, cancel, w.err // set with closed, which marker saw
 	}
 	select {
 	case <-done:
 		return b.last, cancel, nil
 	case <-w.done:
 		cancel()
-		return time.Time{}, nil, w.Err()
+		return time.Time{}, cancel, w.Err()
 	case <-ctx.Done():
 		cancel()
-		return time.Time{}, nil, fmt.Errorf("read the user's input on %s: %w", w.display, ctx.Err())
+		return time.Time{}, cancel, fmt.Errorf("read the user's input on %s: %w", w.display, ctx.Err())
 	}
 }
 

@@ -334,3 +334,21 @@ func TestCancelledBracketIsTheUsers(t *testing.T) {
 		t.Fatalf("a click after a cancelled bracket: %d events taken for acu's, %d for the user's; want 0, 6", own, seen)
 	}
 }
+
+// TestBeginFlushedOnAStoppedWatch: once the watch has stopped,
+// BeginFlushed is an error (the user's input cannot be read), and its
+// cancel does nothing.
+func TestBeginFlushedOnAStoppedWatch(t *testing.T) {
+	w, _, _ := openBoth(t)
+	w.Close()
+	_, cancel, err := w.BeginFlushed(t.Context())
+	if err == nil {
+		t.Fatal("BeginFlushed on a closed watch: no error")
+	}
+	cancel()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.begun != 0 || w.open != 0 {
+		t.Fatalf("after a failed BeginFlushed: %d Begins without End, %d brackets open; want 0", w.begun, w.open)
+	}
+}
