@@ -7,7 +7,8 @@
 #      change to the capture hub's frame showing it (50 changes);
 #   2. smart-wait detection latency, 300 ms fake judge (10 trials);
 #   3. click to the app (200 clicks) and the virtual pointer's own round
-#      trip (the compositor's answer to a sync);
+#      trip (the compositor's answer to a sync); a click through the gate
+#      on sway with the user-first check on and off (1000 clicks);
 #   4. act + settle + screenshot vs wtype/xdotool + 2 s + grim/xwd (5 turns);
 #   5. live view glass to glass in headless Chromium (30 changes).
 # Every benchmark starts and stops its own displays, apps and browser.
@@ -29,6 +30,7 @@ for r in $(seq "$ROUNDS"); do
   bench ./bench/wayland/ DetectionLatency 10x
   bench ./bench/wayland/ ClickToApp 200x
   bench ./internal/wayland/virtual/ Click 2s
+  bench ./internal/gate/ WaylandClick 1000x
   bench ./bench/wayland/ ActSettleShot 5x
   bench ./bench/wayland/ GlassToGlass 30x
   echo "== round $r, after: $(uptime)"

@@ -30,7 +30,9 @@
 // its frame has released it (frame.Frame.Release: the hub while the frame
 // is current, each caller Capture returned it to), or else when the
 // collector finds it unreferenced. After a read that found the screen
-// unchanged, the read is hashed in place and nothing is copied.
+// unchanged, the read is hashed in place and nothing is copied. Buffers
+// lends the same recycling to the Wayland hubs (internal/wayland/frames,
+// internal/wayland/mutterframes), whose frames come from elsewhere.
 //
 // Watch delivers XDamage change notifications filtered by the target's
 // rectangle. A display whose X server dies is reconnected with bounded

@@ -260,16 +260,17 @@ func (h *Hands) effect(ctx context.Context, kind string, land func() ([]Landing,
 			return l, err
 		}
 	}
-	if err := h.UserActive(ctx); err != nil {
-		h.g.refused(ctx, h.dpy, kind, first.Window, err)
-		return first, err
-	}
 	if h.c.wl != nil {
 		h.c.wl.touchOrder(ctx) // the repaints of this effect, for the next Order
 	}
-	own := pol.PauseOnUser && !CallerOf(ctx).User // the user's own input (take-over) is the user's
+	// The user-first check (UserActive's), and acu's input bracketed from
+	// there on; the user's own input (take-over) is the user's.
+	own := pol.PauseOnUser && !CallerOf(ctx).User
 	if own {
-		h.c.user.begin()
+		if err := h.c.user.checkBegin(ctx, pol.Quiet); err != nil {
+			h.g.refused(ctx, h.dpy, kind, first.Window, err)
+			return first, err
+		}
 	}
 	err := fn()
 	if own { // the watch needs to know acu's own input

@@ -112,6 +112,9 @@ type userCheck interface {
 	// check reports the user active (a CodeUserActive refusal) when
 	// input that is not acu's was seen within quiet.
 	check(ctx context.Context, quiet time.Duration) error
+	// checkBegin is check, then begin when it passes (an effect's
+	// start): on Wayland one round trip to the compositor does both.
+	checkBegin(ctx context.Context, quiet time.Duration) error
 	// begin and end bracket acu's own input; ownButtons are the buttons
 	// acu leaves held (an X key-button mask).
 	begin()
@@ -194,6 +197,14 @@ func (u *userState) checkClock(ctx context.Context, quiet time.Duration) error {
 	return &Refused{Code: api.CodeUserActive, ActiveFor: in.Spell + in.Age, RetryAfter: retry,
 		Message: fmt.Sprintf("the user is using this display (%s): acu does not fight the human for the pointer; retry after the user has been still for %s",
 			detail, quiet)}
+}
+
+func (u *userState) checkBegin(ctx context.Context, quiet time.Duration) error {
+	if err := u.check(ctx, quiet); err != nil {
+		return err
+	}
+	u.begin()
+	return nil
 }
 
 // begin and end bracket acu's own input, so the clock tells it from the

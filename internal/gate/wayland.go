@@ -582,8 +582,12 @@ func (g *Gate) wlInput(ctx context.Context, c *conn) error {
 // idleWatch is the compositor's record of the user's input
 // (internal/wayland/idle's Watch, from the idle-notify protocol): acu's
 // own input is bracketed by Begin and End so it is not the user's.
+// BeginFlushed opens the bracket and brings LastUser up to date in one
+// round trip to the compositor, returning it; its cancel ends a bracket
+// in which nothing was sent.
 type idleWatch interface {
 	Begin()
+	BeginFlushed(ctx context.Context) (last time.Time, cancel func(), err error)
 	End()
 	LastUser() time.Time
 	Close() error
@@ -605,6 +609,41 @@ type wlUser struct {
 }
 
 func (u *wlUser) check(ctx context.Context, quiet time.Duration) error {
+	if err := u.precheck(quiet); err != nil || u.watch == nil {
+		return err
+	}
+	// A watch that can says when it has read every input the compositor
+	// took so far, so LastUser is up to date.
+	if f, ok := u.watch.(interface{ Flush(context.Context) error }); ok {
+		if err := f.Flush(ctx); err != nil {
+			return err
+		}
+	}
+	return u.quiet(u.watch.LastUser(), quiet)
+}
+
+// checkBegin is check, then begin when it passes, in the one round trip
+// of the watch's BeginFlushed: the marker that opens the bracket of
+// acu's input also tells that every input the compositor took before has
+// been read. A refusal ends the bracket at once (nothing was sent in it).
+func (u *wlUser) checkBegin(ctx context.Context, quiet time.Duration) error {
+	if err := u.precheck(quiet); err != nil || u.watch == nil {
+		return err
+	}
+	last, cancel, err := u.watch.BeginFlushed(ctx)
+	if err != nil {
+		return err
+	}
+	if err := u.quiet(last, quiet); err != nil {
+		cancel()
+		return err
+	}
+	return nil
+}
+
+// precheck is what check decides before the watch: a take-over's hold
+// refuses; without a watch nothing does (logged once).
+func (u *wlUser) precheck(quiet time.Duration) error {
 	if u.hold != nil {
 		now := u.clock()
 		if h, held, err := u.hold.read(now); err != nil {
@@ -614,23 +653,18 @@ func (u *wlUser) check(ctx context.Context, quiet time.Duration) error {
 				Message: fmt.Sprintf("the user has taken this display over (%s): acu waits until the take-over ends", HoldDetail(h))}
 		}
 	}
-	if u.watch == nil {
-		if u.pause {
-			u.once.Do(func() {
-				u.log.Warn("the user-first check is not available on this Wayland display: acu acts without pausing for the user's input (ACU_ACT_PAUSE_ON_INPUT)", "display", u.dpy)
-			})
-		}
-		return nil
+	if u.watch == nil && u.pause {
+		u.once.Do(func() {
+			u.log.Warn("the user-first check is not available on this Wayland display: acu acts without pausing for the user's input (ACU_ACT_PAUSE_ON_INPUT)", "display", u.dpy)
+		})
 	}
-	// A watch that can says when it has read every input the compositor
-	// took so far, so LastUser is up to date.
-	if f, ok := u.watch.(interface{ Flush(context.Context) error }); ok {
-		if err := f.Flush(ctx); err != nil {
-			return err
-		}
-	}
+	return nil
+}
+
+// quiet refuses when last, the user's last input (zero: none), is within
+// quiet of now.
+func (u *wlUser) quiet(last time.Time, quiet time.Duration) error {
 	now := u.clock()
-	last := u.watch.LastUser()
 	if last.IsZero() {
 		return nil
 	}

@@ -12,11 +12,17 @@ import (
 // lastInput is an idle watch's record as wlUser reads it: the user's last
 // input, and acu's own input bracketed.
 type lastInput struct {
-	last                 time.Time
-	begun, done, flushed int
+	last                            time.Time
+	begun, done, flushed, cancelled int
+	flushedBegun                    int // BeginFlushed calls
 }
 
 func (l *lastInput) Flush(context.Context) error { l.flushed++; return nil }
+
+func (l *lastInput) BeginFlushed(context.Context) (time.Time, func(), error) {
+	l.flushedBegun++
+	return l.last, func() { l.cancelled++ }, nil
+}
 
 func (l *lastInput) Begin()              { l.begun++ }
 func (l *lastInput) End()                { l.done++ }
@@ -51,6 +57,19 @@ func TestWaylandUserCheck(t *testing.T) {
 	u.begin()
 	if err := u.end(ctx, 0); err != nil || w.begun != 1 || w.done != 1 {
 		t.Errorf("acu's input bracketed %d/%d times, %v; want 1/1", w.begun, w.done, err)
+	}
+	// An effect's check and bracket are one BeginFlushed (no Flush); a
+	// refusal cancels its bracket.
+	w.flushed = 0
+	if err := u.checkBegin(ctx, 3*time.Second); err != nil || w.flushedBegun != 1 || w.cancelled != 0 {
+		t.Errorf("checkBegin, input 4s ago: %v, %d BeginFlushed, %d cancelled; want nil, 1, 0", err, w.flushedBegun, w.cancelled)
+	}
+	w.last = now.Add(-time.Second)
+	if err, ok := u.checkBegin(ctx, 3*time.Second).(*Refused); !ok || err.RetryAfter != 2*time.Second || w.flushedBegun != 2 || w.cancelled != 1 {
+		t.Errorf("checkBegin, input 1s ago: %v, %d BeginFlushed, %d cancelled; want user_active, 2, 1", err, w.flushedBegun, w.cancelled)
+	}
+	if w.flushed != 0 {
+		t.Errorf("checkBegin flushed the watch %d times besides BeginFlushed's round trip", w.flushed)
 	}
 	none := &wlUser{dpy: "/run/wayland-1", log: slog.New(slog.DiscardHandler), pause: true}
 	if err := none.check(ctx, 3*time.Second); err != nil {

@@ -12,6 +12,13 @@
 // against the compositor's toplevel list, with rectangles from sway's IPC
 // (the IPC socket is found beside the Wayland socket).
 //
+// Frames count their holds (frame.Frame.Release): the source holds its
+// current frame and Capture gives each caller a hold of its own. A frame
+// whose last hold is dropped gives its pixel buffer back for the next
+// frame the compositor sends (capture.Buffers), so a screen that keeps
+// changing while a live view or a wait reads it does not cost a new
+// buffer a frame; a frame still held keeps its pixels.
+//
 // A source whose compositor goes away closes its watchers and is dropped;
 // the next call connects again. It does not send input or operate
 // windows (the gate does, through internal/wayland/virtual and toplevel).
@@ -103,6 +110,8 @@ type source struct {
 	lastUse time.Time // the last read or watch
 	paused  bool      // the loop waits on wake
 	copies  int       // frames copied from the compositor
+
+	bufs capture.Buffers // the frames' pixel buffers, given back when released
 }
 
 type watcher struct {
@@ -139,6 +148,7 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 	}
 	s := &source{h: h, name: dpy, ipc: ipc, wins: wins, ready: make(chan struct{}), wake: make(chan struct{}, 1), gone: make(chan struct{}),
 		fresh: make(chan struct{}), watched: map[*watcher]struct{}{}, lastUse: time.Now()}
+	cap.Reuse(s.bufs.Get)
 	h.sources[dpy] = s
 	h.wg.Add(1)
 	go s.run(cap)
@@ -172,6 +182,7 @@ func (s *source) run(cap *screencopy.Capturer) {
 			f, damage, err = cap.Next(s.h.ctx)
 		}
 		if err == nil {
+			s.bufs.Own(f)
 			err = s.blackout(s.h.ctx, f)
 		}
 		if err != nil {
@@ -196,10 +207,12 @@ func (s *source) pause() bool {
 }
 
 // publish makes f the display's frame and notifies the watchers whose
-// rectangle the damage touches.
+// rectangle the damage touches. The source's hold passes from the frame
+// before to f.
 func (s *source) publish(f *frame.Frame, damage []image.Rectangle) {
 	s.mu.Lock()
-	first := s.cur == nil
+	prev := s.cur
+	first := prev == nil
 	s.cur, s.paused = f, false
 	s.copies++
 	close(s.fresh)
@@ -211,6 +224,8 @@ func (s *source) publish(f *frame.Frame, damage []image.Rectangle) {
 	s.mu.Unlock()
 	if first {
 		close(s.ready)
+	} else {
+		prev.Release()
 	}
 	var touched []*watcher
 	for _, w := range ws {
@@ -269,7 +284,12 @@ func (s *source) die(err error) {
 		close(s.ready)
 	}
 	close(s.gone)
+	if s.cur != nil { // nothing reads it after s.err is set
+		s.cur.Release()
+		s.cur = nil
+	}
 	s.mu.Unlock()
+	s.bufs.Close()
 	s.wmu.Lock()
 	s.wins.Close()
 	s.wmu.Unlock()
@@ -321,7 +341,8 @@ func (s *source) touches(t capture.Target, f *frame.Frame, damage []image.Rectan
 
 // current returns the display's frame as it is now: the latest published
 // while the loop runs (it is blocked on an unchanged screen, or about to
-// publish a change), a fresh copy when the loop was paused.
+// publish a change), a fresh copy when the loop was paused. The caller
+// holds it (frame.Frame.Release).
 func (s *source) current(ctx context.Context) (*frame.Frame, error) {
 	s.mu.Lock()
 	s.lastUse = time.Now()
@@ -345,7 +366,7 @@ func (s *source) current(ctx context.Context) (*frame.Frame, error) {
 	if s.err != nil {
 		return nil, fmt.Errorf("capture on %s: %w", s.name, s.err)
 	}
-	return s.cur, nil
+	return s.cur.Retain(), nil // the source's hold keeps it alive until here
 }
 
 func (s *source) dead() <-chan struct{} { return s.gone }
@@ -370,6 +391,7 @@ func (h *Hub) Resolve(ctx context.Context, dpy string, t capture.Target) (captur
 	if err != nil {
 		return capture.Resolved{}, err
 	}
+	f.Release()
 	return s.resolveOn(ctx, t, f.W, f.H)
 }
 
@@ -417,6 +439,8 @@ func (s *source) resolveOn(ctx context.Context, t capture.Target, w, h int) (cap
 }
 
 // Capture returns the latest frame of dpy, or its view of t's rectangle.
+// The caller holds it: one done with its pixels releases it
+// (frame.Frame.Release), and the hub reuses its buffer.
 func (h *Hub) Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error) {
 	s, err := h.source(ctx, dpy)
 	if err != nil {
@@ -431,9 +455,12 @@ func (h *Hub) Capture(ctx context.Context, dpy string, t capture.Target) (*frame
 	}
 	r, err := s.resolveOn(ctx, t, f.W, f.H)
 	if err != nil {
+		f.Release()
 		return nil, err
 	}
-	return f.Sub(r.Rect, r.Label), nil
+	v := f.Sub(r.Rect, r.Label) // the view holds the buffer on its own
+	f.Release()
+	return v, nil
 }
 
 // Watch returns a channel that receives a value soon after anything in
@@ -445,9 +472,11 @@ func (h *Hub) Watch(ctx context.Context, dpy string, t capture.Target) (<-chan s
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.current(ctx); err != nil {
+	f, err := s.current(ctx)
+	if err != nil {
 		return nil, err
 	}
+	f.Release()
 	w := &watcher{ch: make(chan struct{}, 1), t: t}
 	s.mu.Lock()
 	if s.watched == nil {

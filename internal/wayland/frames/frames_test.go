@@ -27,7 +27,7 @@ func redIn(f *frame.Frame) int {
 	return n
 }
 
-func target(t *testing.T, s string) capture.Target {
+func target(t testing.TB, s string) capture.Target {
 	t.Helper()
 	tg, err := capture.ParseTarget(s)
 	if err != nil {

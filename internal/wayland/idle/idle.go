@@ -12,11 +12,16 @@
 // input apart by bracketing it: Begin before its virtual devices send
 // anything, End after the device's round trip. Both ends are markers in
 // the watch's own event stream, not times: each sends a wl_display.sync
-// on the watch's connection and returns when it is answered. A resumed
-// event read between the two answers is acu's own (the compositor sends
-// a client's events in order, and acu's input went to it after the first
-// answer and was taken before the second was asked for); every other one
-// is the user's.
+// on the watch's connection. Begin returns when its marker is answered,
+// End once its marker is sent. A resumed event read between the two
+// answers is acu's own (the compositor sends a client's events in order;
+// acu's input went to it after the first answer, and was taken before the
+// second marker was sent); every other one is the user's.
+//
+// The gate's user-first check needs both an up-to-date LastUser (Flush)
+// and a bracket: BeginFlushed does both in Begin's one round trip. So an
+// effect of acu's costs one round trip to the compositor on the watch's
+// connection (docs/perf/wayland.md, "Click to the app").
 //
 // Its limits (docs/wayland.md, "The user first"): the user's input during
 // acu's own burst is taken for acu's; the input of other clients' virtual
@@ -82,21 +87,23 @@ type Watch struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu     sync.Mutex
-	begun  int            // Begins not yet matched by an End
-	open   int            // brackets open in the event stream: Begin's marker answered, End's not yet
-	queue  []func() error // requests for the loop to send
-	last   time.Time      // the user's last input, as read
-	own    int            // resumed events taken for acu's
-	user   int            // resumed events taken for the user's
-	err    error          // why the loop ended
-	closed bool           // the loop ended
-	shut   bool           // Close was called
+	mu      sync.Mutex
+	begun   int            // Begins not yet matched by an End
+	open    int            // brackets open in the event stream: Begin's marker answered, End's not yet
+	opened  int            // brackets opened in the event stream so far
+	queue   []func() error // requests for the loop to send
+	last    time.Time      // the user's last input, as read
+	lastOwn time.Time      // when the last event taken for acu's was read
+	own     int            // resumed events taken for acu's
+	user    int            // resumed events taken for the user's
+	err     error          // why the loop ended
+	closed  bool           // the loop ended
+	shut    bool           // Close was called
 }
 
-// markerWait bounds the round trip of Begin and End: past it (a
-// compositor that stopped answering), acu goes on and the bracket opens
-// or closes when the marker is answered.
+// markerWait bounds the wait of Begin and End: past it (a compositor
+// that stopped answering, a loop that could not send), acu goes on and
+// the bracket opens or closes when the marker is answered.
 const markerWait = 5 * time.Second
 
 // Open connects to the compositor whose socket is at path and starts
@@ -181,6 +188,7 @@ func (w *Watch) onEvent(resumed uint16) func(*wayland.Event) {
 		w.mu.Lock()
 		if w.open > 0 {
 			w.own++
+			w.lastOwn = now
 			w.mu.Unlock()
 			return
 		}
@@ -224,15 +232,22 @@ func (w *Watch) run(ctx context.Context) {
 }
 
 // marker has the loop send a wl_display.sync; answered runs on the loop
-// when the compositor answers it, after every event it sent before. It
-// returns false when the loop has stopped.
-func (w *Watch) marker(answered func()) bool {
+// when the compositor answers it, after every event it sent before; sent
+// (when not nil) is closed once the sync is written. It returns false
+// when the loop has stopped.
+func (w *Watch) marker(answered func(), sent chan struct{}) bool {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
 		return false
 	}
-	w.queue = append(w.queue, func() error { return w.conn.Sync(answered) })
+	w.queue = append(w.queue, func() error {
+		err := w.conn.Sync(answered)
+		if sent != nil {
+			close(sent)
+		}
+		return err
+	})
 	w.mu.Unlock()
 	w.conn.Wake()
 	return true
@@ -247,17 +262,107 @@ func (w *Watch) Begin() {
 	w.mu.Lock()
 	w.begun++
 	w.mu.Unlock()
-	w.roundTrip("start", func() {
+	done := make(chan struct{})
+	if !w.marker(func() { w.openBracket(nil); close(done) }, nil) {
+		return
+	}
+	w.await("start", done)
+}
+
+// bracket is one BeginFlushed's bracket (loop and mu).
+type bracket struct {
+	open   bool      // its marker was answered: open counts it
+	void   bool      // cancelled: it will not open, or no longer counts
+	alone  bool      // no other bracket was open when it opened
+	opened int       // w.opened once it opened
+	ownAt  int       // w.own when it opened
+	last   time.Time // w.last when it opened
+}
+
+// openBracket opens a bracket in the event stream (Begin's marker was
+// answered); b is BeginFlushed's, nil for Begin's. Called on the loop.
+func (w *Watch) openBracket(b *bracket) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b != nil {
+		b.last = w.last
+		if b.void {
+			return
+		}
+		b.open, b.alone, b.ownAt = true, w.open == 0, w.own
+	}
+	w.open++
+	w.opened++
+	if b != nil {
+		b.opened = w.opened
+	}
+}
+
+// BeginFlushed is Begin and Flush in Begin's one round trip: when it
+// returns, the bracket is open and every input the compositor took before
+// the call has been read. It returns LastUser as it was then (acu's input
+// in the bracket does not move it), and cancel, which ends the bracket
+// at once, without a round trip, when acu then sends nothing in it (the
+// gate refused the effect): the input read in the bracket was not acu's,
+// so it is taken for the user's (when no other bracket was open with
+// it). Otherwise End ends the bracket, as Begin's. On an error (ctx
+// ended, the watch stopped) there is no bracket to end (cancel does
+// nothing).
+func (w *Watch) BeginFlushed(ctx context.Context) (last time.Time, cancel func(), err error) {
+	b := &bracket{}
+	w.mu.Lock()
+	w.begun++
+	w.mu.Unlock()
+	cancel = func() { w.cancelBracket(b) }
+	done := make(chan struct{})
+	if !w.marker(func() { w.openBracket(b); close(done) }, nil) {
+		cancel()
 		w.mu.Lock()
-		w.open++
-		w.mu.Unlock()
-	})
+		defer w.mu.Unlock()
+		return time.Time{}, cancel, w.err // set with closed, which marker saw
+	}
+	select {
+	case <-done:
+		return b.last, cancel, nil
+	case <-w.done:
+		cancel()
+		return time.Time{}, cancel, w.Err()
+	case <-ctx.Done():
+		cancel()
+		return time.Time{}, cancel, fmt.Errorf("read the user's input on %s: %w", w.display, ctx.Err())
+	}
+}
+
+// cancelBracket ends b, a bracket in which acu sent nothing.
+func (w *Watch) cancelBracket(b *bracket) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b.void {
+		return
+	}
+	b.void = true
+	w.begun--
+	if !b.open {
+		return // its marker is not answered yet: it will not open
+	}
+	w.open--
+	// The events read in b were the user's, if no other bracket was open
+	// in that time.
+	if n := w.own - b.ownAt; n > 0 && b.alone && w.open == 0 && w.opened == b.opened {
+		w.own -= n
+		w.user += n
+		if w.lastOwn.After(w.last) {
+			w.last = w.lastOwn
+		}
+	}
 }
 
 // End marks the end of acu's own input: call it after the device's round
-// trip returned. It returns when the compositor has answered a second
-// marker, after every event acu's input caused: input it takes from then
-// on is the user's. An End without a Begin does nothing.
+// trip returned. It returns once a second marker is sent on the watch's
+// connection (without waiting for its answer, which comes after every
+// event acu's input caused): input the compositor takes from then on is
+// the user's, as it reads its clients' requests in the order they
+// arrive. An End without a Begin does nothing.
 func (w *Watch) End() {
 	w.mu.Lock()
 	if w.begun == 0 {
@@ -266,27 +371,27 @@ func (w *Watch) End() {
 	}
 	w.begun--
 	w.mu.Unlock()
-	w.roundTrip("end", func() {
+	sent := make(chan struct{})
+	if !w.marker(func() {
 		w.mu.Lock()
 		w.open--
 		w.mu.Unlock()
-	})
-}
-
-// roundTrip sends a marker whose answer runs answered on the loop, and
-// waits for the answer, at most markerWait.
-func (w *Watch) roundTrip(what string, answered func()) {
-	done := make(chan struct{})
-	if !w.marker(func() { answered(); close(done) }) {
+	}, sent) {
 		return
 	}
+	w.await("end", sent)
+}
+
+// await waits for done, a marker's answer or its sending, at most
+// markerWait.
+func (w *Watch) await(what string, done chan struct{}) {
 	t := time.NewTimer(markerWait)
 	defer t.Stop()
 	select {
 	case <-done:
 	case <-w.done:
 	case <-t.C:
-		w.log.Warn("the compositor did not answer in time: the bracket of acu's input moves when it does", "display", w.display, "marker", what, "waited", markerWait)
+		w.log.Warn("the watch's marker was not answered (or sent) in time: the bracket of acu's input moves when it is", "display", w.display, "marker", what, "waited", markerWait)
 	}
 }
 
@@ -294,7 +399,7 @@ func (w *Watch) roundTrip(what string, answered func()) {
 // been read, so LastUser after it is up to date.
 func (w *Watch) Flush(ctx context.Context) error {
 	answered := make(chan struct{})
-	if !w.marker(func() { close(answered) }) {
+	if !w.marker(func() { close(answered) }, nil) {
 		return w.Err()
 	}
 	select {

@@ -174,10 +174,10 @@ func TestEventsPerInput(t *testing.T) {
 	}
 }
 
-// BenchmarkBracket measures what bracketing costs each effect: the round
-// trips of Begin (before the input goes) and End (after the device's own
-// round trip: the time after acu's input in which the user's is still
-// taken for acu's).
+// BenchmarkBracket measures what bracketing costs each effect: Begin's
+// round trip (before the input goes) and End's sending of its marker
+// (after the device's own round trip; the marker's answer is not waited
+// for).
 func BenchmarkBracket(b *testing.B) {
 	c := waylandtest.Start(b, 320, 200)
 	ctx := context.Background()
@@ -259,5 +259,96 @@ func TestIdleInhibitorHidesTheUser(t *testing.T) {
 	}
 	if _, after := w.counts(t); after != before {
 		t.Errorf("Blind's probe was taken for the user's input %d times", after-before)
+	}
+}
+
+// TestBeginFlushedSeesTheUsersInputBefore clicks with another client's
+// pointer and, as soon as the click is taken, opens a bracket with
+// BeginFlushed and clicks with acu's, 50 times: the time it returns is
+// at or after the user's click each time (its one round trip read it),
+// and every event is counted on its own side.
+func TestBeginFlushedSeesTheUsersInputBefore(t *testing.T) {
+	w, acu, user := openBoth(t)
+	const n = 50
+	for i := range n {
+		before := time.Now()
+		if err := user.Click(t.Context(), 100+i, 50, 1, 1); err != nil {
+			t.Fatalf("the user's click %d: %v", i, err)
+		}
+		last, _, err := w.BeginFlushed(t.Context())
+		if err != nil {
+			t.Fatalf("BeginFlushed %d: %v", i, err)
+		}
+		if last.Before(before) {
+			t.Fatalf("click %d: BeginFlushed returned the user's last input %v, before the click at %v", i, last, before)
+		}
+		if err := acu.Click(t.Context(), 10+i, 10, 1, 1); err != nil {
+			t.Fatalf("acu's click %d: %v", i, err)
+		}
+		w.End()
+	}
+	own, seen := w.counts(t)
+	if own != 3*n || seen != 3*n {
+		t.Fatalf("%d user clicks and %d of acu's (3 input events each): %d events taken for the user's and %d for acu's, want %d and %d",
+			n, n, seen, own, 3*n, 3*n)
+	}
+}
+
+// TestCancelledBracketIsTheUsers: input read in a bracket that is
+// cancelled (acu sent nothing in it: the gate refused the effect) is the
+// user's, and input after the cancel is too; no bracket stays open.
+func TestCancelledBracketIsTheUsers(t *testing.T) {
+	w, _, user := openBoth(t)
+	if _, _, err := w.BeginFlushed(t.Context()); err != nil { // a bracket ended by End: nothing in it
+		t.Fatal(err)
+	}
+	w.End()
+	before := time.Now()
+	_, cancel, err := w.BeginFlushed(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := user.Click(t.Context(), 50, 50, 1, 1); err != nil {
+		t.Fatalf("the user's click: %v", err)
+	}
+	if err := w.Flush(t.Context()); err != nil { // the click is read inside the bracket
+		t.Fatal(err)
+	}
+	cancel()
+	cancel() // a second cancel does nothing
+	if own, seen := w.counts(t); own != 0 || seen != 3 {
+		t.Fatalf("a click inside a cancelled bracket: %d events taken for acu's, %d for the user's; want 0, 3", own, seen)
+	}
+	if last := w.LastUser(); last.Before(before) {
+		t.Fatalf("LastUser = %v, want at or after %v", last, before)
+	}
+	_, cancel, err = w.BeginFlushed(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := user.Click(t.Context(), 60, 60, 1, 1); err != nil {
+		t.Fatalf("the user's click: %v", err)
+	}
+	if own, seen := w.counts(t); own != 0 || seen != 6 {
+		t.Fatalf("a click after a cancelled bracket: %d events taken for acu's, %d for the user's; want 0, 6", own, seen)
+	}
+}
+
+// TestBeginFlushedOnAStoppedWatch: once the watch has stopped,
+// BeginFlushed is an error (the user's input cannot be read), and its
+// cancel does nothing.
+func TestBeginFlushedOnAStoppedWatch(t *testing.T) {
+	w, _, _ := openBoth(t)
+	w.Close()
+	_, cancel, err := w.BeginFlushed(t.Context())
+	if err == nil {
+		t.Fatal("BeginFlushed on a closed watch: no error")
+	}
+	cancel()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.begun != 0 || w.open != 0 {
+		t.Fatalf("after a failed BeginFlushed: %d Begins without End, %d brackets open; want 0", w.begun, w.open)
 	}
 }

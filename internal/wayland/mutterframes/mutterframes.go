@@ -8,6 +8,13 @@
 // pipe: acu is built without cgo and links no libpipewire. mutter sends
 // a buffer only when the screen changed, so a static screen costs
 // nothing. docs/wayland.md, "GNOME and KDE".
+//
+// Frames count their holds (frame.Frame.Release): the source holds its
+// current frame and Capture gives each caller a hold of its own. A frame
+// whose last hold is dropped gives its pixel buffer back, and the next
+// frame the pipeline writes is read into it (capture.Buffers), so a
+// screen that keeps changing does not cost a new buffer a frame; a frame
+// still held keeps its pixels.
 package mutterframes
 
 import (
@@ -170,7 +177,10 @@ type source struct {
 	err     error
 	watched map[*watcher]struct{}
 	used    time.Time // the last read
+	frames  int       // frames read from the pipeline
 	once    sync.Once
+
+	bufs capture.Buffers // the frames' pixel buffers, given back when released
 }
 
 type watcher struct {
@@ -226,7 +236,9 @@ func (h *Hub) live(ctx context.Context, dpy string) (*source, error) {
 		if s, err = h.source(ctx, dpy); err != nil {
 			return nil, err
 		}
-		if _, err = s.current(ctx); err == nil {
+		var f *frame.Frame
+		if f, err = s.current(ctx); err == nil {
+			f.Release()
 			return s, nil
 		}
 		select {
@@ -359,18 +371,21 @@ func open(ctx context.Context, bus, dpy string, log *slog.Logger) (*source, erro
 
 // read reads frame-sized chunks of the pipeline's output, publishes each
 // as the current frame and wakes the watchers whose rectangle changed.
+// The source's hold passes from the frame before to the new one.
 func (s *source) read(r io.Reader) {
 	size := s.w * s.h * 4
 	var err error
 	for {
-		pix := make([]byte, size)
+		pix := s.bufs.Get(size)
 		if _, err = io.ReadFull(r, pix); err != nil {
 			break
 		}
 		f := frame.New(pix, s.w, s.h, s.w*4, s.name, "screen", time.Now())
+		s.bufs.Own(f)
 		s.mu.Lock()
 		prev := s.cur
 		s.cur = f
+		s.frames++
 		if prev == nil {
 			close(s.first)
 		} else if prev.Hash != f.Hash {
@@ -385,6 +400,9 @@ func (s *source) read(r io.Reader) {
 			}
 		}
 		s.mu.Unlock()
+		if prev != nil {
+			prev.Release()
+		}
 	}
 	_ = s.cmd.Wait()
 	s.mu.Lock()
@@ -397,6 +415,7 @@ func (s *source) read(r io.Reader) {
 	}
 	s.watched = nil
 	s.mu.Unlock()
+	s.bufs.Close()
 	close(s.done)
 }
 
@@ -420,6 +439,8 @@ func changed(a, b *frame.Frame) image.Rectangle {
 	return r
 }
 
+// current returns the latest frame, once there is one; the caller holds
+// it (frame.Frame.Release).
 func (s *source) current(ctx context.Context) (*frame.Frame, error) {
 	t := time.NewTimer(15 * time.Second)
 	defer t.Stop()
@@ -435,7 +456,7 @@ func (s *source) current(ctx context.Context) (*frame.Frame, error) {
 	if s.cur == nil {
 		return nil, fmt.Errorf("capture on %s: %w", s.name, s.err)
 	}
-	return s.cur, nil
+	return s.cur.Retain(), nil // the source's hold keeps it alive until here
 }
 
 func (s *source) close() {
@@ -471,6 +492,8 @@ func (h *Hub) Resolve(ctx context.Context, dpy string, t capture.Target) (captur
 }
 
 // Capture returns the latest frame of dpy, or its view of t's rectangle.
+// The caller holds it: one done with its pixels releases it
+// (frame.Frame.Release), and the hub reuses its buffer.
 func (h *Hub) Capture(ctx context.Context, dpy string, t capture.Target) (*frame.Frame, error) {
 	s, err := h.live(ctx, dpy)
 	if err != nil {
@@ -487,7 +510,9 @@ func (h *Hub) Capture(ctx context.Context, dpy string, t capture.Target) (*frame
 	if t.Kind == capture.Screen {
 		return f, nil
 	}
-	return f.Sub(r.Rect, r.Label), nil
+	v := f.Sub(r.Rect, r.Label) // the view holds the buffer on its own
+	f.Release()
+	return v, nil
 }
 
 // Watch returns a channel that receives a value soon after anything in
@@ -502,9 +527,11 @@ func (h *Hub) Watch(ctx context.Context, dpy string, t capture.Target) (<-chan s
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.current(ctx); err != nil {
+	f, err := s.current(ctx)
+	if err != nil {
 		return nil, err
 	}
+	f.Release()
 	w := &watcher{ch: make(chan struct{}, 1), r: r.Rect}
 	s.mu.Lock()
 	if s.watched == nil {

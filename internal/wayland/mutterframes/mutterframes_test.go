@@ -14,7 +14,7 @@ import (
 	"github.com/acu-dev/acu/internal/wayland/portal"
 )
 
-func need(t *testing.T, programs ...string) {
+func need(t testing.TB, programs ...string) {
 	t.Helper()
 	for _, p := range programs {
 		if _, err := exec.LookPath(p); err != nil {

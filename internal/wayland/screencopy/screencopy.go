@@ -10,7 +10,9 @@
 // woken only by a change. Grab copies the output as it is now.
 //
 // A Capturer owns its own connection (one owner goroutine at a time) and
-// one buffer, reused while the output keeps its size and format.
+// one shared-memory buffer, reused while the output keeps its size and
+// format. Each frame's pixels are a new buffer, or one a producer that
+// recycles them hands it (Reuse).
 //
 // It does not decide when to capture, keep frames or share them between
 // callers (the capture hub does on X11), nor read windows: a window
@@ -37,6 +39,7 @@ type Capturer struct {
 	version uint32
 	output  *wayland.Output
 	buf     *wayland.ShmBuffer
+	alloc   func(n int) []byte // the frames' pixel buffers (Reuse); nil: make
 }
 
 // ErrUnsupported is returned by Open when the compositor offers no
@@ -103,6 +106,11 @@ func (c *Capturer) Close() error {
 	}
 	return c.conn.Close()
 }
+
+// Reuse has the frames' pixels written into buffers from get (n bytes,
+// whatever they held) instead of new ones: a capture hub that recycles
+// the buffers of released frames (capture.Buffers) passes its Get.
+func (c *Capturer) Reuse(get func(n int) []byte) { c.alloc = get }
 
 // Size returns the output's size in pixels.
 func (c *Capturer) Size() (w, h int) { return c.output.Width, c.output.Height }
@@ -218,11 +226,15 @@ func (c *Capturer) capture(ctx context.Context, withDamage bool, region image.Re
 		return nil, nil, fmt.Errorf("screencopy on %s: the compositor failed the copy (the output may have changed size)", c.display)
 	}
 	at := time.Now()
-	pix, err := toBGRX(c.buf.Data, int(st.width), int(st.height), int(st.stride), st.format, st.flags&wayland.FrameFlagYInvert != 0)
+	w, h := int(st.width), int(st.height)
+	var dst []byte
+	if c.alloc != nil {
+		dst = c.alloc(w * h * 4)
+	}
+	pix, err := toBGRX(dst, c.buf.Data, int(st.width), int(st.height), int(st.stride), st.format, st.flags&wayland.FrameFlagYInvert != 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("screencopy on %s: %w", c.display, err)
 	}
-	w, h := int(st.width), int(st.height)
 	return frame.New(pix, w, h, w*4, c.display, target, at), clipRects(st.damage, w, h, st.flags&wayland.FrameFlagYInvert != 0), nil
 }
 
@@ -249,9 +261,10 @@ func (c *Capturer) ensureBuffer(w, h, stride int, format uint32) error {
 	return nil
 }
 
-// toBGRX copies h rows of src (in a 32-bit wl_shm format) into a new
-// tightly packed BGRX buffer, flipping rows when yInvert.
-func toBGRX(src []byte, w, h, stride int, format uint32, yInvert bool) ([]byte, error) {
+// toBGRX copies h rows of src (in a 32-bit wl_shm format) into dst (a new
+// buffer when dst is not w*h*4 bytes), tightly packed BGRX, flipping rows
+// when yInvert.
+func toBGRX(dst, src []byte, w, h, stride int, format uint32, yInvert bool) ([]byte, error) {
 	var swap bool
 	switch format {
 	case wayland.FormatXRGB8888, wayland.FormatARGB8888: // little-endian: B, G, R, X in memory
@@ -263,7 +276,9 @@ func toBGRX(src []byte, w, h, stride int, format uint32, yInvert bool) ([]byte, 
 	if stride < w*4 || len(src) < (h-1)*stride+w*4 {
 		return nil, fmt.Errorf("buffer of %d bytes is too short for %dx%d at stride %d", len(src), w, h, stride)
 	}
-	dst := make([]byte, w*h*4)
+	if len(dst) != w*h*4 {
+		dst = make([]byte, w*h*4)
+	}
 	for y := 0; y < h; y++ {
 		sy := y
 		if yInvert {
