@@ -23,7 +23,9 @@
 // UserClock follows the user's input by the server's clock (XInput2 raw
 // events, read on a raw connection of its own since xgb cannot read
 // XInput2's long events), telling acu's own XTest input by the markers the
-// gate brackets it with.
+// gate brackets it with; it reads the slave devices' own raw events, which
+// the server sends in order with the markers even while a window manager's
+// grab holds the pointer's (the master's) events back.
 //
 // What it does not do: open or own the device's X connection (internal/display does;
 // its event loop must drain the MappingNotify events a remap produces), read

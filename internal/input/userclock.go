@@ -29,6 +29,16 @@ import (
 // marker and waits for it, so it sees every event the server generated
 // before it, and the marker's time is the server's clock to age them by.
 //
+// The clock reads each slave device's own raw events (the XTEST device's
+// among them), never the master devices' copies: the server sends a
+// slave's raw event while it processes the XTest request that made it, in
+// order with the markers, whereas a master's copy is held back for as long
+// as a client's synchronous grab freezes the pointer. A window manager's
+// click-to-focus grab does that on every press in a client window
+// (openbox replays the press once it has focused the window, late on a
+// loaded machine), so by the masters acu's own release arrived after its
+// End and was taken for the user's.
+//
 // It is safe for concurrent use; Close it to drop its connection.
 type UserClock struct {
 	c   *display.Conn // acu's connection: the markers go out on it
@@ -70,7 +80,6 @@ const (
 	xiRawMotion     = 17
 	xiRawTouchBegin = 22
 	xiRawTouchEnd   = 24
-	xiAllMasters    = 1
 	xiAllDevices    = 0
 	geEvent         = 35
 	propertyNotify  = 28
@@ -188,13 +197,15 @@ func (u *UserClock) setup(r *bufio.Reader) error {
 	if _, err = send(w); err != nil {
 		return err
 	}
-	// XISelectEvents on the root: the raw events of all master devices.
+	// XISelectEvents on the root: the raw events of all devices; read
+	// counts the slaves' own (deviceid = sourceid), which no grab holds
+	// back, and drops the masters' copies.
 	m := make([]byte, 20)
 	m[0], m[1] = major, xiSelectEvents
 	le.PutUint16(m[2:], 5)
 	le.PutUint32(m[4:], uint32(u.rc.Screen.Root))
 	le.PutUint16(m[8:], 1)
-	le.PutUint16(m[12:], xiAllMasters)
+	le.PutUint16(m[12:], xiAllDevices)
 	le.PutUint16(m[14:], 1)
 	var mask uint32
 	for _, ev := range []uint{xiRawKeyPress, xiRawKeyRelease, xiRawButtonPr, xiRawButtonRel, xiRawMotion, xiRawTouchBegin, xiRawTouchBegin + 1, xiRawTouchEnd} {
@@ -312,7 +323,9 @@ func (u *UserClock) read(r *bufio.Reader) {
 		switch {
 		case b[0]&0x7f == propertyNotify && xproto.Window(le.Uint32(b[4:])) == u.win:
 			u.marker(xproto.Atom(le.Uint32(b[8:])), le.Uint32(b[12:]))
-		case b[0]&0x7f == geEvent && len(b) >= 32:
+		case b[0]&0x7f == geEvent && len(b) >= 32 && le.Uint16(b[10:]) == le.Uint16(b[20:]):
+			// A slave device's own raw event (deviceid = sourceid); a
+			// master's copy (deviceid the master) is dropped.
 			u.raw(le.Uint16(b[8:]), le.Uint32(b[12:]), le.Uint32(b[16:]), le.Uint16(b[20:]))
 		case b[0] == 0:
 			u.log.Debug("user clock: X error", "display", u.rc.Name, "code", b[1])

@@ -249,13 +249,9 @@ func idle(r llmtest.Request) llmtest.Reply {
 func modelEnv(srv *llmtest.Server) []string {
 	// Model names without a price: the report's cost is unknown, not a
 	// made-up figure.
-	// The gate's user-first check is off too: in about 1 run in 3 of
-	// lxterminal-settings its key step was refused as "button 1 released
-	// by another program's XTEST input 636ms ago" right after the engine's
-	// own click on the Display tab (an open bug in telling acu's clicks
-	// from others' there, noted for issue 24's follow-up); the suite
-	// measures solving tasks, and the user-first check has its own tests.
-	return []string{"ACU_TASK_BASE_URL=" + srv.URL, "ACU_TASK_API_KEY=" + llmtest.Key, "ACU_TASK_PAUSE_ON_INPUT=false", "ACU_ACT_PAUSE_ON_INPUT=false",
+	// The gate's user-first check (ACU_ACT_PAUSE_ON_INPUT) stays on, as in
+	// a real run: a step acu refuses as the user's fails its task here.
+	return []string{"ACU_TASK_BASE_URL=" + srv.URL, "ACU_TASK_API_KEY=" + llmtest.Key, "ACU_TASK_PAUSE_ON_INPUT=false",
 		"ACU_TASK_FAST_MODEL=ci/scripted-fast", "ACU_TASK_PLANNER_MODEL=ci/scripted-planner", "ACU_TASK_VERIFIER_MODEL=ci/scripted-verifier"}
 }
 

@@ -15,8 +15,10 @@ import (
 // StartWM starts openbox (an EWMH window manager from Debian) on display
 // and waits until it has announced itself (_NET_SUPPORTING_WM_CHECK). It is
 // stopped when the test ends. Missing openbox fails the test: install it
-// with scripts/install-deps.sh.
-func StartWM(t testing.TB, display string) {
+// with scripts/install-deps.sh. It returns openbox's process, for a test
+// that stops it for a while (a window manager slow to answer, as on a
+// loaded machine).
+func StartWM(t testing.TB, display string) *os.Process {
 	t.Helper()
 	cmd := exec.Command("openbox", "--sm-disable")
 	home := t.TempDir()
@@ -47,7 +49,7 @@ func StartWM(t testing.TB, display string) {
 	for {
 		r, err := xproto.GetProperty(c, false, root, a.Atom, xproto.AtomWindow, 0, 1).Reply()
 		if err == nil && r.ValueLen > 0 {
-			return
+			return cmd.Process
 		}
 		select {
 		case <-done:
