@@ -48,6 +48,17 @@ ctr_docker_ready() {
 		fi
 		export DOCKER_BUILDKIT=1
 	fi
+	# Runs of these scripts take turns on a machine (the private engine
+	# below is one per machine, and they share the images' tags): the
+	# lock is held until the script exits. A child script finds DOCKER_HOST
+	# set by its parent and does not wait for its parent's lock.
+	if [ -z "${DOCKER_HOST:-}" ] && [ "$(id -u)" = 0 ] && command -v flock >/dev/null 2>&1; then
+		exec 9>/run/acu-docker.lock
+		if ! flock -n 9; then
+			echo "container: another run of acu's container scripts holds /run/acu-docker.lock; waiting (15 min at most)" >&2
+			flock -w 900 9 || { echo "container: /run/acu-docker.lock still held after 15 min" >&2; return 1; }
+		fi
+	fi
 	if "$CTR" info >/dev/null 2>&1; then ctr_docker_nets; return 0; fi
 	if [ "$(id -u)" != 0 ] || ! command -v dockerd >/dev/null 2>&1; then
 		echo "container: no Docker engine answers (start dockerd, or apt-get install docker.io as root)" >&2
@@ -60,7 +71,7 @@ ctr_docker_ready() {
 		-H "unix://$CTR_DOCKERD_DIR/docker.sock" --pidfile "$CTR_DOCKERD_DIR/dockerd.pid" \
 		--exec-opt native.cgroupdriver=cgroupfs \
 		--iptables=false --ip-masq=false --ip-forward=false --bridge=none \
-		>"$CTR_DOCKERD_DIR/dockerd.log" 2>&1 &
+		>"$CTR_DOCKERD_DIR/dockerd.log" 2>&1 9>&- &
 	CTR_DOCKERD_PID=$!
 	export DOCKER_HOST=unix://$CTR_DOCKERD_DIR/docker.sock
 	local i

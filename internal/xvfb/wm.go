@@ -214,10 +214,10 @@ func waitWMEventLoop(ctx context.Context, c *xgb.Conn, root xproto.Window, atom 
 	defer xproto.DestroyWindow(c, probe)
 	ev := xproto.ClientMessageEvent{Format: 32, Window: probe, Type: request,
 		Data: xproto.ClientMessageDataUnionData32New([]uint32{0, 0, 0, 0, 0})}
-	// The request is sent again every 200 ms: openbox drops one that
+	// The request is sent again every 60 ms: openbox drops one that
 	// comes while it is still starting.
 	for t0, n := time.Now(), 0; ; n++ {
-		if n%10 == 0 {
+		if n%3 == 0 {
 			if err := xproto.SendEventChecked(c, false, root,
 				xproto.EventMaskSubstructureNotify|xproto.EventMaskSubstructureRedirect, string(ev.Bytes())).Check(); err != nil {
 				return fmt.Errorf("ask for frame extents: %w", err)
