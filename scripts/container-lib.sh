@@ -8,6 +8,8 @@
 # (CONTAINER_ENGINE=docker or podman chooses); for Docker it makes sure an
 # engine answers (ctr_docker_ready).
 ctr_pick_engine() {
+	CTR_BUILD_NET=()
+	CTR_RUN_NET=
 	CTR=${CONTAINER_ENGINE:-}
 	if [ -z "$CTR" ]; then
 		if command -v podman >/dev/null 2>&1; then CTR=podman
@@ -27,9 +29,16 @@ ctr_pick_engine() {
 # client. A client without the buildx component falls back to Debian's
 # docker.io client (/usr/bin/docker, BuildKit built in). When no engine
 # answers and this is root with Debian's dockerd installed, it starts a
-# private one for this script (its own socket, data under
-# /var/lib/acu-dockerd, cgroupfs) and ctr_docker_stop ends it; a machine
-# whose Docker runs keeps it.
+# private one for this script and ctr_docker_stop ends it; a machine whose
+# Docker runs keeps it. The private engine changes nothing of the machine's
+# own: its socket and state are its own (/run/acu-dockerd,
+# /var/lib/acu-dockerd, which keeps the layer cache between runs), cgroupfs,
+# and it leaves the host's firewall, IP forwarding and bridges alone
+# (--iptables=false --ip-masq=false --ip-forward=false --bridge=none). So
+# it has no default bridge network (ctr_docker_nets): builds use the host's
+# network, and containers a network of their own (compose makes its
+# project's network itself), whose published ports Docker's userland proxy
+# serves.
 ctr_docker_ready() {
 	CTR=${DOCKER:-docker}
 	if ! "$CTR" buildx version >/dev/null 2>&1; then
@@ -39,7 +48,18 @@ ctr_docker_ready() {
 		fi
 		export DOCKER_BUILDKIT=1
 	fi
-	if "$CTR" info >/dev/null 2>&1; then return 0; fi
+	# Runs of these scripts take turns on a machine (the private engine
+	# below is one per machine, and they share the images' tags): the
+	# lock is held until the script exits. A child script finds DOCKER_HOST
+	# set by its parent and does not wait for its parent's lock.
+	if [ -z "${DOCKER_HOST:-}" ] && [ "$(id -u)" = 0 ] && command -v flock >/dev/null 2>&1; then
+		exec 9>/run/acu-docker.lock
+		if ! flock -n 9; then
+			echo "container: another run of acu's container scripts holds /run/acu-docker.lock; waiting (15 min at most)" >&2
+			flock -w 900 9 || { echo "container: /run/acu-docker.lock still held after 15 min" >&2; return 1; }
+		fi
+	fi
+	if "$CTR" info >/dev/null 2>&1; then ctr_docker_nets; return 0; fi
 	if [ "$(id -u)" != 0 ] || ! command -v dockerd >/dev/null 2>&1; then
 		echo "container: no Docker engine answers (start dockerd, or apt-get install docker.io as root)" >&2
 		return 1
@@ -49,12 +69,14 @@ ctr_docker_ready() {
 	echo "container: no Docker engine answers; starting a private dockerd ($CTR_DOCKERD_DIR/docker.sock)" >&2
 	dockerd --data-root /var/lib/acu-dockerd --exec-root "$CTR_DOCKERD_DIR/exec" \
 		-H "unix://$CTR_DOCKERD_DIR/docker.sock" --pidfile "$CTR_DOCKERD_DIR/dockerd.pid" \
-		--exec-opt native.cgroupdriver=cgroupfs >"$CTR_DOCKERD_DIR/dockerd.log" 2>&1 &
+		--exec-opt native.cgroupdriver=cgroupfs \
+		--iptables=false --ip-masq=false --ip-forward=false --bridge=none \
+		>"$CTR_DOCKERD_DIR/dockerd.log" 2>&1 9>&- &
 	CTR_DOCKERD_PID=$!
 	export DOCKER_HOST=unix://$CTR_DOCKERD_DIR/docker.sock
 	local i
 	for i in $(seq 150); do
-		if "$CTR" info >/dev/null 2>&1; then return 0; fi
+		if "$CTR" info >/dev/null 2>&1; then ctr_docker_nets; return 0; fi
 		kill -0 "$CTR_DOCKERD_PID" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -63,14 +85,31 @@ ctr_docker_ready() {
 	return 1
 }
 
-# ctr_docker_stop ends the dockerd ctr_docker_ready started, if any.
+# ctr_docker_nets: an engine without a default bridge network (the private
+# one above, or any dockerd run with --bridge=none) builds on the host's
+# network (CTR_BUILD_NET) and runs containers on a network of their own
+# (CTR_RUN_NET says so).
+ctr_docker_nets() {
+	if "$CTR" network inspect bridge >/dev/null 2>&1; then return 0; fi
+	CTR_BUILD_NET=(--network host)
+	# shellcheck disable=SC2034 # read by container-test.sh
+	CTR_RUN_NET=private
+}
+
+# ctr_docker_stop ends the dockerd ctr_docker_ready started, if any, and
+# the containerd it started (by the pid it recorded), and unmounts the
+# network namespace it leaves mounted under its exec root.
 ctr_docker_stop() {
 	[ -n "${CTR_DOCKERD_PID:-}" ] || return 0
+	local i cpid=""
+	[ -f "$CTR_DOCKERD_DIR/exec/containerd/containerd.pid" ] && cpid=$(cat "$CTR_DOCKERD_DIR/exec/containerd/containerd.pid")
 	kill "$CTR_DOCKERD_PID" 2>/dev/null || true
-	local i
 	for i in $(seq 100); do kill -0 "$CTR_DOCKERD_PID" 2>/dev/null || break; sleep 0.1; done
-	# containerd, started by that dockerd, ends with it; make sure.
-	pkill -f "containerd --config $CTR_DOCKERD_DIR/exec" 2>/dev/null || true
+	if [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null; then
+		kill "$cpid" 2>/dev/null || true
+		for _ in $(seq 50); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
+	fi
+	umount "$CTR_DOCKERD_DIR/exec/netns/default" 2>/dev/null || true
 	CTR_DOCKERD_PID=
 }
 
@@ -161,7 +200,7 @@ ctr_local_bases() {
 			get_go=":"
 			vol=()
 		fi
-		"$CTR" build --quiet -t "$CTR_GO_IMAGE" "${vol[@]}" -f - "$ctx" >/dev/null <<GOFILE
+		"$CTR" build --quiet -t "$CTR_GO_IMAGE" "${vol[@]}" "${CTR_BUILD_NET[@]}" -f - "$ctx" >/dev/null <<GOFILE
 FROM $CTR_BASE
 COPY ca/ /usr/local/share/ca-certificates/
 $( [ "$CTR" != podman ] && echo "COPY go/ /usr/local/go/" )
@@ -185,6 +224,6 @@ ctr_build_image() {
 		# Docker's format keeps HEALTHCHECK (OCI's has no field for it).
 		podman build --format docker --timestamp "$epoch" --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
 	else
-		SOURCE_DATE_EPOCH=$epoch "$CTR" build --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
+		SOURCE_DATE_EPOCH=$epoch "$CTR" build "${CTR_BUILD_NET[@]}" --build-arg "ACU_VERSION=$version" -t "$tag" "$@" -f Containerfile .
 	fi
 }

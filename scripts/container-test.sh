@@ -67,7 +67,7 @@ else
 	project_label=com.docker.compose.project
 fi
 ctr() { "$CTR" "$@"; }
-echo "engine: $("$CTR" version --format '{{.Server.Version}}' 2>/dev/null || "$CTR" --version) ($CTR); compose: $("${compose[@]}" version 2>/dev/null | head -n1)"
+echo "engine: $("$CTR" version --format '{{.Server.Version}}' 2>/dev/null || "$CTR" --version) ($CTR${CTR_DOCKERD_PID:+, a private dockerd: no iptables, no default bridge}); compose: $("${compose[@]}" version 2>/dev/null | head -n1)"
 for p in chromium tesseract go curl python3; do
 	command -v "$p" >/dev/null 2>&1 || fail "$p is missing (scripts/install-deps.sh)"
 done
@@ -84,6 +84,7 @@ cleanup() {
 	ctr ps -aq --filter "label=$project_label=$tag" | xargs -r "$CTR" rm -f -v >/dev/null 2>&1
 	ctr volume ls -q --filter "label=$project_label=$tag" | xargs -r "$CTR" volume rm -f >/dev/null 2>&1
 	ctr network ls -q --filter "label=$project_label=$tag" | xargs -r "$CTR" network rm >/dev/null 2>&1
+	ctr network ls -q --filter "label=acu-container-test=$tag" | xargs -r "$CTR" network rm >/dev/null 2>&1
 	if [ "$engine" = podman ]; then
 		podman pod rm -f "pod_$tag" >/dev/null 2>&1
 		podman secret rm "$tag-token" >/dev/null 2>&1
@@ -126,7 +127,7 @@ fi
 pgimage=localhost/acu-postgres:15
 if ! ctr_image_exists "$pgimage"; then
 	fmt=(); [ "$engine" = podman ] && fmt=(--format docker)
-	ctr build "${fmt[@]}" --build-arg "BASE=$CTR_BASE" -t "$pgimage" -f container/postgres.Containerfile . >"$tmp/pgbuild.log" 2>&1 || { tail -40 "$tmp/pgbuild.log"; fail "the PostgreSQL image build failed"; }
+	ctr build "${fmt[@]}" "${CTR_BUILD_NET[@]}" --build-arg "BASE=$CTR_BASE" -t "$pgimage" -f container/postgres.Containerfile . >"$tmp/pgbuild.log" 2>&1 || { tail -40 "$tmp/pgbuild.log"; fail "the PostgreSQL image build failed"; }
 fi
 build_s=$((SECONDS - t))
 size=$(ctr image inspect --format '{{.Size}}' "$image")
@@ -178,8 +179,15 @@ else
 	secret=(-v "$tmp/acu-token:/run/secrets/acu-token:ro")
 fi
 port=$(free_port)
+net=()
+if [ -n "${CTR_RUN_NET:-}" ]; then
+	# The private dockerd has no default bridge (container-lib.sh): a
+	# network of this run's own.
+	ctr network create --label "acu-container-test=$tag" "$tag-net" >/dev/null
+	net=(--network "$tag-net")
+fi
 run_one() {
-	ctr run -d --name "$1" --label "acu-container-test=$tag" \
+	ctr run -d --name "$1" --label "acu-container-test=$tag" "${net[@]}" \
 		-p "127.0.0.1:$port:18790" --shm-size 1g \
 		"${secret[@]}" \
 		-e ACU_TOKEN_FILE=/run/secrets/acu-token -e ACU_ALLOWED_HOSTS=desktop.test \

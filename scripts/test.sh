@@ -5,7 +5,8 @@
 # input, go test -race (which also runs the fuzz targets' seed
 # corpora and the OCR judge benchmark set), then the store's, runs' and
 # notify's tests again on PostgreSQL, OpenClaw end to end, and the
-# container release check with Podman (ACU_SKIP_CONTAINERS=1 skips it).
+# container release check with Podman, and with Docker where Debian's
+# docker.io is installed (ACU_SKIP_CONTAINERS=1 skips both).
 # Tests start and stop their own Xvfb servers, headless sway compositors,
 # PostgreSQL servers, daemons, containers and helpers.
 set -euo pipefail
@@ -65,4 +66,15 @@ else
 	# desktop and the compose fleet of 3 through their published ports, and
 	# removes everything it made.
 	bash scripts/container-test.sh 2>&1 | tee -a /tmp/acu-test.log
+	# The same with Docker where Debian's docker.io and docker-compose are
+	# installed (a private engine when none answers; about 2 min with the
+	# images built); ACU_SKIP_DOCKER=1 skips it.
+	if [ "${ACU_SKIP_DOCKER:-0}" = 1 ]; then
+		echo "== the container release check with Docker: skipped (ACU_SKIP_DOCKER=1)"
+	elif command -v dockerd >/dev/null 2>&1 && command -v docker-compose >/dev/null 2>&1; then
+		echo "== the container release check with Docker (docs/containers.md)"
+		CONTAINER_ENGINE=docker bash scripts/container-test.sh 2>&1 | tee -a /tmp/acu-test.log
+	else
+		echo "== the container release check with Docker: skipped (apt-get install docker.io docker-compose to run it)"
+	fi
 fi

@@ -131,7 +131,7 @@ func waitWM(ctx context.Context, display string, ewmh bool, exited <-chan struct
 	for {
 		if ewmh {
 			if p, err := xproto.GetProperty(c, false, root, check, xproto.AtomWindow, 0, 1).Reply(); err == nil && p.ValueLen > 0 {
-				return nil
+				return waitWMEventLoop(ctx, c, root, atom, exited)
 			}
 		} else if o, err := xproto.GetSelectionOwner(c, wmS0).Reply(); err == nil && o.Owner != xproto.WindowNone {
 			return nil
@@ -150,5 +150,100 @@ func waitWM(ctx context.Context, display string, ewmh bool, exited <-chan struct
 			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// supportedGrace bounds how long, once _NET_SUPPORTING_WM_CHECK is set, the
+// wait looks for the window manager's _NET_SUPPORTED list (set in the same
+// set-up, right after it).
+const supportedGrace = time.Second
+
+// waitWMEventLoop waits, once an EWMH window manager has announced itself,
+// until it handles requests: announcing comes early in a window manager's
+// start-up (openbox sets _NET_SUPPORTING_WM_CHECK as it takes the screen,
+// then reads its configuration, themes and menus and manages the windows
+// already there before it reads its first event). When it lists
+// _NET_REQUEST_FRAME_EXTENTS in _NET_SUPPORTED, an unmapped probe window asks
+// for its frame extents, which the window manager answers (by setting
+// _NET_FRAME_EXTENTS on it) from its event loop; the answer means the
+// start-up is over. A window manager that does not offer the request is
+// taken as ready when announced.
+func waitWMEventLoop(ctx context.Context, c *xgb.Conn, root xproto.Window, atom func(string) (xproto.Atom, error), exited <-chan struct{}) error {
+	supported, err := atom("_NET_SUPPORTED")
+	if err != nil {
+		return err
+	}
+	request, err := atom("_NET_REQUEST_FRAME_EXTENTS")
+	if err != nil {
+		return err
+	}
+	extents, err := atom("_NET_FRAME_EXTENTS")
+	if err != nil {
+		return err
+	}
+	offers := false
+	for t0 := time.Now(); ; {
+		p, err := xproto.GetProperty(c, false, root, supported, xproto.AtomAtom, 0, 4096).Reply()
+		if err == nil && p.ValueLen > 0 {
+			for i := 0; i+4 <= len(p.Value); i += 4 {
+				if xproto.Atom(xgb.Get32(p.Value[i:])) == request {
+					offers = true
+					break
+				}
+			}
+			break
+		}
+		if time.Since(t0) > supportedGrace {
+			break
+		}
+		if err := pause(ctx, exited, t0, "list what it supports (_NET_SUPPORTED)"); err != nil {
+			return err
+		}
+	}
+	if !offers {
+		return nil
+	}
+	probe, err := xproto.NewWindowId(c)
+	if err != nil {
+		return err
+	}
+	if err := xproto.CreateWindowChecked(c, 0, probe, root, -10, -10, 1, 1, 0,
+		xproto.WindowClassInputOutput, 0, 0, nil).Check(); err != nil {
+		return fmt.Errorf("create a probe window: %w", err)
+	}
+	defer xproto.DestroyWindow(c, probe)
+	ev := xproto.ClientMessageEvent{Format: 32, Window: probe, Type: request,
+		Data: xproto.ClientMessageDataUnionData32New([]uint32{0, 0, 0, 0, 0})}
+	// The request is sent again every 60 ms: openbox drops one that
+	// comes while it is still starting.
+	for t0, n := time.Now(), 0; ; n++ {
+		if n%3 == 0 {
+			if err := xproto.SendEventChecked(c, false, root,
+				xproto.EventMaskSubstructureNotify|xproto.EventMaskSubstructureRedirect, string(ev.Bytes())).Check(); err != nil {
+				return fmt.Errorf("ask for frame extents: %w", err)
+			}
+		}
+		if p, err := xproto.GetProperty(c, false, probe, extents, xproto.AtomCardinal, 0, 4).Reply(); err == nil && p.ValueLen == 4 {
+			return nil
+		}
+		if err := pause(ctx, exited, t0, "answer a request (_NET_REQUEST_FRAME_EXTENTS) after announcing itself: its start-up is not over"); err != nil {
+			return err
+		}
+	}
+}
+
+// pause waits 20 ms; it fails when the window manager exits or ctx ends,
+// saying what it did not do since start.
+func pause(ctx context.Context, exited <-chan struct{}, start time.Time, what string) error {
+	select {
+	case <-exited:
+		return errors.New("it exited before managing the screen")
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("not ready after %s: it did not %s", time.Since(start).Round(time.Millisecond), what)
+		}
+		return ctx.Err()
+	case <-time.After(20 * time.Millisecond):
+		return nil
 	}
 }
