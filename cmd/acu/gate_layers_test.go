@@ -50,6 +50,7 @@ var effectCallers = map[string]string{
 	"internal/atspi":            "defines the accessibility effects",
 	"internal/elements":         "runs its accessibility effects inside Options.Effect, which the wiring sets to the gate's Hands.Element",
 	"internal/wayland/toplevel": "defines the Wayland window operations (toplevel protocol, sway's IPC) for the gate to call",
+	"internal/xvfb":             "starts the display and its window manager: a hidden probe window of its own asks the manager for frame extents and is destroyed, so --wm returns once windows are managed",
 }
 
 // TestOnlyTheGateActs: no package above the gate imports the input
