@@ -37,7 +37,10 @@ type Session struct {
 	once     sync.Once
 	mods     held         // the modifiers ModsDown left down
 	clip     clip         // the remote-desktop clipboard (clipboard.go)
-	sent     atomic.Int64 // when the last input call was sent (unix ns), for Settled
+	sent     atomic.Pointer[time.Time] // when the last input call was sent, for Settled
+
+	imu        sync.Mutex
+	evLo, evHi time.Time // the idle monitor's last event, as readings pinned it (idle.go)
 }
 
 // Open connects to the session bus at busAddress (a GNOME session's
@@ -136,7 +139,8 @@ func (s *Session) Close() error {
 
 func (s *Session) call(ctx context.Context, method string, args ...any) error {
 	if strings.HasPrefix(method, "Notify") {
-		s.sent.Store(time.Now().UnixNano())
+		now := time.Now()
+		s.sent.Store(&now)
 	}
 	if err := s.rd.CallWithContext(ctx, rdSession+"."+method, 0, args...).Err; err != nil {
 		return fmt.Errorf("mutter remote desktop: %s: %w", method, err)
@@ -215,7 +219,7 @@ func (s *Session) Type(ctx context.Context, text string) error {
 		return err
 	}
 	runs := splitLayout(text)
-	for i, r := range runs {
+	for _, r := range runs {
 		if r.keys {
 			if err := typeText(ctx, s.key, r.text); err != nil {
 				return restore(err)
@@ -232,12 +236,12 @@ func (s *Session) Type(ctx context.Context, text string) error {
 		if err := s.paste(ctx, r.text); err != nil {
 			return restore(err)
 		}
-		if i < len(runs)-1 {
-			// The app inserts what it read after the transfer ends, from
-			// its own event loop: give it that turn before the next keys.
-			if err := sleepCtx(ctx, pasteSettle); err != nil {
-				return restore(err)
-			}
+		// The app inserts what it read once the transfer has ended, from
+		// its own event loop, and takes keys sent meanwhile first: give
+		// it that turn before the next keys (this text's or the next
+		// action's).
+		if err := sleepCtx(ctx, pasteSettle); err != nil {
+			return restore(err)
 		}
 	}
 	return restore(nil)
