@@ -91,6 +91,36 @@ func (g *gnomeConn) close() {
 	}
 }
 
+// clipboard reads the clipboard's text through mutter's remote desktop
+// (SelectionRead).
+func (g *gnomeConn) clipboard(ctx context.Context) (string, error) {
+	sess, err := g.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	return sess.Clipboard(ctx)
+}
+
+// setClipboard makes acu's session the clipboard's owner with text
+// (SetSelection; it serves each paste while it owns it).
+func (g *gnomeConn) setClipboard(ctx context.Context, text string) error {
+	sess, err := g.session(ctx)
+	if err != nil {
+		return err
+	}
+	return sess.SetClipboard(ctx, text)
+}
+
+// idleWatch is the user-first watch of a GNOME display: mutter's idle
+// monitor, acu's own input bracketed on its remote-desktop session.
+func (g *gnomeConn) idleWatch(ctx context.Context) (*portal.IdleWatch, error) {
+	sess, err := g.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sess.IdleWatch(ctx)
+}
+
 // errGnomeWindows is the answer of window lists and operations on GNOME.
 func errGnomeWindows(dpy string) error {
 	return &Error{Kind: Unavailable, Field: "display",
@@ -145,10 +175,10 @@ func (g *gnomeInput) KeyHold(ctx context.Context, keys string, hold time.Duratio
 func (g *gnomeInput) ModsDown(ctx context.Context, mods string) error { return g.s.ModsDown(ctx, mods) }
 func (g *gnomeInput) ModsUp(ctx context.Context) error                { return g.s.ModsUp(ctx) }
 func (g *gnomeInput) Size() (int, int)                                { return g.w, g.h }
-func (g *gnomeInput) Sync(ctx context.Context) error                  { return g.s.Sync(ctx) }
+func (g *gnomeInput) Sync(ctx context.Context) error                  { return g.s.Settled(ctx) }
 
-// CheckText: mutter types only what the session's layout has
-// (portal.CheckText).
+// CheckText: any character but a control one; what the session's layout
+// lacks is pasted (portal.Session.Type).
 func (g *gnomeInput) CheckText(text string) error { return portal.CheckText(text) }
 
 // Close leaves the session open: it is the display's (gnomeConn), shared
