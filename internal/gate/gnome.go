@@ -25,6 +25,9 @@ type gnomeConn struct {
 
 	mu   sync.Mutex
 	sess *portal.Session
+
+	ordMu sync.Mutex
+	ord   *gnomeOrderer // the ordering proof's screen cast (gnome_order.go)
 }
 
 // IsMutter reports whether a compositor with these globals is GNOME's
@@ -83,6 +86,12 @@ func (g *gnomeConn) session(ctx context.Context) (*portal.Session, error) {
 }
 
 func (g *gnomeConn) close() {
+	g.ordMu.Lock()
+	if g.ord != nil {
+		g.ord.close()
+		g.ord = nil
+	}
+	g.ordMu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.sess != nil {

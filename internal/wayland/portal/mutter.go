@@ -35,8 +35,8 @@ type Session struct {
 	node     uint32
 	closeErr error
 	once     sync.Once
-	mods     held         // the modifiers ModsDown left down
-	clip     clip         // the remote-desktop clipboard (clipboard.go)
+	mods     held                      // the modifiers ModsDown left down
+	clip     clip                      // the remote-desktop clipboard (clipboard.go)
 	sent     atomic.Pointer[time.Time] // when the last input call was sent, for Settled
 
 	imu        sync.Mutex
