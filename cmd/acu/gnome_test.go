@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"image"
 	"image/png"
@@ -204,38 +203,7 @@ func TestGnomeWaitResolves(t *testing.T) {
 		"--override=colors.background=ffffff", "--override=colors.foreground=000000",
 		"sh", "-c", `echo building; while [ ! -e `+flag+` ]; do sleep 0.05; done; echo "Build finished"; exec sleep 600`)
 	startDaemon(t, env, dataDir, port)
-	type result struct {
-		out, errOut string
-		code        int
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, errOut, code := acu(t, env, "wait", `"Build finished" is visible`, "--display", g.Socket(), "--timeout", "90", "--json")
-		done <- result{out, errOut, code}
-	}()
-	eventually(t, 60*time.Second, "the wait to start", func() bool {
-		out, _, _ := acu(t, env, "waits", "--json")
-		return strings.Contains(out, "Build finished")
-	})
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("acu wait did not return")
-	}
-	if r.code != 0 {
-		t.Fatalf("acu wait: exit %d\nstdout: %s\nstderr: %s", r.code, r.out, r.errOut)
-	}
-	var w api.Wait
-	if err := json.Unmarshal([]byte(r.out), &w); err != nil {
-		t.Fatalf("acu wait --json printed %q: %v", r.out, err)
-	}
-	if w.State != "resolved" || !strings.Contains(w.Message, "Build finished") {
-		t.Fatalf("wait = %s %q, want resolved", w.State, w.Message)
-	}
+	w := waitForBuildFinished(t, env, flag, "--display", g.Socket())
 	if m := decodePNG(t, w.Screenshot); m.Bounds() != image.Rect(0, 0, 800, 500) {
 		t.Errorf("the wait's screenshot is %v, want mutter's 800x500 monitor", m.Bounds())
 	}
