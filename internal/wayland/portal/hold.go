@@ -113,10 +113,11 @@ func (s *Session) ModsUp(ctx context.Context) error {
 	return nil
 }
 
-// Sync returns once mutter has handled every call sent before it: a
-// D-Bus Peer.Ping to mutter on the session's connection, which mutter
-// answers after the calls queued before it (one connection's messages
-// to one peer arrive in order).
+// Sync returns once mutter has received every call sent before it: a
+// D-Bus Peer.Ping to mutter on the session's connection (one
+// connection's messages to one peer arrive in order). GDBus answers Ping
+// itself, so it proves no more than that; Settled proves mutter has
+// handled the input events.
 func (s *Session) Sync(ctx context.Context) error {
 	if err := s.rd.CallWithContext(ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
 		return fmt.Errorf("mutter remote desktop: round trip: %w", err)

@@ -78,9 +78,11 @@ const settleTimeout = 2 * time.Second
 // turns it into an event its main loop dispatches to the focused client
 // later): its idle monitor reports an input event no earlier than that
 // event was sent. Since mutter handles the session's events in order,
-// every earlier one has reached its client too. Ping answers before that
-// (GDBus answers it on its own thread), so this is the session's round
-// trip for the ordering proof and for telling acu's input from the user's.
+// every earlier one has reached its client too. Sync's Ping proves only
+// that the calls arrived (GDBus answers it itself, not mutter's code), so
+// this is the session's round trip for the ordering proof and for telling
+// acu's input from the user's. The proof is to the readings' precision
+// (pin): see the settleSure fallback.
 func (s *Session) Settled(ctx context.Context) error {
 	sent := s.sent.Load()
 	if sent == nil {
