@@ -194,6 +194,14 @@ func (w *IdleWatch) read(ctx context.Context) error {
 // handled so far.
 func (w *IdleWatch) Flush(ctx context.Context) error { return w.read(ctx) }
 
+// ownGrace extends each bracket past End: Settled proves that mutter
+// handled an event sent no earlier than acu's last call, which on a
+// loaded machine can be an earlier one of acu's, handled late, with the
+// rest just behind it (seen: a click's release 17 ms after its bracket
+// closed, taken for the user's). The user's input within ownGrace after
+// acu's is taken for acu's.
+const ownGrace = 20 * time.Millisecond
+
 // markWait bounds Begin's and End's readings.
 const markWait = time.Second
 
@@ -212,8 +220,8 @@ func (w *IdleWatch) Begin() {
 }
 
 // End closes the bracket once mutter has handled acu's last event
-// (Settled; at most settleTimeout): an event mutter handles after that is
-// the user's. An End without a Begin does nothing.
+// (Settled; at most settleTimeout), ownGrace later: an event mutter
+// handles after that is the user's. An End without a Begin does nothing.
 func (w *IdleWatch) End() {
 	ctx, cancel := context.WithTimeout(context.Background(), settleTimeout+markWait)
 	defer cancel()
@@ -227,7 +235,7 @@ func (w *IdleWatch) End() {
 	if w.open > 0 {
 		return
 	}
-	w.own = append(w.own, bracket{from: w.from, to: time.Now()})
+	w.own = append(w.own, bracket{from: w.from, to: time.Now().Add(ownGrace)})
 	if len(w.own) > maxBrackets {
 		w.own = append(w.own[:1], w.own[len(w.own)-maxBrackets+1:]...)
 	}
