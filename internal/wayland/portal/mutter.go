@@ -202,10 +202,11 @@ func (s *Session) key(ctx context.Context, ks uint32, down bool) error {
 // Type types text: the characters any Latin keyboard layout has
 // (printable ASCII; newline as Return, tab as Tab) by keysyms, which
 // mutter finds in the session's layout, pressing the level's modifiers
-// itself (so 'A' is Shift+a); every other run of characters by a paste
-// (Paste), as mutter drops a keysym its layout lacks and its API cannot
-// upload a keymap (docs/wayland.md, "GNOME and KDE"). The clipboard a
-// paste replaced is offered again afterwards.
+// itself (so 'A' is Shift+a); the rest of each line from its first
+// other character on by a paste (splitLayout, paste), as mutter drops a
+// keysym its layout lacks, 0x01000000+U ones included, and its API
+// cannot upload a keymap (docs/wayland.md, "GNOME and KDE"). The
+// clipboard a paste replaced is offered again afterwards.
 func (s *Session) Type(ctx context.Context, text string) error {
 	var saved map[string][]byte
 	pasted := false
