@@ -98,11 +98,11 @@ func (s *Session) follow(signals chan *dbus.Signal) {
 			if v, ok := opts["session-is-owner"]; ok {
 				own, _ = v.Value().(bool)
 			}
+			// The offer stays: mutter asks the session for transfers only
+			// while it owns the clipboard, and an announcement read after
+			// a newer SetSelection must not drop that one's content.
 			s.clip.mu.Lock()
 			s.clip.owned, s.clip.mimes = own, mimes
-			if !own {
-				s.clip.offer = nil
-			}
 			s.clip.cond.Broadcast()
 			s.clip.mu.Unlock()
 		}
