@@ -21,5 +21,5 @@ func checkGnome(ctx context.Context, e *env, path string, globals []wayland.Glob
 		report(false, "gnome", path+": acu cannot drive this GNOME display: "+err.Error())
 		return
 	}
-	report(true, "gnome", path+": mutter's RemoteDesktop and ScreenCast are on the session bus: actions by pixels (click, type, keys, drag, scroll), the pointer, smart waits, the live view, recordings and `acu screenshot` (screen and crop targets) work")
+	report(true, "gnome", path+": mutter's RemoteDesktop and ScreenCast are on the session bus: actions by pixels (click, type, keys, drag, scroll; characters outside the keyboard layout typed by a paste), the pointer, the clipboard, the user-first check (mutter's idle monitor), smart waits, the live view, recordings and `acu screenshot` (screen and crop targets) work")
 }

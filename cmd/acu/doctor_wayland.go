@@ -85,7 +85,7 @@ func familyWarning(path string, globals []wayland.Global) string {
 	for _, g := range globals {
 		switch {
 		case g.Interface == "gtk_shell1":
-			return path + " is GNOME's mutter: it offers no wlroots capture or input protocols, so acu acts through mutter's D-Bus remote desktop and reads the screen from a mutter screen cast (PipeWire, through gst-launch-1.0); not available there: window lists, window operations and window targets, the clipboard, typing characters outside the keyboard layout, capture while ACU_EXCLUDE_WINDOWS is set (docs/wayland.md, \"GNOME and KDE\")"
+			return path + " is GNOME's mutter: it offers no wlroots capture or input protocols, so acu acts through mutter's D-Bus remote desktop and reads the screen from a mutter screen cast (PipeWire, through gst-launch-1.0); not available there: window lists, window operations and window targets, capture while ACU_EXCLUDE_WINDOWS is set (docs/wayland.md, \"GNOME and KDE\")"
 		case strings.HasPrefix(g.Interface, "org_kde_plasma_"):
 			return path + " is KDE's KWin: it offers no capture or input protocol to ordinary clients (only to xdg-desktop-portal-kde), so acu cannot see or drive its windows yet (docs/wayland.md, \"GNOME and KDE\")"
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"image"
 	"image/png"
@@ -95,9 +94,11 @@ func lightBox(m image.Image) image.Rectangle {
 
 // TestGnomeActionsFillZenity runs the real daemon with a headless
 // mutter (GNOME) as the display: `acu screenshot --display` shows
-// zenity's dialog, and one POST /v1/actions clicks its entry, types, and
-// clicks OK through mutter's remote desktop, answering with a
-// screenshot of the monitor; zenity prints what was typed.
+// zenity's dialog; acu's clipboard (PUT /v1/clipboard) is what ctrl+v
+// pastes into its entry and what zenity copies is what GET /v1/clipboard
+// reads; POST /v1/actions clicks, types (characters outside the keyboard
+// layout pasted) and clicks OK through mutter's remote desktop, answering
+// with a screenshot of the monitor; zenity prints what was typed.
 func TestGnomeActionsFillZenity(t *testing.T) {
 	g, env, dataDir, port := startGnome(t, 1024, 600, "zenity")
 	sock := g.Socket()
@@ -123,10 +124,35 @@ func TestGnomeActionsFillZenity(t *testing.T) {
 	// zenity's entry dialog: the entry across the middle, OK at the bottom right.
 	entry := api.Pt(box.Min.X+box.Dx()/2, box.Min.Y+box.Dy()*55/100)
 	ok := api.Pt(box.Max.X-45, box.Max.Y-25)
-	resp, err := d.client.Act(ctx, api.ActRequest{Display: sock, Image: "1024x600", Actions: []api.Action{
+	// The clipboard through mutter's remote desktop: acu's text is what
+	// ctrl+v pastes into the entry.
+	if _, err := d.client.SetClipboard(ctx, api.Clipboard{Display: sock, Text: "Lovelace ✓"}); err != nil {
+		t.Fatalf("PUT /v1/clipboard: %v", err)
+	}
+	if got, err := d.client.GetClipboard(ctx, sock, "", ""); err != nil || got.Text != "Lovelace ✓" {
+		t.Fatalf("GET /v1/clipboard = %+v, %v", got, err)
+	}
+	// GTK pastes asynchronously: the keys typed next wait for a second
+	// request (typed text outside the layout waits for its own pastes).
+	if resp, err := d.client.Act(ctx, api.ActRequest{Display: sock, Image: "1024x600", Actions: []api.Action{
 		{Kind: api.ActClick, At: entry},
-		{Kind: api.ActType, Text: "Ada Lovelace 1815"},
-		{Kind: api.ActKey, Keys: "BackSpace"},
+		{Kind: api.ActType, Text: "Ada "},
+		{Kind: api.ActKey, Keys: "ctrl+v"},
+	}}); err != nil || !resp.OK {
+		t.Fatalf("POST /v1/actions = %+v, %v", resp, err)
+	}
+	want := "Ada Lovelace ✓ 1815 Zürich — ×"
+	eventually(t, 30*time.Second, "the paste in zenity's entry", func() bool {
+		// ctrl+a ctrl+c copies the entry as GTK does; acu reads it back.
+		if _, err := d.client.Act(ctx, api.ActRequest{Display: sock, Actions: []api.Action{{Kind: api.ActKey, Keys: "ctrl+a ctrl+c End"}}}); err != nil {
+			t.Fatalf("POST /v1/actions (copy): %v", err)
+		}
+		got, err := d.client.GetClipboard(ctx, sock, "", "")
+		return err == nil && got.Text == "Ada Lovelace ✓"
+	})
+	resp, err := d.client.Act(ctx, api.ActRequest{Display: sock, Image: "1024x600", Actions: []api.Action{
+		{Kind: api.ActType, Text: " 1815 Zürich — ×X"},
+		{Kind: api.ActKey, Keys: "BackSpace ctrl+a ctrl+c"},
 		{Kind: api.ActClick, At: ok},
 	}, Screenshot: &api.ShotOptions{Format: "png"}})
 	if err != nil || !resp.OK {
@@ -137,9 +163,14 @@ func TestGnomeActionsFillZenity(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatalf("zenity did not exit; daemon log:\n%s", d.log.String())
 	}
-	if got := strings.TrimSpace(out.String()); got != "Ada Lovelace 181" {
-		t.Errorf("zenity printed %q, want %q", got, "Ada Lovelace 181")
+	if got := strings.TrimSpace(out.String()); got != want {
+		t.Errorf("zenity printed %q, want %q", got, want)
 	}
+	// What zenity copied before OK is what acu reads.
+	eventually(t, 30*time.Second, "zenity's copy on the clipboard", func() bool {
+		got, err := d.client.GetClipboard(ctx, sock, "", "")
+		return err == nil && got.Text == want
+	})
 	if s := resp.Screenshot; s == nil || s.Width != 1024 || s.Height != 600 || s.Format != "png" {
 		t.Errorf("the actions' screenshot = %+v, want a 1024x600 PNG of the monitor", s)
 	} else if _, err := png.Decode(bytes.NewReader(s.Data)); err != nil {
@@ -148,11 +179,11 @@ func TestGnomeActionsFillZenity(t *testing.T) {
 	if p, err := d.client.Pointer(ctx, sock); err != nil || p.X != *ok.X || p.Y != *ok.Y {
 		t.Errorf("GET /v1/pointer = %+v, %v; want %d,%d where acu put it", p, err, *ok.X, *ok.Y)
 	}
-	// A character outside the layout is refused before anything is sent.
-	_, err = d.client.Act(ctx, api.ActRequest{Display: sock, Actions: []api.Action{{Kind: api.ActType, Text: "Zürich"}}})
+	// A control character is refused before anything is sent.
+	_, err = d.client.Act(ctx, api.ActRequest{Display: sock, Actions: []api.Action{{Kind: api.ActType, Text: "a\x07"}}})
 	var se *api.StatusError
-	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(err.Error(), "cannot be typed on GNOME") {
-		t.Errorf("POST /v1/actions typing ü on GNOME: %v, want a 400 saying it cannot be typed on GNOME", err)
+	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(err.Error(), "control") {
+		t.Errorf("POST /v1/actions typing a control character on GNOME: %v, want a 400 naming it", err)
 	}
 	if _, err := d.client.Windows(ctx, sock); err == nil || !strings.Contains(err.Error(), "not available on GNOME") {
 		t.Errorf("GET /v1/windows on GNOME: %v, want an error saying window lists are not available on GNOME", err)
@@ -172,38 +203,7 @@ func TestGnomeWaitResolves(t *testing.T) {
 		"--override=colors.background=ffffff", "--override=colors.foreground=000000",
 		"sh", "-c", `echo building; while [ ! -e `+flag+` ]; do sleep 0.05; done; echo "Build finished"; exec sleep 600`)
 	startDaemon(t, env, dataDir, port)
-	type result struct {
-		out, errOut string
-		code        int
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, errOut, code := acu(t, env, "wait", `"Build finished" is visible`, "--display", g.Socket(), "--timeout", "90", "--json")
-		done <- result{out, errOut, code}
-	}()
-	eventually(t, 60*time.Second, "the wait to start", func() bool {
-		out, _, _ := acu(t, env, "waits", "--json")
-		return strings.Contains(out, "Build finished")
-	})
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("acu wait did not return")
-	}
-	if r.code != 0 {
-		t.Fatalf("acu wait: exit %d\nstdout: %s\nstderr: %s", r.code, r.out, r.errOut)
-	}
-	var w api.Wait
-	if err := json.Unmarshal([]byte(r.out), &w); err != nil {
-		t.Fatalf("acu wait --json printed %q: %v", r.out, err)
-	}
-	if w.State != "resolved" || !strings.Contains(w.Message, "Build finished") {
-		t.Fatalf("wait = %s %q, want resolved", w.State, w.Message)
-	}
+	w := waitForBuildFinished(t, env, flag, "--display", g.Socket())
 	if m := decodePNG(t, w.Screenshot); m.Bounds() != image.Rect(0, 0, 800, 500) {
 		t.Errorf("the wait's screenshot is %v, want mutter's 800x500 monitor", m.Bounds())
 	}

@@ -167,43 +167,7 @@ func TestWaitResolvesOnWaylandWindow(t *testing.T) {
 		"sh", "-c", `echo building; while [ ! -e `+flag+` ]; do sleep 0.05; done; echo "Build finished"; exec sleep 600`)
 	env, dataDir, port := newEnv(t, ":0")
 	startDaemon(t, env, dataDir, port)
-
-	type result struct {
-		out, errOut string
-		code        int
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, errOut, code := acu(t, env, "wait", `"Build finished" is visible`, "--display", c.Socket(),
-			"--target", "window:builder", "--timeout", "90", "--json")
-		done <- result{out, errOut, code}
-	}()
-	// The wait is running (and has judged the window without the text)
-	// before the app shows it.
-	eventually(t, 60*time.Second, "the wait to start", func() bool {
-		out, _, _ := acu(t, env, "waits", "--json")
-		return strings.Contains(out, "Build finished")
-	})
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var r result
-	select {
-	case r = <-done:
-	case <-time.After(3 * time.Minute):
-		t.Fatalf("acu wait did not return")
-	}
-	if r.code != 0 {
-		t.Fatalf("acu wait: exit %d\nstdout: %s\nstderr: %s", r.code, r.out, r.errOut)
-	}
-	var w api.Wait
-	if err := json.Unmarshal([]byte(r.out), &w); err != nil {
-		t.Fatalf("acu wait --json printed %q: %v", r.out, err)
-	}
-	t.Logf("wait: %s %q screenshot %s", w.State, w.Message, w.Screenshot)
-	if w.State != "resolved" || !strings.Contains(w.Message, "Build finished") {
-		t.Fatalf("wait = %s %q, want resolved", w.State, w.Message)
-	}
+	w := waitForBuildFinished(t, env, flag, "--display", c.Socket(), "--target", "window:builder")
 	// The screenshot the wait saved is of the Wayland window.
 	if m := decodePNG(t, w.Screenshot); m.Bounds().Dx() < 100 || m.Bounds().Dx() > 800 {
 		t.Errorf("the wait's screenshot is %v, want the foot window's", m.Bounds())

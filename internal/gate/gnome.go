@@ -25,6 +25,9 @@ type gnomeConn struct {
 
 	mu   sync.Mutex
 	sess *portal.Session
+
+	ordMu sync.Mutex
+	ord   *gnomeOrderer // the ordering proof's screen cast (gnome_order.go)
 }
 
 // IsMutter reports whether a compositor with these globals is GNOME's
@@ -83,12 +86,48 @@ func (g *gnomeConn) session(ctx context.Context) (*portal.Session, error) {
 }
 
 func (g *gnomeConn) close() {
+	g.ordMu.Lock()
+	if g.ord != nil {
+		g.ord.close()
+		g.ord = nil
+	}
+	g.ordMu.Unlock()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.sess != nil {
 		g.sess.Close()
 		g.sess = nil
 	}
+}
+
+// clipboard reads the clipboard's text through mutter's remote desktop
+// (SelectionRead).
+func (g *gnomeConn) clipboard(ctx context.Context) (string, error) {
+	sess, err := g.session(ctx)
+	if err != nil {
+		return "", err
+	}
+	return sess.Clipboard(ctx)
+}
+
+// setClipboard makes acu's session the clipboard's owner with text
+// (SetSelection; it serves each paste while it owns it).
+func (g *gnomeConn) setClipboard(ctx context.Context, text string) error {
+	sess, err := g.session(ctx)
+	if err != nil {
+		return err
+	}
+	return sess.SetClipboard(ctx, text)
+}
+
+// idleWatch is the user-first watch of a GNOME display: mutter's idle
+// monitor, acu's own input bracketed on its remote-desktop session.
+func (g *gnomeConn) idleWatch(ctx context.Context) (*portal.IdleWatch, error) {
+	sess, err := g.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sess.IdleWatch(ctx)
 }
 
 // errGnomeWindows is the answer of window lists and operations on GNOME.
@@ -145,10 +184,10 @@ func (g *gnomeInput) KeyHold(ctx context.Context, keys string, hold time.Duratio
 func (g *gnomeInput) ModsDown(ctx context.Context, mods string) error { return g.s.ModsDown(ctx, mods) }
 func (g *gnomeInput) ModsUp(ctx context.Context) error                { return g.s.ModsUp(ctx) }
 func (g *gnomeInput) Size() (int, int)                                { return g.w, g.h }
-func (g *gnomeInput) Sync(ctx context.Context) error                  { return g.s.Sync(ctx) }
+func (g *gnomeInput) Sync(ctx context.Context) error                  { return g.s.Settled(ctx) }
 
-// CheckText: mutter types only what the session's layout has
-// (portal.CheckText).
+// CheckText: any character but a control one; what the session's layout
+// lacks is pasted (portal.Session.Type).
 func (g *gnomeInput) CheckText(text string) error { return portal.CheckText(text) }
 
 // Close leaves the session open: it is the display's (gnomeConn), shared

@@ -22,7 +22,16 @@ import (
 // mutter: from the gate's ClickAt until foot (fullscreen, xterm SGR mouse
 // reporting on) has written the release report to a pipe the benchmark
 // reads. It reports the p50 and p95 in ms.
-func BenchmarkGnomeClick(b *testing.B) {
+func BenchmarkGnomeClick(b *testing.B) { gnomeClick(b, gate.Policy{}) }
+
+// BenchmarkGnomeClickUserFirst is BenchmarkGnomeClick with the user-first
+// check on: each click reads mutter's idle monitor before it and waits
+// for mutter to have handled it after (portal.IdleWatch).
+func BenchmarkGnomeClickUserFirst(b *testing.B) {
+	gnomeClick(b, gate.Policy{PauseOnUser: true, Quiet: time.Millisecond})
+}
+
+func gnomeClick(b *testing.B, pol gate.Policy) {
 	h := startMutter(b, "foot")
 	ctx := gate.WithCaller(context.Background(), gate.Caller{Token: "t", Engine: "bench"})
 	dir := b.TempDir()
@@ -48,7 +57,7 @@ func BenchmarkGnomeClick(b *testing.B) {
 	r := bufio.NewReader(f)
 	// No hold between press and release (ACU_ACT_CLICK_HOLD=0), as the
 	// wlroots figure in docs/wayland.md is measured.
-	g := gate.New(gate.Options{DefaultDisplay: h.Socket(), Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + h.BusAddress()}, Input: gate.InputOptions{ClickDelay: -1}})
+	g := gate.New(gate.Options{DefaultDisplay: h.Socket(), Env: []string{"DBUS_SESSION_BUS_ADDRESS=" + h.BusAddress()}, Input: gate.InputOptions{ClickDelay: -1}, Policy: pol})
 	defer g.Close()
 	hands, err := g.Hands(ctx, h.Socket())
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/acu-dev/acu/internal/wayland"
 	"github.com/acu-dev/acu/internal/wayland/datacontrol"
 	"github.com/acu-dev/acu/internal/wayland/idle"
+	"github.com/acu-dev/acu/internal/wayland/portal"
 	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/toplevel"
 )
@@ -428,6 +429,9 @@ func (s *Gate) wlClipboard(ctx context.Context, dpy, sel, mime string) (*conn, *
 	if mime != clipboard.Text {
 		return nil, nil, "", invalid("type", "on Wayland acu reads and writes text only, not %s", mime)
 	}
+	if c.wl.gnome != nil {
+		return c, nil, dpy, nil // mutter's remote-desktop clipboard (gnome.go)
+	}
 	c.wl.clipMu.Lock()
 	defer c.wl.clipMu.Unlock()
 	if c.wl.clip == nil {
@@ -441,12 +445,17 @@ func (s *Gate) wlClipboard(ctx context.Context, dpy, sel, mime string) (*conn, *
 }
 
 func (s *Gate) wlGetClipboard(ctx context.Context, dpy, sel, mime string) (api.Clipboard, error) {
-	_, cb, dpy, err := s.wlClipboard(ctx, dpy, sel, mime)
+	c, cb, dpy, err := s.wlClipboard(ctx, dpy, sel, mime)
 	if err != nil {
 		return api.Clipboard{}, err
 	}
-	text, err := cb.Read(ctx)
-	if errors.Is(err, datacontrol.ErrEmpty) {
+	var text string
+	if c.wl.gnome != nil {
+		text, err = c.wl.gnome.clipboard(ctx)
+	} else {
+		text, err = cb.Read(ctx)
+	}
+	if errors.Is(err, datacontrol.ErrEmpty) || errors.Is(err, portal.ErrNoText) {
 		return api.Clipboard{}, &Error{Kind: NotFound, Field: "type", Err: err,
 			Message: fmt.Sprintf("the clipboard on %s holds no text: it is empty or holds another type", dpy)}
 	}
@@ -457,14 +466,19 @@ func (s *Gate) wlGetClipboard(ctx context.Context, dpy, sel, mime string) (api.C
 }
 
 func (s *Gate) wlSetClipboard(ctx context.Context, dpy, sel string, content clipboard.Content) (api.Clipboard, error) {
-	_, cb, dpy, err := s.wlClipboard(ctx, dpy, sel, content.MIME)
+	c, cb, dpy, err := s.wlClipboard(ctx, dpy, sel, content.MIME)
 	if err != nil {
 		return api.Clipboard{}, err
 	}
 	if err := s.allowEffect(ctx, dpy, "clipboard"); err != nil {
 		return api.Clipboard{}, err
 	}
-	if err := cb.Write(ctx, string(content.Data)); err != nil {
+	if c.wl.gnome != nil {
+		err = c.wl.gnome.setClipboard(ctx, string(content.Data))
+	} else {
+		err = cb.Write(ctx, string(content.Data))
+	}
+	if err != nil {
 		return api.Clipboard{}, err
 	}
 	s.audit(ctx, AuditEvent{Display: dpy, Effect: "clipboard", Window: sel})
@@ -568,7 +582,13 @@ func (g *Gate) wlInput(ctx context.Context, c *conn) error {
 		// The user's input as the compositor's idle protocol reports it,
 		// acu's own bracketed out; a compositor without one leaves the
 		// check unavailable (logged once by check).
-		w, err := idle.OpenWithLogger(ctx, c.wl.path, c.wl.name, g.log.With("component", "idle"))
+		var w idleWatch
+		var err error
+		if c.wl.gnome != nil {
+			w, err = c.wl.gnome.idleWatch(ctx)
+		} else {
+			w, err = idle.OpenWithLogger(ctx, c.wl.path, c.wl.name, g.log.With("component", "idle"))
+		}
 		if err != nil {
 			g.log.Info("no user watch on this Wayland display", "display", c.wl.name, "err", err)
 		} else {

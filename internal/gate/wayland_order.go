@@ -37,6 +37,15 @@ type wlOrderer struct {
 // when an Order was asked on the display before: effects call it so the
 // repaints their input causes are recorded for the next Order.
 func (w *wlConn) touchOrder(ctx context.Context) {
+	if g := w.gnome; g != nil {
+		g.ordMu.Lock()
+		has := g.ord != nil
+		g.ordMu.Unlock()
+		if has {
+			_, _ = g.orderer(ctx)
+		}
+		return
+	}
 	w.ordMu.Lock()
 	has := w.ord != nil
 	w.ordMu.Unlock()
@@ -200,6 +209,9 @@ func (o *wlOrderer) wait(ctx context.Context, deadline time.Time, cond func() bo
 // seen in the compositor's screencopy damage since the input began and
 // followed by orderRepaint of stillness, within the timeout.
 func (h *Hands) wlOrder(ctx context.Context, at *image.Point, began time.Time, timeout time.Duration) OrderResult {
+	if h.c.wl.gnome != nil {
+		return h.gnomeOrder(ctx, began, timeout)
+	}
 	start := time.Now()
 	res := func(ok bool, note string) OrderResult {
 		return OrderResult{Proved: ok, Note: note, Took: time.Since(start)}

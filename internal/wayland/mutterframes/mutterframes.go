@@ -98,8 +98,12 @@ type Options struct {
 	// Idle stops a display's screen cast and pipeline after this long
 	// with nothing reading or watching it (a busy screen nobody looks at
 	// is not converted); the next read opens them again. 10 s when zero.
-	Idle   time.Duration
-	Logger *slog.Logger
+	Idle time.Duration
+	// HideCursor leaves the pointer out of the frames (cursor-mode 0),
+	// for a watch of the applications' repaints only (the gate's
+	// ordering proof); frames show it by default, as a person sees them.
+	HideCursor bool
+	Logger     *slog.Logger
 }
 
 // Hub keeps one screen cast per mutter display, opened on first use.
@@ -211,7 +215,11 @@ func (h *Hub) source(ctx context.Context, dpy string) (*source, error) {
 	if h.opts.Bus != nil {
 		bus = h.opts.Bus()
 	}
-	s, err := open(ctx, bus, dpy, h.log)
+	cursor := uint32(1) // embedded
+	if h.opts.HideCursor {
+		cursor = 0
+	}
+	s, err := open(ctx, bus, dpy, cursor, h.log)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +295,7 @@ func (h *Hub) reap(dpy string, s *source) {
 
 // open starts a screen cast of mutter's primary monitor and the pipeline
 // reading it.
-func open(ctx context.Context, bus, dpy string, log *slog.Logger) (*source, error) {
+func open(ctx context.Context, bus, dpy string, cursor uint32, log *slog.Logger) (*source, error) {
 	if bus == "" {
 		return nil, fmt.Errorf("capture on %s: it is GNOME's mutter, whose screen acu reads through mutter's ScreenCast on the GNOME session's D-Bus bus, and the daemon has no DBUS_SESSION_BUS_ADDRESS: start it inside the GNOME session or set that variable (docs/wayland.md, \"GNOME and KDE\")", dpy)
 	}
@@ -321,7 +329,7 @@ func open(ctx context.Context, bus, dpy string, log *slog.Logger) (*source, erro
 	s.sc = conn.Object(screenCastName, scPath)
 	var stream dbus.ObjectPath
 	if err := s.sc.CallWithContext(octx, scSession+".RecordMonitor", 0, "",
-		map[string]dbus.Variant{"cursor-mode": dbus.MakeVariant(uint32(1))}).Store(&stream); err != nil {
+		map[string]dbus.Variant{"cursor-mode": dbus.MakeVariant(cursor)}).Store(&stream); err != nil {
 		return fail("record the primary monitor", err)
 	}
 	if err := conn.AddMatchSignalContext(octx, dbus.WithMatchObjectPath(stream), dbus.WithMatchInterface(scStream),

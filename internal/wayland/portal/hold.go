@@ -113,10 +113,11 @@ func (s *Session) ModsUp(ctx context.Context) error {
 	return nil
 }
 
-// Sync returns once mutter has handled every call sent before it: a
-// D-Bus Peer.Ping to mutter on the session's connection, which mutter
-// answers after the calls queued before it (one connection's messages
-// to one peer arrive in order).
+// Sync returns once mutter has received every call sent before it: a
+// D-Bus Peer.Ping to mutter on the session's connection (one
+// connection's messages to one peer arrive in order). GDBus answers Ping
+// itself, so it proves no more than that; Settled proves mutter has
+// handled the input events.
 func (s *Session) Sync(ctx context.Context) error {
 	if err := s.rd.CallWithContext(ctx, "org.freedesktop.DBus.Peer.Ping", 0).Err; err != nil {
 		return fmt.Errorf("mutter remote desktop: round trip: %w", err)
@@ -124,25 +125,21 @@ func (s *Session) Sync(ctx context.Context) error {
 	return nil
 }
 
-// CheckText reports whether Type can type text on a session whose
-// keyboard layout is a Latin one (mutter's default, US): mutter types a
-// keysym only when the session's layout has it and drops any other in
-// silence (logging "No keycode found for keyval"), and its API cannot
-// upload a keymap, so acu types printable ASCII, newline and tab there
-// and refuses the rest rather than lose characters (docs/wayland.md,
-// "GNOME and KDE").
+// CheckText reports whether Type can type text: any character but a
+// control one (newline and tab are Return and Tab). Characters outside a
+// Latin layout go in by a paste (Type), which needs a focused
+// application that pastes with ctrl+v.
 func CheckText(text string) error {
 	if text == "" {
 		return fmt.Errorf("text is empty")
 	}
 	for i, r := range text {
-		if r == '\n' || r == '\t' || (r >= 0x20 && r < 0x7f) {
+		if r == '\n' || r == '\t' {
 			continue
 		}
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) || r == 0xfffd {
 			return fmt.Errorf("character %U at byte %d cannot be typed: remove control characters", r, i)
 		}
-		return fmt.Errorf("character %q (%U) at byte %d cannot be typed on GNOME: mutter's remote desktop types only keys of the session's keyboard layout and drops the others without a word, so acu types printable ASCII there; type the rest another way (e.g. paste it in the app), or drive a wlroots compositor or X11, where acu types any character (docs/wayland.md, \"GNOME and KDE\")", r, r, i)
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package portal
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -33,7 +35,12 @@ type Session struct {
 	node     uint32
 	closeErr error
 	once     sync.Once
-	mods     held // the modifiers ModsDown left down
+	mods     held                      // the modifiers ModsDown left down
+	clip     clip                      // the remote-desktop clipboard (clipboard.go)
+	sent     atomic.Pointer[time.Time] // when the last input call was sent, for Settled
+
+	imu        sync.Mutex
+	evLo, evHi time.Time // the idle monitor's last event, as readings pinned it (idle.go)
 }
 
 // Open connects to the session bus at busAddress (a GNOME session's
@@ -131,6 +138,10 @@ func (s *Session) Close() error {
 }
 
 func (s *Session) call(ctx context.Context, method string, args ...any) error {
+	if strings.HasPrefix(method, "Notify") {
+		now := time.Now()
+		s.sent.Store(&now)
+	}
 	if err := s.rd.CallWithContext(ctx, rdSession+"."+method, 0, args...).Err; err != nil {
 		return fmt.Errorf("mutter remote desktop: %s: %w", method, err)
 	}
@@ -188,12 +199,143 @@ func (s *Session) key(ctx context.Context, ks uint32, down bool) error {
 	return s.call(ctx, "NotifyKeyboardKeysym", ks, down)
 }
 
-// Type types text by keysyms, newline as Return and tab as Tab. Mutter
-// finds each keysym in the session's keyboard layout and presses the
-// level's modifiers itself (so 'A' is Shift+a); a character the layout
-// lacks is dropped by mutter with a warning in its log, as the API offers
-// no way to upload a keymap (docs/wayland.md).
-func (s *Session) Type(ctx context.Context, text string) error { return typeText(ctx, s.key, text) }
+// Type types text: the characters any Latin keyboard layout has
+// (printable ASCII; newline as Return, tab as Tab) by keysyms, which
+// mutter finds in the session's layout, pressing the level's modifiers
+// itself (so 'A' is Shift+a); the rest of each line from its first
+// other character on by a paste (splitLayout, paste), as mutter drops a
+// keysym its layout lacks, 0x01000000+U ones included, and its API
+// cannot upload a keymap (docs/wayland.md, "GNOME and KDE"). The
+// clipboard a paste replaced is offered again afterwards.
+func (s *Session) Type(ctx context.Context, text string) error {
+	var saved map[string][]byte
+	pasted := false
+	restore := func(err error) error {
+		if !pasted || saved == nil {
+			return err
+		}
+		if _, rErr := s.offer(context.WithoutCancel(ctx), saved); err == nil && rErr != nil {
+			err = fmt.Errorf("restore the clipboard after pasting: %w", rErr)
+		}
+		return err
+	}
+	runs := splitLayout(text)
+	for _, r := range runs {
+		if r.keys {
+			if err := typeText(ctx, s.key, r.text); err != nil {
+				return restore(err)
+			}
+			continue
+		}
+		if !pasted {
+			var err error
+			if saved, err = s.saveClipboard(ctx); err != nil {
+				return err
+			}
+			pasted = true
+		}
+		if err := s.paste(ctx, r.text); err != nil {
+			return restore(err)
+		}
+		// The app inserts what it read once the transfer has ended, from
+		// its own event loop, and takes keys sent meanwhile first: give
+		// it that turn before the next keys (this text's or the next
+		// action's).
+		if err := sleepCtx(ctx, pasteSettle); err != nil {
+			return restore(err)
+		}
+	}
+	return restore(nil)
+}
+
+// Paste key and bounds of a paste.
+const (
+	pasteKey     = "ctrl+v"
+	pasteTimeout = 3 * time.Second
+	pasteSettle  = 200 * time.Millisecond
+)
+
+// paste makes text the clipboard and presses ctrl+v, and returns once
+// the focused application has read it.
+func (s *Session) paste(ctx context.Context, text string) error {
+	content := map[string][]byte{}
+	for _, m := range TextTypes {
+		content[m] = []byte(text)
+	}
+	gen, err := s.offer(ctx, content)
+	if err != nil {
+		return err
+	}
+	if err := s.Key(ctx, pasteKey); err != nil {
+		return err
+	}
+	if !s.waitServed(ctx, gen, pasteTimeout) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("typing %q on GNOME: acu types characters outside the keyboard layout by pasting them (%s), and the focused application did not read the clipboard within %s: nothing of it was typed (a terminal pastes with ctrl+shift+v: set the clipboard and press that instead; or focus a text field first)", text, pasteKey, pasteTimeout)
+	}
+	return nil
+}
+
+// run is a stretch of text typed one way.
+type run struct {
+	text string
+	keys bool // by keysyms; else by a paste
+}
+
+// inLayout reports whether r is typed by its keysym: printable ASCII,
+// newline and tab, which any Latin layout has.
+func inLayout(r rune) bool { return r == '\n' || r == '\t' || r == '\r' || (r >= 0x20 && r < 0x7f) }
+
+// splitLayout splits text into runs typed by keysyms and runs pasted: in
+// each line (newline and tab, which are keys, end one), the characters
+// before the first one outside the layout are typed, and the rest of the
+// line is pasted in one piece. An application reads a paste
+// asynchronously and takes keys sent meanwhile first, so a paste is
+// followed by keys only where the text has a newline or tab.
+func splitLayout(text string) []run {
+	var out []run
+	add := func(s string, keys bool) {
+		if s == "" {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].keys == keys && keys {
+			out[n-1].text += s
+			return
+		}
+		out = append(out, run{text: s, keys: keys})
+	}
+	for len(text) > 0 {
+		end := strings.IndexAny(text, "\n\t\r")
+		line, sep := text, ""
+		if end >= 0 {
+			line, sep, text = text[:end], text[end:end+1], text[end+1:]
+		} else {
+			text = ""
+		}
+		cut := strings.IndexFunc(line, func(r rune) bool { return !inLayout(r) })
+		if cut < 0 {
+			add(line, true)
+		} else {
+			add(line[:cut], true)
+			add(line[cut:], false)
+		}
+		add(sep, true)
+	}
+	return out
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
 
 // Key presses and releases space-separated key combos ("ctrl+a",
 // "Return", "shift+Tab"): the modifiers go down in order, the key is

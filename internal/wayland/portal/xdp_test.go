@@ -91,42 +91,34 @@ func isColor(img image.Image, x, y int, rgb uint32) bool {
 	return near(r, rgb>>16&0xff) && near(g, rgb>>8&0xff) && near(b, rgb&0xff)
 }
 
-// TestPortalRemoteDesktop goes the way an app in a person's GNOME session
-// goes: xdg-desktop-portal's RemoteDesktop with a ScreenCast of the
-// monitor, approved in the portal's dialog (xdg-desktop-portal-gnome's,
-// on the headless mutter: the test plays the person, turning "Allow
-// remote interaction" on and pressing Share through mutter's own remote
-// desktop), then typing into zenity through the portal and reading a
-// frame through the PipeWire connection the portal opened.
-func TestPortalRemoteDesktop(t *testing.T) {
-	need(t, "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome", "zenity")
+// portalSession starts the headless session for a portal test, as the
+// session's own user (asSessionUser); ok is false in the root run, which
+// has nothing more to do.
+func portalSession(t *testing.T, programs ...string) (h *Headless, person *Session, ok bool) {
+	t.Helper()
+	need(t, programs...)
 	if !asSessionUser(t) {
-		return
+		return nil, nil, false
 	}
-	h, person := startSession(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
+	h, person = startSession(t)
+	return h, person, true
+}
+
+// openApproved opens a portal session with opts while approve plays the
+// person at the portal's dialog (it waits for the dialog and clicks
+// through it), and returns the session the portal granted.
+func openApproved(t *testing.T, ctx context.Context, h *Headless, opts PortalOptions, approve func()) *PortalSession {
+	t.Helper()
 	type opened struct {
 		p   *PortalSession
 		err error
 	}
 	done := make(chan opened, 1)
 	go func() {
-		p, err := OpenPortal(ctx, h.BusAddress(), PortalOptions{Input: true})
+		p, err := OpenPortal(ctx, h.BusAddress(), opts)
 		done <- opened{p, err}
 	}()
-	// The dialog of xdg-desktop-portal-gnome 43 on a 1280x720 monitor:
-	// Share (blue) at 852,232, the interaction switch (off, light) at 829,432.
-	waitFrame(t, ctx, h, person, "the portal's dialog", func(img image.Image) bool {
-		return isColor(img, 852, 232, 0x3584e4) && isColor(img, 829, 432, 0xe0e0e0)
-	})
-	if err := person.Click(ctx, 829, 432, 1); err != nil {
-		t.Fatal(err)
-	}
-	waitFrame(t, ctx, h, person, "the switch on", func(img image.Image) bool { return isColor(img, 820, 432, 0x3584e4) })
-	if err := person.Click(ctx, 852, 232, 1); err != nil {
-		t.Fatal(err)
-	}
+	approve()
 	var o opened
 	select {
 	case o = <-done:
@@ -136,8 +128,38 @@ func TestPortalRemoteDesktop(t *testing.T) {
 	if o.err != nil {
 		t.Fatalf("%v\nthe bus's log (its services):\n%s", o.err, tail(h.Log("dbus-daemon"), 4000))
 	}
-	p := o.p
-	defer p.Close()
+	t.Cleanup(func() { o.p.Close() })
+	return o.p
+}
+
+// TestPortalRemoteDesktop goes the way an app in a person's GNOME session
+// goes: xdg-desktop-portal's RemoteDesktop with a ScreenCast of the
+// monitor, approved in the portal's dialog (xdg-desktop-portal-gnome's,
+// on the headless mutter: the test plays the person, turning "Allow
+// remote interaction" on and pressing Share through mutter's own remote
+// desktop), then typing into zenity through the portal and reading a
+// frame through the PipeWire connection the portal opened.
+func TestPortalRemoteDesktop(t *testing.T) {
+	h, person, ok := portalSession(t, "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome", "zenity")
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	p := openApproved(t, ctx, h, PortalOptions{Input: true}, func() {
+		// The dialog of xdg-desktop-portal-gnome 43 on a 1280x720 monitor:
+		// Share (blue) at 852,232, the interaction switch (off, light) at 829,432.
+		waitFrame(t, ctx, h, person, "the portal's dialog", func(img image.Image) bool {
+			return isColor(img, 852, 232, 0x3584e4) && isColor(img, 829, 432, 0xe0e0e0)
+		})
+		if err := person.Click(ctx, 829, 432, 1); err != nil {
+			t.Fatal(err)
+		}
+		waitFrame(t, ctx, h, person, "the switch on", func(img image.Image) bool { return isColor(img, 820, 432, 0x3584e4) })
+		if err := person.Click(ctx, 852, 232, 1); err != nil {
+			t.Fatal(err)
+		}
+	})
 	st := p.Streams()
 	if len(st) != 1 || st[0].Node == 0 || st[0].Width != 1280 || st[0].Height != 720 {
 		t.Fatalf("streams %+v, want one of the 1280x720 monitor", st)
@@ -184,46 +206,29 @@ func TestPortalRemoteDesktop(t *testing.T) {
 // restore token once the person approves the dialog; a second session
 // with the token starts without any dialog (the person approves once).
 func TestPortalRestoreToken(t *testing.T) {
-	need(t, "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome")
-	if !asSessionUser(t) {
+	h, person, ok := portalSession(t, "/usr/libexec/xdg-desktop-portal", "/usr/libexec/xdg-desktop-portal-gnome")
+	if !ok {
 		return
 	}
-	h, person := startSession(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	type opened struct {
-		p   *PortalSession
-		err error
-	}
-	done := make(chan opened, 1)
-	go func() {
-		p, err := OpenPortal(ctx, h.BusAddress(), PortalOptions{Persist: true})
-		done <- opened{p, err}
-	}()
-	// The screen-cast dialog of xdg-desktop-portal-gnome 43: "Remember
-	// this selection" ticked (persist_mode asked), Share disabled (pale)
-	// at 852,232 until the monitor's row at 640,386 is chosen.
-	waitFrame(t, ctx, h, person, "the portal's dialog", func(img image.Image) bool {
-		return isColor(img, 852, 232, 0x99c1f1) && isColor(img, 545, 333, 0x3584e4)
+	first := openApproved(t, ctx, h, PortalOptions{Persist: true}, func() {
+		// The screen-cast dialog of xdg-desktop-portal-gnome 43: "Remember
+		// this selection" ticked (persist_mode asked), Share disabled (pale)
+		// at 852,232 until the monitor's row at 640,386 is chosen.
+		waitFrame(t, ctx, h, person, "the portal's dialog", func(img image.Image) bool {
+			return isColor(img, 852, 232, 0x99c1f1) && isColor(img, 545, 333, 0x3584e4)
+		})
+		if err := person.Click(ctx, 640, 386, 1); err != nil {
+			t.Fatal(err)
+		}
+		waitFrame(t, ctx, h, person, "Share enabled", func(img image.Image) bool { return isColor(img, 852, 232, 0x3584e4) })
+		if err := person.Click(ctx, 852, 232, 1); err != nil {
+			t.Fatal(err)
+		}
 	})
-	if err := person.Click(ctx, 640, 386, 1); err != nil {
-		t.Fatal(err)
-	}
-	waitFrame(t, ctx, h, person, "Share enabled", func(img image.Image) bool { return isColor(img, 852, 232, 0x3584e4) })
-	if err := person.Click(ctx, 852, 232, 1); err != nil {
-		t.Fatal(err)
-	}
-	var o opened
-	select {
-	case o = <-done:
-	case <-ctx.Done():
-		t.Fatal("the portal never answered Start")
-	}
-	if o.err != nil {
-		t.Fatalf("%v\nthe bus's log (its services):\n%s", o.err, tail(h.Log("dbus-daemon"), 4000))
-	}
-	token := o.p.RestoreToken()
-	o.p.Close()
+	token := first.RestoreToken()
+	first.Close()
 	if token == "" {
 		t.Fatal("the approved screen cast with persist_mode 2 gave no restore token")
 	}
