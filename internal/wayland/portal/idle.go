@@ -219,6 +219,34 @@ func (w *IdleWatch) Begin() {
 	w.mu.Unlock()
 }
 
+// BeginFlushed is Flush then Begin (the gate's check and bracket in one
+// call): it returns LastUser as the reading left it, before the bracket
+// opened, and cancel, which takes the bracket back at once when acu then
+// sends nothing in it (the gate refused the effect); otherwise End ends
+// it. On an error no bracket was opened (cancel does nothing).
+func (w *IdleWatch) BeginFlushed(ctx context.Context) (last time.Time, cancel func(), err error) {
+	if err := w.read(ctx); err != nil {
+		return time.Time{}, func() {}, err
+	}
+	w.mu.Lock()
+	last = w.lastUser
+	if w.open == 0 {
+		w.from = time.Now()
+	}
+	w.open++
+	w.mu.Unlock()
+	var once sync.Once
+	return last, func() {
+		once.Do(func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if w.open > 0 {
+				w.open--
+			}
+		})
+	}, nil
+}
+
 // End closes the bracket once mutter has handled acu's last event
 // (Settled; at most settleTimeout), ownGrace later: an event mutter
 // handles after that is the user's. An End without a Begin does nothing.
