@@ -25,9 +25,10 @@ const (
 )
 
 // prepare turns the grayscale page g (overwritten) into the page given to
-// Tesseract: flattened, cut into blocks, large text redrawn solid, every
-// block resampled to its scale (fixed when not 0) and stacked. It returns
-// nil blocks when there is no ink at all.
+// Tesseract: flattened, cut into blocks, large text redrawn solid, GTK's
+// mnemonic underlines taken off (underline.go), every block resampled to
+// its scale (fixed when not 0) and stacked. It returns nil blocks when
+// there is no ink at all.
 func prepare(g gray, sz sizing, sc *scratch) (gray, []block) {
 	orig := gray{pix: grow(&sc.orig2, len(g.pix)), w: g.w, h: g.h}
 	copy(orig.pix, g.pix)
@@ -54,6 +55,7 @@ func prepare(g gray, sz sizing, sc *scratch) (gray, []block) {
 		}
 	}
 	render(g, orig, rects, kinds)
+	eraseUnderlines(g, orig, rects)
 	st, blocks := stack(g, rects, sz, sc.crop)
 	sc.crop = st.pix
 	return st, blocks
