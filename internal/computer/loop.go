@@ -15,6 +15,7 @@ import (
 	"github.com/acu-dev/acu/internal/dialect/anthropic"
 	"github.com/acu-dev/acu/internal/dialect/openai"
 	"github.com/acu-dev/acu/internal/dialect/uitars"
+	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/session"
 )
@@ -77,6 +78,11 @@ type LoopOptions struct {
 	MaxSteps  int
 	MaxCost   float64
 	MaxTokens int
+	// CallTimeout bounds one model call, all its attempts (the session
+	// harness's per-call timeout, `acu computer --call-timeout`); 0: none
+	// beyond the model client's own per attempt. A call it ends fails the
+	// loop with an error naming the limit.
+	CallTimeout time.Duration
 	// AcknowledgeSafety acknowledges OpenAI's pending safety checks on the
 	// caller's behalf (the user said so on the command line); otherwise a
 	// check stops the loop with StatusNeedsUser.
@@ -282,7 +288,10 @@ func (l *loop) drive(ctx context.Context) error {
 			return nil
 		}
 		l.res.Turns = turn
-		t, err := conv.Next(ctx, l.o.LLM)
+		t, err := conv.Next(ctx, timed{l.o.LLM, l.o.CallTimeout})
+		if te, ok := errors.AsType[*session.TimeoutError](err); ok {
+			return fmt.Errorf("model call for turn %d: no reply within %s (the call timeout, --call-timeout): %w", turn, te.After, te.Err)
+		}
 		if err != nil {
 			return err
 		}
@@ -313,6 +322,21 @@ func (l *loop) drive(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// timed is the model with every call under the harness's per-call
+// timeout d.
+type timed struct {
+	m Model
+	d time.Duration
+}
+
+func (t timed) Raw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error) {
+	return session.Call(ctx, t.d, func(ctx context.Context) (llm.RawResponse, error) { return t.m.Raw(ctx, req) })
+}
+
+func (t timed) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return session.Call(ctx, t.d, func(ctx context.Context) (llm.Response, error) { return t.m.Chat(ctx, req) })
 }
 
 // account adds a model call to the totals and checks the cost budget.
