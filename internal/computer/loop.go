@@ -446,33 +446,45 @@ func (l *loop) safetyCheck(ctx context.Context, ev *TurnEvent, it dialect.Item, 
 	return true, nil
 }
 
-// execute runs one item, holding while the user is at the controls.
+// execute runs one item. While the user is at the controls the action
+// service refuses it (user_active); the loop pauses through the harness
+// (session.UserFirst), recording the pause and the resume, and runs the
+// same action once the user has been still: the model never sees the
+// pause.
 func (l *loop) execute(ctx context.Context, ev *TurnEvent, item json.RawMessage, q api.ComputerQuery) (api.ComputerResult, error) {
-	deadline := time.Now().Add(l.o.UserWait)
-	for {
+	res, paused, err := session.UserFirst(ctx, l.o.UserWait, func(ctx context.Context) (api.ComputerResult, error) {
 		res, err := l.o.Exec.Computer(ctx, l.o.Vendor, q, item)
 		if err != nil {
 			return res, fmt.Errorf("run the model's action: %w", err)
 		}
 		ev.ExecMs += res.Ms
-		if res.Error == nil || res.Error.Code != api.CodeUserActive {
-			return res, nil
-		}
-		// The user first: wait until they have been still, then run the
-		// same action again; the model never sees the pause.
-		wait := max(time.Duration(res.Error.RetryAfterMs)*time.Millisecond, 200*time.Millisecond)
-		if time.Now().Add(wait).After(deadline) {
-			return res, fmt.Errorf("the user has been using the display for over %s: acu does not fight them for the pointer", l.o.UserWait)
-		}
-		l.record(ctx, TurnEvent{Turn: ev.Turn, Status: "paused", Error: "the user is active: waiting " + wait.String()})
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return res, ctx.Err()
-		case <-t.C:
-		}
+		return res, nil
+	}, userActive, func(r session.Refusal) {
+		l.record(ctx, TurnEvent{Turn: ev.Turn, Status: "paused", Error: "the user is active: waiting " + r.Wait.String()})
+		l.run.Emit(ctx, session.StreamIntervention, InterventionEvent{Turn: ev.Turn, Phase: "paused", Detail: r.Detail})
+	})
+	if paused > 0 && err == nil {
+		l.run.Emit(ctx, session.StreamIntervention, InterventionEvent{Turn: ev.Turn, Phase: "resumed", PausedMs: paused.Milliseconds()})
 	}
+	return res, err
+}
+
+// userActive reads the action service's user-first refusal off a result.
+func userActive(res api.ComputerResult) (session.Refusal, bool) {
+	if res.Error == nil || res.Error.Code != api.CodeUserActive {
+		return session.Refusal{}, false
+	}
+	return session.Refusal{Wait: time.Duration(res.Error.RetryAfterMs) * time.Millisecond, Detail: res.Error.Message}, true
+}
+
+// InterventionEvent is an event on session.StreamIntervention: the loop
+// paused for the user (an action refused while they were at the
+// controls), and resumed after PausedMs.
+type InterventionEvent struct {
+	Turn     int    `json:"turn"`
+	Phase    string `json:"phase"` // paused, resumed
+	Detail   string `json:"detail,omitempty"`
+	PausedMs int64  `json:"paused_ms,omitempty"`
 }
 
 // smartWaitDesc is the extra tool's description and smartWaitSchema its

@@ -19,7 +19,7 @@ import (
 
 // localExec runs the loop's items in process on the real action service,
 // as the daemon's routes do.
-type localExec struct{ d desktop }
+type localExec struct{ d computer.Desktop }
 
 func (l localExec) Computer(ctx context.Context, vendor string, q api.ComputerQuery, item json.RawMessage) (api.ComputerResult, error) {
 	return computer.Execute(ctx, l.d, vendor, q, item)
