@@ -188,6 +188,19 @@ var typed = []func(err error) *httpError{
 		}
 		return fail(classInvalid, "", qe.Field, "%s", qe.Message)
 	},
+	func(err error) *httpError { // a resume the run's state or the answerer does not allow
+		re, ok := errors.AsType[*computer.ResumeError](err)
+		if !ok {
+			return nil
+		}
+		switch re.Kind {
+		case computer.ResumeInvalid:
+			return fail(classInvalid, "", re.Field, "%s", re.Message)
+		case computer.ResumeForbidden:
+			return fail(classForbidden, api.CodeScope, re.Field, "%s", re.Message)
+		}
+		return fail(classConflict, "", re.Field, "%s", re.Message)
+	},
 	func(err error) *httpError { // an answer relayed as it was (another host's, a dialect's)
 		if se, ok := errors.AsType[*api.StatusError](err); ok {
 			return &httpError{status: se.Status, detail: se.ErrorDetail}
