@@ -8,6 +8,7 @@ import (
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/tasklog"
 )
 
 // TestTaskLogs: a task log is registered with its plan as its first lines
@@ -20,7 +21,7 @@ func TestTaskLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	f := newFixture(t, func(o *Options) { o.TaskLogs = db })
+	f := newFixture(t, func(o *Options) { o.TaskLogs = tasklog.New(db) })
 	c := api.NewClient(f.srv.URL, testToken)
 	ctx := t.Context()
 	refused := func(name string, err error, status int, field, msg string) {
