@@ -69,7 +69,7 @@ func runComputer(ctx context.Context, e *env, args []string) error {
 	}
 	defer parts.Close()
 	o := computer.LoopOptions{Vendor: a.provider, Task: a.task, Model: a.model, Query: api.ComputerQuery{Display: c.Display, Limit: a.limit, Version: a.version, Mode: a.mode},
-		MaxSteps: a.maxSteps, MaxCost: a.maxCost, AcknowledgeSafety: a.ack, Runs: parts.runs, UserTimeout: a.userWait, Exec: cl, LLM: mc, Logger: log}
+		MaxSteps: a.maxSteps, MaxCost: a.maxCost, CallTimeout: a.timeout, AcknowledgeSafety: a.ack, Runs: parts.runs, UserTimeout: a.userWait, Exec: cl, LLM: mc, Logger: log}
 	runID := ""
 	o.OnEvent = func(stream string, data any) { printComputerEvent(e.stdout, runID, data) }
 	o.Started = func(id string) {
@@ -115,7 +115,7 @@ func parseComputer(e *env, args []string) (*config.Config, computerArgs, error) 
 	fs.BoolVar(&a.ack, "acknowledge-safety-checks", false, "OpenAI: accept the model's safety checks instead of stopping for the user")
 	fs.DurationVar(&a.userWait, "user-timeout", time.Hour, "how long the run waits for acu runs resume when the model needs the user (0: stop at once, exit 3)")
 	fs.BoolVar(&a.smart, "smart-wait", true, "offer acu's smart wait as an extra tool (Anthropic, OpenAI)")
-	fs.DurationVar(&a.timeout, "call-timeout", 120*time.Second, "timeout of one model call")
+	fs.DurationVar(&a.timeout, "call-timeout", 120*time.Second, "timeout of one model call, its retries included")
 	fs.BoolVar(&a.asJSON, "json", false, "print every event as a JSON line instead of a readable one")
 	c, rest, warnings, err := config.Load(e.getenv, e.environ, fs, args)
 	if err != nil {

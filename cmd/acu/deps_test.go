@@ -58,7 +58,7 @@ var layers = map[string]int{
 	"internal/record/recordtest": layerHelpers,
 
 	"internal/runs": layerEngines, "internal/judge": layerEngines, "internal/notify": layerEngines, "internal/elements": layerEngines,
-	"internal/a11yjudge": layerEngines,
+	"internal/a11yjudge": layerEngines, "internal/tasklog": layerEngines,
 
 	"internal/smartwait": layerFeatures, "internal/actions": layerFeatures, "internal/computer": layerFeatures,
 	"internal/gate": layerGate, "internal/relay": layerFeatures, "internal/sense": layerFeatures, "internal/agent": layerFeatures,

@@ -41,6 +41,7 @@ import (
 	"github.com/acu-dev/acu/internal/server"
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
+	"github.com/acu-dev/acu/internal/tasklog"
 	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 	"github.com/acu-dev/acu/internal/wayland/mutterframes"
 )
@@ -392,7 +393,7 @@ func (d *daemon) openServices(mcpEP *mcpEndpoint, log *slog.Logger) (*services, 
 		// `acu token revoke` runs in another process: the open requests'
 		// tokens are looked up every 500 ms while any is open.
 		Revocation: server.Revocation{Revoked: d.db.RevokedTokens, OnRevoke: mcpEP.Revoke},
-		TaskLogs:   d.db,
+		TaskLogs:   tasklog.New(d.db),
 		Metrics:    d.metrics, Runs: d.runs, Waits: d.engine, Screenshots: &screenshotter{hub: d.hub, cfg: c},
 		Health:     d.health,
 		Actions:    d.acts,

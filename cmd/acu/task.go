@@ -26,6 +26,7 @@ import (
 	"github.com/acu-dev/acu/internal/ocr"
 	"github.com/acu-dev/acu/internal/orchestrator"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/session"
 	"github.com/acu-dev/acu/internal/smartwait"
 	"github.com/acu-dev/acu/internal/store"
 	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
@@ -142,7 +143,7 @@ func (s *taskService) build(ctx context.Context, c *config.Config, p taskParts, 
 	}
 	oo := orchestrator.Options{
 		Elements: x, Fast: fast, Planner: planner, Verifier: verifier, Runs: p.reg, Apps: orchestrator.DesktopApps(dirs),
-		Input: st.Hands.Device(), Screenshots: tc.Screenshots, FastScreenshots: tc.FastScreenshot, MaxIterations: tc.MaxIterations, CallTimeout: tc.CallTimeout,
+		Input: st.Hands.Device(), Screenshots: tc.Screenshots, FastScreenshots: tc.FastScreenshot, MaxIterations: tc.MaxIterations, MaxCost: tc.MaxCostUSD, CallTimeout: tc.CallTimeout,
 		MaxTokens: tc.MaxTokens, PauseQuiet: tc.PauseQuiet, RecoverAfter: tc.RecoverAfter, OnEvent: p.onEvent, Logger: log,
 		Launch: orchestrator.DesktopLauncher{Gate: p.gate, Dirs: dirs, Display: dpy},
 		Wait:   p.wait,
@@ -201,6 +202,14 @@ func taskModels(c *config.Config, ledger *llm.Ledger, log *slog.Logger) (fast, p
 	}
 	if verifier, err = client("verifier", tc.VerifierModel); err != nil {
 		return nil, nil, nil, err
+	}
+	for _, m := range []struct {
+		cl    *llm.Client
+		model string
+	}{{fast, tc.FastModel}, {planner, tc.PlannerModel}, {verifier, tc.VerifierModel}} {
+		if err := (session.Budget{MaxCost: tc.MaxCostUSD}).CheckPriced(m.cl, ""); err != nil {
+			return nil, nil, nil, unpricedLimit("ACU_TASK_MAX_COST_USD", tc.MaxCostUSD, m.model, err)
+		}
 	}
 	return fast, planner, verifier, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/acu-dev/acu/internal/dialect/anthropic"
 	"github.com/acu-dev/acu/internal/dialect/openai"
 	"github.com/acu-dev/acu/internal/dialect/uitars"
+	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/session"
 )
@@ -77,6 +78,11 @@ type LoopOptions struct {
 	MaxSteps  int
 	MaxCost   float64
 	MaxTokens int
+	// CallTimeout bounds one model call, all its attempts (the session
+	// harness's per-call timeout, `acu computer --call-timeout`); 0: none
+	// beyond the model client's own per attempt. A call it ends fails the
+	// loop with an error naming the limit.
+	CallTimeout time.Duration
 	// AcknowledgeSafety acknowledges OpenAI's pending safety checks on the
 	// caller's behalf (the user said so on the command line); otherwise a
 	// check stops the loop with StatusNeedsUser.
@@ -282,7 +288,10 @@ func (l *loop) drive(ctx context.Context) error {
 			return nil
 		}
 		l.res.Turns = turn
-		t, err := conv.Next(ctx, l.o.LLM)
+		t, err := conv.Next(ctx, timed{l.o.LLM, l.o.CallTimeout})
+		if te, ok := errors.AsType[*session.TimeoutError](err); ok {
+			return fmt.Errorf("model call for turn %d: no reply within %s (the call timeout, --call-timeout): %w", turn, te.After, te.Err)
+		}
 		if err != nil {
 			return err
 		}
@@ -313,6 +322,21 @@ func (l *loop) drive(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// timed is the model with every call under the harness's per-call
+// timeout d.
+type timed struct {
+	m Model
+	d time.Duration
+}
+
+func (t timed) Raw(ctx context.Context, req llm.RawRequest) (llm.RawResponse, error) {
+	return session.Call(ctx, t.d, func(ctx context.Context) (llm.RawResponse, error) { return t.m.Raw(ctx, req) })
+}
+
+func (t timed) Chat(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return session.Call(ctx, t.d, func(ctx context.Context) (llm.Response, error) { return t.m.Chat(ctx, req) })
 }
 
 // account adds a model call to the totals and checks the cost budget.
@@ -422,33 +446,45 @@ func (l *loop) safetyCheck(ctx context.Context, ev *TurnEvent, it dialect.Item, 
 	return true, nil
 }
 
-// execute runs one item, holding while the user is at the controls.
+// execute runs one item. While the user is at the controls the action
+// service refuses it (user_active); the loop pauses through the harness
+// (session.UserFirst), recording the pause and the resume, and runs the
+// same action once the user has been still: the model never sees the
+// pause.
 func (l *loop) execute(ctx context.Context, ev *TurnEvent, item json.RawMessage, q api.ComputerQuery) (api.ComputerResult, error) {
-	deadline := time.Now().Add(l.o.UserWait)
-	for {
+	res, paused, err := session.UserFirst(ctx, l.o.UserWait, func(ctx context.Context) (api.ComputerResult, error) {
 		res, err := l.o.Exec.Computer(ctx, l.o.Vendor, q, item)
 		if err != nil {
 			return res, fmt.Errorf("run the model's action: %w", err)
 		}
 		ev.ExecMs += res.Ms
-		if res.Error == nil || res.Error.Code != api.CodeUserActive {
-			return res, nil
-		}
-		// The user first: wait until they have been still, then run the
-		// same action again; the model never sees the pause.
-		wait := max(time.Duration(res.Error.RetryAfterMs)*time.Millisecond, 200*time.Millisecond)
-		if time.Now().Add(wait).After(deadline) {
-			return res, fmt.Errorf("the user has been using the display for over %s: acu does not fight them for the pointer", l.o.UserWait)
-		}
-		l.record(ctx, TurnEvent{Turn: ev.Turn, Status: "paused", Error: "the user is active: waiting " + wait.String()})
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return res, ctx.Err()
-		case <-t.C:
-		}
+		return res, nil
+	}, userActive, func(r session.Refusal) {
+		l.record(ctx, TurnEvent{Turn: ev.Turn, Status: "paused", Error: "the user is active: waiting " + r.Wait.String()})
+		l.run.Emit(ctx, session.StreamIntervention, InterventionEvent{Turn: ev.Turn, Phase: "paused", Detail: r.Detail})
+	})
+	if paused > 0 && err == nil {
+		l.run.Emit(ctx, session.StreamIntervention, InterventionEvent{Turn: ev.Turn, Phase: "resumed", PausedMs: paused.Milliseconds()})
 	}
+	return res, err
+}
+
+// userActive reads the action service's user-first refusal off a result.
+func userActive(res api.ComputerResult) (session.Refusal, bool) {
+	if res.Error == nil || res.Error.Code != api.CodeUserActive {
+		return session.Refusal{}, false
+	}
+	return session.Refusal{Wait: time.Duration(res.Error.RetryAfterMs) * time.Millisecond, Detail: res.Error.Message}, true
+}
+
+// InterventionEvent is an event on session.StreamIntervention: the loop
+// paused for the user (an action refused while they were at the
+// controls), and resumed after PausedMs.
+type InterventionEvent struct {
+	Turn     int    `json:"turn"`
+	Phase    string `json:"phase"` // paused, resumed
+	Detail   string `json:"detail,omitempty"`
+	PausedMs int64  `json:"paused_ms,omitempty"`
 }
 
 // smartWaitDesc is the extra tool's description and smartWaitSchema its

@@ -8,16 +8,18 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/computer"
 	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/llm/llmtest"
 	"github.com/acu-dev/acu/internal/secret"
 )
 
 // localExec runs the loop's items in process on the real action service,
 // as the daemon's routes do.
-type localExec struct{ d desktop }
+type localExec struct{ d computer.Desktop }
 
 func (l localExec) Computer(ctx context.Context, vendor string, q api.ComputerQuery, item json.RawMessage) (api.ComputerResult, error) {
 	return computer.Execute(ctx, l.d, vendor, q, item)
@@ -105,5 +107,26 @@ func TestLoopCostUnknown(t *testing.T) {
 				t.Errorf("turn events %+v, want one a call, showing the screenshot action", turns)
 			}
 		})
+	}
+}
+
+// TestLoopCallTimeout: a model call that gets no reply is ended by the
+// harness's per-call timeout (LoopOptions.CallTimeout, --call-timeout),
+// not by the model client's longer one, and the loop's error names the
+// limit.
+func TestLoopCallTimeout(t *testing.T) {
+	d, _, dpy := vendorDesktop(t)
+	srv := llmtest.NewOpenAI(t, llmtest.Text("never sent")) // UI-TARS speaks the OpenAI wire
+	srv.Fail(llmtest.Fault{Kind: llmtest.Hang, Times: -1})
+	mc := srv.Client(t, func(o *llm.Options) { o.MaxRetries = -1; o.Timeout = 10 * time.Minute })
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res := computer.Run(ctx, computer.LoopOptions{Vendor: api.VendorUITARS, Task: "look", Model: "llmtest-model",
+		Query: api.ComputerQuery{Display: dpy}, CallTimeout: 300 * time.Millisecond, Exec: localExec{d}, LLM: mc})
+	if res.Status != computer.StatusFailed || !strings.Contains(res.Error, "model call for turn 1: no reply within 300ms (the call timeout, --call-timeout)") {
+		t.Fatalf("Run = %s: %q, want failed on the 300ms call timeout, named", res.Status, res.Error)
+	}
+	if srv.Calls() != 1 {
+		t.Errorf("model calls = %d, want 1", srv.Calls())
 	}
 }

@@ -201,6 +201,13 @@ func TestVendorActionsExact(t *testing.T) {
 // pixel for pixel) with a window over all of it that records its input,
 // and the action service on it.
 func vendorDesktop(t *testing.T) (desktop, *testx.Window, string) {
+	d, w, dpy, _ := vendorDesktopWith(t, actions.Policy{})
+	return d, w, dpy
+}
+
+// vendorDesktopWith is vendorDesktop with the action service's policy p,
+// and its run registry.
+func vendorDesktopWith(t *testing.T, p actions.Policy) (desktop, *testx.Window, string, *runs.Registry) {
 	dpy := testx.StartXvfb(t, xvfb.Options{Width: 1280, Height: 800})
 	hub, err := capture.NewHub(capture.Options{})
 	if err != nil {
@@ -214,14 +221,14 @@ func vendorDesktop(t *testing.T) (desktop, *testx.Window, string) {
 	t.Cleanup(func() { db.Close() })
 	reg := runs.New(db, runs.Options{})
 	eng := smartwait.New(smartwait.Options{Runs: reg, Capture: hub, Store: db, DefaultDisplay: dpy})
-	svc, err := actions.New(actions.Options{Hub: hub, Runs: reg, Settle: eng, DefaultDisplay: dpy})
+	svc, err := actions.New(actions.Options{Hub: hub, Runs: reg, Settle: eng, DefaultDisplay: dpy, Policy: p})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(svc.Close)
 	w := testx.NewWindow(t, dpy, testx.Spec{Title: "Acu Vendor Actions", W: 1280, H: 800})
 	w.Focus()
-	return desktop{svc}, w, dpy
+	return desktop{svc}, w, dpy, reg
 }
 
 // keyName is the name the cases use for a keysym.

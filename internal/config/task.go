@@ -24,8 +24,11 @@ type TaskConfig struct {
 	VerifierModel string
 
 	MaxIterations int
-	CallTimeout   time.Duration
-	MaxTokens     int
+	// MaxCostUSD ends a task once its model calls cost this many US
+	// dollars (0: no limit).
+	MaxCostUSD  float64
+	CallTimeout time.Duration
+	MaxTokens   int
 
 	OCR         bool
 	Screenshots bool
@@ -90,6 +93,8 @@ func init() {
 		str("ACU_TASK_VERIFIER_MODEL", "", "anthropic/claude-haiku-4.5", "a model id", "the completion verifier's model",
 			func(c *Config) *string { return &t(c).VerifierModel }),
 		safety(integer("ACU_TASK_MAX_ITERATIONS", "", "50", 1, 1000, "iterations before a task fails", func(c *Config) *int { return &t(c).MaxIterations })),
+		safety(float("ACU_TASK_MAX_COST_USD", "", "0", 0, 1e6, "end a task once its model calls (fast agent, planner, verifier) cost this many US dollars, or one comes back with no cost (0: no limit; local models cost 0)",
+			func(c *Config) *float64 { return &t(c).MaxCostUSD })),
 		duration("ACU_TASK_CALL_TIMEOUT", "", "90s", time.Second, 30*time.Minute, "timeout of one model call of a task", func(c *Config) *time.Duration { return &t(c).CallTimeout }),
 		integer("ACU_TASK_MAX_TOKENS", "", "1024", 64, 32768, "max_tokens of the fast agent (the planner gets twice as many)", func(c *Config) *int { return &t(c).MaxTokens }),
 		boolean("ACU_TASK_OCR", "", "true", "add Tesseract text to element maps (what the accessibility tree lacks)", func(c *Config) *bool { return &t(c).OCR }),

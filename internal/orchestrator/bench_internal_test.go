@@ -9,6 +9,7 @@ import (
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/llm"
+	"github.com/acu-dev/acu/internal/session"
 )
 
 // benchMap is a 126-element map like a busy GTK window's (the size
@@ -37,7 +38,7 @@ func benchMap(iter int, value string) *elements.Map {
 // conversation window, and parsing the fast agent's reply into steps.
 func BenchmarkIterationOverhead(b *testing.B) {
 	o := &Orchestrator{opts: Options{MaxIterations: 50, MaxTokens: 1024}}
-	l := newLoop(o, "task_bench", Spec{Task: "Open report-07.txt from the Files dialog"})
+	l := newLoop(o, session.Attach(nil, "task_bench", Kind, nil), Spec{Task: "Open report-07.txt from the Files dialog"})
 	l.plan, _ = parsePlan(`{"approaches":[{"name":"Select and open","description":"Pick the file in the list","steps":["Click report-07.txt","Click Open"]},{"name":"Type the name","description":"Type it into the location field"}],"recommended":0}`)
 	for i := 0; i < 14; i++ {
 		l.history = append(l.history, llm.Message{Role: "assistant", Text: `{"thought":"t","steps":[{"action":"click","target":"item_report_07_txt"}]}`},
@@ -83,7 +84,7 @@ func BenchmarkMarkedShot(b *testing.B) {
 		pix[i] = byte(i * 7 / 3)
 	}
 	f := frame.New(pix, 1280, 720, 1280*4, ":0", "screen", time.Now())
-	l := newLoop(&Orchestrator{opts: Options{FastScreenshots: true}}, "task_bench", Spec{Task: "t"})
+	l := newLoop(&Orchestrator{opts: Options{FastScreenshots: true}}, session.Attach(nil, "task_bench", Kind, nil), Spec{Task: "t"})
 	maps := [2]*elements.Map{benchMap(1, "a"), benchMap(2, "b")}
 	maps[0].Frame, maps[1].Frame = f, f
 	var size int

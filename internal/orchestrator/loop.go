@@ -31,9 +31,11 @@ type loop struct {
 	o     *Orchestrator
 	opts  *Options
 	runID string
-	// sess records the task's run; meter counts its model cost.
+	// sess records the task's run; meter counts its iterations and model
+	// cost against the budget; limit is the spent cost budget.
 	sess   *session.Run
 	meter  session.Meter
+	limit  error
 	taskID string
 	task   string
 	max    int
@@ -69,9 +71,10 @@ type loop struct {
 	sb  strings.Builder
 }
 
-func newLoop(o *Orchestrator, runID string, s Spec) *loop {
-	l := &loop{o: o, opts: &o.opts, runID: runID, taskID: s.TaskID, task: strings.TrimSpace(s.Task), max: s.MaxIterations,
-		sess: session.Attach(o.opts.Runs, runID, "task", o.log)}
+// newLoop is the loop of task s in session sess (its run).
+func newLoop(o *Orchestrator, sess *session.Run, s Spec) *loop {
+	runID := sess.ID()
+	l := &loop{o: o, opts: &o.opts, runID: runID, taskID: s.TaskID, task: strings.TrimSpace(s.Task), max: s.MaxIterations, sess: sess}
 	if on := o.opts.OnEvent; on != nil {
 		l.sess.OnEvent = func(stream string, data any) { on(runID, stream, data) }
 	}
@@ -81,6 +84,7 @@ func newLoop(o *Orchestrator, runID string, s Spec) *loop {
 	if l.max <= 0 {
 		l.max = o.opts.MaxIterations
 	}
+	l.meter.Budget = session.Budget{MaxSteps: l.max, MaxCost: o.opts.MaxCost}
 	l.res.RunID = runID
 	return l
 }
@@ -108,9 +112,16 @@ func (l *loop) iterate(ctx context.Context) Result {
 	l.progress(ctx, "task started: "+l.task)
 	l.mark(ctx)
 	extractErrs := 0
-	for i := 1; i <= l.max; i++ {
+	for {
+		i, err := l.meter.Step()
+		if err != nil {
+			return l.failed(fmt.Sprintf("max iterations (%d) reached without completing the task", l.max))
+		}
 		if ctx.Err() != nil {
 			return l.cancelled(ctx)
+		}
+		if l.limit != nil {
+			return l.failed(l.limit.Error())
 		}
 		l.res.Iterations = i
 		if err := l.intervention(ctx, i); err != nil {
@@ -163,6 +174,9 @@ func (l *loop) iterate(ctx context.Context) Result {
 		if ctx.Err() != nil {
 			return l.cancelled(ctx)
 		}
+		if l.limit != nil {
+			return l.failed(l.limit.Error())
+		}
 		if l.modelErrs >= MaxModelErrors {
 			return l.failed(fmt.Sprintf("the fast agent's model failed %d times in a row: %s", l.modelErrs, l.lastModelErr))
 		}
@@ -173,7 +187,6 @@ func (l *loop) iterate(ctx context.Context) Result {
 		}
 		l.itersSinceComplete++
 	}
-	return l.failed(fmt.Sprintf("max iterations (%d) reached without completing the task", l.max))
 }
 
 func (l *loop) cancelled(ctx context.Context) Result {
@@ -222,6 +235,12 @@ func (l *loop) act(ctx context.Context, i int, m *elements.Map, obs elements.Obs
 		return false, ""
 	}
 	l.modelErrs = 0
+	if l.limit != nil {
+		// The call spent the cost budget: its steps are not carried out.
+		ev.Error = l.limit.Error()
+		l.emit(ctx, StreamIteration, ev)
+		return false, ""
+	}
 	l.history = append(l.history, llm.Message{Role: "assistant", Text: resp.Text})
 	reply, err := parseFast(resp.Text)
 	if err != nil {
@@ -390,11 +409,23 @@ func (l *loop) chat(ctx context.Context, role string, m Model, req llm.Request, 
 }
 
 // addCost adds a call's cost to the result, counting it as unpriced when
-// its cost is unknown.
+// its cost is unknown. The first call that spends the cost budget, or
+// comes back with no cost under one, sets l.limit: the task ends at the
+// next check (before the fast agent's steps, at an iteration's top).
 func (l *loop) addCost(c Call) {
-	_ = l.meter.Charge(c.CostUSD, !c.CostUnknown, c.Model) // a task has no cost budget: this only counts
+	if err := l.meter.Charge(c.CostUSD, !c.CostUnknown, c.Model); err != nil && l.limit == nil {
+		l.limit = &budgetError{err}
+	}
 	l.res.CostUSD, l.res.CostUnknown, l.res.UnpricedCalls = l.meter.CostUSD, l.meter.Unpriced > 0, l.meter.Unpriced
 }
+
+// budgetError is a spent cost budget, naming the setting that sets it.
+type budgetError struct{ err error }
+
+func (e *budgetError) Error() string {
+	return e.err.Error() + " (the task's cost budget, ACU_TASK_MAX_COST_USD)"
+}
+func (e *budgetError) Unwrap() error { return e.err }
 
 // nextMap is the map of a new iteration: the one the last step's
 // verification extracted when it is settled and at most ReuseMapAge old

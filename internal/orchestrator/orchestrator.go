@@ -15,6 +15,7 @@ import (
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/llm"
 	"github.com/acu-dev/acu/internal/runs"
+	"github.com/acu-dev/acu/internal/session"
 	"github.com/acu-dev/acu/internal/store"
 )
 
@@ -152,6 +153,11 @@ type Options struct {
 	FastScreenshots bool
 	// MaxIterations per task; default 50.
 	MaxIterations int
+	// MaxCost ends a task once its model calls (fast agent, planner,
+	// verifier, window agents) cost this many US dollars, or when a call
+	// comes back with no cost; 0: no limit. New refuses a model whose
+	// cost cannot be known (ACU_TASK_MAX_COST_USD).
+	MaxCost float64
 	// CallTimeout bounds each model call; default 90 s.
 	CallTimeout time.Duration
 	// MaxTokens of the fast agent's replies; the planner gets twice as many.
@@ -234,6 +240,14 @@ func New(o Options) (*Orchestrator, error) {
 	if o.Verifier == nil {
 		o.Verifier = o.Fast
 	}
+	if o.MaxCost < 0 {
+		return nil, fmt.Errorf("orchestrator: Options.MaxCost %g: want 0 (no limit) or a positive number of US dollars", o.MaxCost)
+	}
+	for _, m := range []Model{o.Fast, o.Planner, o.Verifier} {
+		if err := (session.Budget{MaxCost: o.MaxCost}).CheckPriced(m, ""); err != nil {
+			return nil, fmt.Errorf("orchestrator: cost limit of $%g cannot be kept: %w", o.MaxCost, err)
+		}
+	}
 	if o.MaxIterations <= 0 {
 		o.MaxIterations = DefaultMaxIterations
 	}
@@ -269,46 +283,48 @@ func (e errCancelled) Error() string { return "cancelled: " + e.reason }
 // Start starts a task in the background and returns its run at once. The
 // task outlives ctx (it ends by itself, by Cancel or by Close).
 func (o *Orchestrator) Start(ctx context.Context, s Spec) (runs.Run, error) {
-	run, lctx, err := o.begin(ctx, s)
+	sess, lctx, err := o.begin(ctx, s)
 	if err != nil {
 		return runs.Run{}, err
 	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
-		o.execute(lctx, run, s)
+		o.execute(lctx, sess, s)
 	}()
-	return run, nil
+	return sess.Started(), nil
 }
 
 // Run runs a task to its end. Cancelling ctx cancels the task.
 func (o *Orchestrator) Run(ctx context.Context, s Spec) (Result, error) {
-	run, lctx, err := o.begin(ctx, s)
+	sess, lctx, err := o.begin(ctx, s)
 	if err != nil {
 		return Result{}, err
 	}
-	stop := context.AfterFunc(ctx, func() { o.Cancel(context.WithoutCancel(ctx), run.ID, "the caller stopped waiting") })
+	stop := context.AfterFunc(ctx, func() { o.Cancel(context.WithoutCancel(ctx), sess.ID(), "the caller stopped waiting") })
 	defer stop()
-	return o.execute(lctx, run, s), nil
+	return o.execute(lctx, sess, s), nil
 }
 
-func (o *Orchestrator) begin(ctx context.Context, s Spec) (runs.Run, context.Context, error) {
+// begin starts the task's session (its run, through the harness) when no
+// other task runs.
+func (o *Orchestrator) begin(ctx context.Context, s Spec) (*session.Run, context.Context, error) {
 	s.Task = strings.TrimSpace(s.Task)
 	if s.Task == "" {
-		return runs.Run{}, nil, errors.New("task: describe what to do, e.g. acu run \"fill the entry with Ada and press OK\"")
+		return nil, nil, errors.New("task: describe what to do, e.g. acu run \"fill the entry with Ada and press OK\"")
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if len(o.cancel) > 0 {
-		return runs.Run{}, nil, ErrBusy
+		return nil, nil, ErrBusy
 	}
-	run, err := o.opts.Runs.Start(ctx, runs.StartOptions{Kind: Kind, TaskID: s.TaskID, Spec: s})
+	sess, err := session.Start(ctx, o.opts.Runs, Kind, runs.StartOptions{Kind: Kind, TaskID: s.TaskID, Spec: s}, o.log)
 	if err != nil {
-		return runs.Run{}, nil, fmt.Errorf("start task run: %w", err)
+		return nil, nil, err
 	}
 	lctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	o.cancel[run.ID] = cancel
-	return run, lctx, nil
+	o.cancel[sess.ID()] = cancel
+	return sess, lctx, nil
 }
 
 // Adopt runs a task whose run another daemon of a fleet created for this
@@ -340,7 +356,7 @@ func (o *Orchestrator) Adopt(run runs.Run) bool {
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
-		o.execute(lctx, run, s)
+		o.execute(lctx, session.Attach(o.opts.Runs, run.ID, Kind, o.log), s)
 	}()
 	return true
 }
@@ -381,13 +397,13 @@ func (o *Orchestrator) Close() {
 }
 
 // execute runs the loop and ends the run.
-func (o *Orchestrator) execute(ctx context.Context, run runs.Run, s Spec) Result {
-	l := newLoop(o, run.ID, s)
+func (o *Orchestrator) execute(ctx context.Context, sess *session.Run, s Spec) Result {
+	l := newLoop(o, sess, s)
 	// Every effect of the task is the task's, in the gate's audit.
 	res := l.run(l.sess.Acting(ctx))
 	o.mu.Lock()
-	cancel := o.cancel[run.ID]
-	delete(o.cancel, run.ID)
+	cancel := o.cancel[sess.ID()]
+	delete(o.cancel, sess.ID())
 	o.mu.Unlock()
 	msg := ""
 	if res.Status == StatusFailed {

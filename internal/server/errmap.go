@@ -18,6 +18,7 @@ import (
 	"github.com/acu-dev/acu/internal/record"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/smartwait"
+	"github.com/acu-dev/acu/internal/tasklog"
 )
 
 // This file is the one place where the errors of acu's services become
@@ -187,6 +188,29 @@ var typed = []func(err error) *httpError{
 			return fail(classNotFound, "", "", "%s", qe.Message)
 		}
 		return fail(classInvalid, "", qe.Field, "%s", qe.Message)
+	},
+	func(err error) *httpError { // a task log's request refused
+		te, ok := errors.AsType[*tasklog.Error](err)
+		switch {
+		case !ok:
+			return nil
+		case te.Kind == tasklog.NotFound:
+			return fail(classNotFound, "", te.Field, "%s", te.Message)
+		}
+		return fail(classInvalid, "", te.Field, "%s", te.Message)
+	},
+	func(err error) *httpError { // a resume the run's state or the answerer does not allow
+		re, ok := errors.AsType[*computer.ResumeError](err)
+		if !ok {
+			return nil
+		}
+		switch re.Kind {
+		case computer.ResumeInvalid:
+			return fail(classInvalid, "", re.Field, "%s", re.Message)
+		case computer.ResumeForbidden:
+			return fail(classForbidden, api.CodeScope, re.Field, "%s", re.Message)
+		}
+		return fail(classConflict, "", re.Field, "%s", re.Message)
 	},
 	func(err error) *httpError { // an answer relayed as it was (another host's, a dialect's)
 		if se, ok := errors.AsType[*api.StatusError](err); ok {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
+	"github.com/acu-dev/acu/internal/computer"
 	"github.com/acu-dev/acu/internal/config"
 	"github.com/acu-dev/acu/internal/runs"
 	"github.com/acu-dev/acu/internal/smartwait"
@@ -169,9 +169,8 @@ func (s *Server) handleCancelRun(w http.ResponseWriter, r *http.Request) error {
 }
 
 // handleResumeRun: POST /v1/runs/{id}/resume answers a run that waits for
-// the user (its last control event is needs_user). Safety checks are
-// passed only with acknowledge, and only by an admin: the model's vendor
-// means a person to accept them, not the agent the checks are about.
+// the user (computer.Resume: its last control event is needs_user; safety
+// checks need acknowledge and an admin).
 func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	var req api.ResumeRequest
@@ -180,46 +179,11 @@ func (s *Server) handleResumeRun(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if err := smartwait.CheckReason(req.Message); err != nil {
-		return errInvalid("message", "%v", err)
-	}
-	run, err := s.opts.Runs.Get(r.Context(), id)
-	if err != nil {
-		return about(aboutRun, id, err)
-	}
-	if err := mayChangeRun(r.Context(), "resuming", id, run.Creator); err != nil {
-		return err
-	}
-	if !run.Live() {
-		return errConflict("run %q has already ended (%s): there is nothing to resume", id, run.Status)
-	}
-	evs, err := s.opts.Runs.Events(r.Context(), 0, runs.Filter{RunID: id, Streams: []string{api.StreamControl}}, 10000)
-	if err != nil {
-		return about(aboutRun, id, err)
-	}
-	var last api.ControlEvent
-	if len(evs) > 0 {
-		_ = json.Unmarshal(evs[len(evs)-1].Data, &last)
-	}
-	if last.Action != api.ControlNeedsUser {
-		return errConflict("run %q is not waiting for the user: only a run stopped by call_user or safety checks can be resumed", id)
-	}
 	p := PrincipalOf(r.Context())
-	if last.Reason == api.NeedsSafetyCheck {
-		if !req.Acknowledge {
-			return errInvalid("acknowledge", "run %q waits on safety checks (%s): resume with acknowledge to accept them, or cancel the run", id, last.Message)
-		}
-		if api.ScopeRank(p.Scope) < api.ScopeRank(api.ScopeAdmin) {
-			return newErr(http.StatusForbidden, api.CodeScope, "acknowledge",
-				"acknowledging safety checks needs an admin token (a person's decision); this token has the %s scope", p.Scope)
-		}
-	}
-	ev, err := s.opts.Runs.Emit(r.Context(), id, api.StreamControl, api.ControlEvent{Action: api.ControlResume, Reason: last.Reason,
-		Message: req.Message, Acknowledge: req.Acknowledge, By: p.String()})
+	run, ev, err := computer.Resume(r.Context(), s.opts.Runs, id, computer.Answer{Acknowledge: req.Acknowledge, Message: req.Message},
+		computer.Answerer{By: p.String(), Admin: api.ScopeRank(p.Scope) >= api.ScopeRank(api.ScopeAdmin), Scope: p.Scope,
+			May: func(creator string) error { return mayChangeRun(r.Context(), "resuming", id, creator) }})
 	if err != nil {
-		return about(aboutRun, id, err)
-	}
-	if run, err = s.opts.Runs.Get(r.Context(), id); err != nil {
 		return about(aboutRun, id, err)
 	}
 	writeJSON(w, http.StatusOK, api.ResumeResult{Run: toAPIRun(run), Event: toAPIEvent(ev)})

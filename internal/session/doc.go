@@ -8,7 +8,10 @@
 //     call that comes back with no cost, during the run) (Budget, Meter);
 //   - the pause for a human: waiting while someone holds the display or
 //     has touched it, until they let go or have been still long enough,
-//     with the loop's own controls still heard (Hold);
+//     with the loop's own controls still heard (Hold); or, for a loop that
+//     learns of the human only from the gate's refusal (a client of the
+//     action API), until the refusal's quiet period has passed, then the
+//     same effect again (UserFirst);
 //   - the run's lifecycle: its events per turn, intervention and error,
 //     and its end, recorded on the run registry (Run);
 //   - a timeout for every model call that says which limit ran out (Call);

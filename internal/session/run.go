@@ -32,10 +32,11 @@ const endTimeout = 10 * time.Second
 // registry, and the attribution of its effects. A nil *Run, or one with
 // no registry, records nothing (a session without a run).
 type Run struct {
-	reg    Registry
-	id     string
-	engine string
-	log    *slog.Logger
+	reg     Registry
+	id      string
+	started runs.Run // the run as Start recorded it (zero after Attach)
+	engine  string
+	log     *slog.Logger
 	// OnEvent, when set, is shown every event recorded (a CLI's progress
 	// lines, a caller's callback).
 	OnEvent func(stream string, data any)
@@ -48,7 +49,18 @@ func Start(ctx context.Context, reg Registry, engine string, o runs.StartOptions
 	if err != nil {
 		return nil, fmt.Errorf("start the %s run: %w", engine, err)
 	}
-	return Attach(reg, r.ID, engine, log), nil
+	s := Attach(reg, r.ID, engine, log)
+	s.started = r
+	return s, nil
+}
+
+// Started is the run as Start recorded it (its id, kind, spec, start
+// time), for a surface that answers with it at once; zero after Attach.
+func (r *Run) Started() runs.Run {
+	if r == nil {
+		return runs.Run{}
+	}
+	return r.started
 }
 
 // Attach is the session of a run already started (by a surface that

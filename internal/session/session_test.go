@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -187,4 +188,53 @@ func TestRun(t *testing.T) {
 	var none *session.Run
 	none.Emit(t.Context(), "turn", nil) // a session without a run records nothing
 	none.End(t.Context(), runs.StatusCompleted, "", nil)
+}
+
+// TestUserFirst: a refused effect pauses the loop (paused is told once)
+// until the refusal's quiet period has passed, then runs again; a human
+// who stays past the limit ends it with a HeldError; an effect that is not
+// refused runs once, with no pause.
+func TestUserFirst(t *testing.T) {
+	refused := func(v string) (session.Refusal, bool) {
+		return session.Refusal{Wait: 30 * time.Millisecond, Detail: "pointer moved"}, v == "refused"
+	}
+	var runs, pauses int
+	act := func(free int) func(context.Context) (string, error) {
+		return func(context.Context) (string, error) {
+			runs++
+			if runs <= free {
+				return "refused", nil
+			}
+			return "ran", nil
+		}
+	}
+	v, waited, err := session.UserFirst(t.Context(), time.Minute, act(2), refused, func(r session.Refusal) {
+		pauses++
+		if r.Detail != "pointer moved" {
+			t.Errorf("paused with %+v", r)
+		}
+	})
+	if v != "ran" || err != nil || runs != 3 || pauses != 1 || waited < 2*30*time.Millisecond {
+		t.Errorf("UserFirst = %q, %v after %d runs, %d pauses, waited %v; want ran after 3 runs, 1 pause, >= 60ms", v, err, runs, pauses, waited)
+	}
+
+	runs, pauses = 0, 0
+	v, waited, err = session.UserFirst(t.Context(), time.Minute, act(0), refused, func(session.Refusal) { pauses++ })
+	if v != "ran" || err != nil || runs != 1 || pauses != 0 || waited != 0 {
+		t.Errorf("UserFirst of a free display = %q, %v, %d runs, %d pauses, waited %v", v, err, runs, pauses, waited)
+	}
+
+	runs = 0
+	_, _, err = session.UserFirst(t.Context(), 100*time.Millisecond, act(1000), refused, nil)
+	var he *session.HeldError
+	if !errors.As(err, &he) || he.After != 100*time.Millisecond || !strings.Contains(err.Error(), "over 100ms") {
+		t.Errorf("UserFirst past the limit = %v, want a HeldError naming 100ms", err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	runs = 0
+	if _, _, err := session.UserFirst(ctx, time.Minute, act(1000), refused, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("UserFirst after the session ended = %v, want context.Canceled", err)
+	}
 }
