@@ -121,7 +121,7 @@ var testOnly = []depEdges{
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
 	{"internal/computer", []string{"internal/actions", "internal/smartwait"},
 		"every vendor action is checked on the real action service on a real display"},
-	{"internal/wayland/virtual", []string{"internal/wayland/screencopy", "internal/atspi"}, "input tests find the app's cells on the real screen, and a GTK form's elements in its accessible tree, before clicking them"},
+	{"internal/wayland/virtual", []string{"internal/atspi"}, "input tests find a GTK form's elements in its accessible tree before clicking them"},
 	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
 	{"internal/wayland/mutterframes", []string{"internal/wayland/portal"}, "the GNOME hub's tests start a headless mutter (portal.StartHeadless)"},
 	{"internal/wayland/idle", []string{"internal/wayland/virtual"}, "the user-first tests drive acu's own virtual devices and another client's, and count what the watch takes for the user's"},

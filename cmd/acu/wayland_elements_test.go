@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,23 +39,10 @@ func TestElementsOnWaylandThroughDaemon(t *testing.T) {
 	}
 	defer tree.Close()
 
-	// Float the form to (want), once it is laid out at the size sway shows.
-	want := image.Pt(257, 141)
-	var win sway.Node
-	eventually(t, 60*time.Second, "the form's window floated to "+want.String(), func() bool {
-		ws, err := sway.Windows(ctx, c.IPCSocket())
-		if err != nil || len(ws) != 1 || ws[0].Name != title || !ws[0].Focused || !waylandFormUp(ctx, tree, title, ws[0].Content) {
-			return false
-		}
-		win = ws[0]
-		if win.Rect.Min != want {
-			if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
-				t.Fatal(err)
-			}
-			return false
-		}
-		return true
-	})
+	// Float the form to 257,141, once it is laid out at the size sway
+	// shows, and read its settled place.
+	laidOut := func(n sway.Node) bool { return atspitest.FormLaidOut(ctx, tree, title, n.Content.Size()) }
+	win := waylandtest.Float(ctx, t, c, title, image.Rect(257, 141, 857, 361), laidOut)
 
 	env, dataDir, port := newEnv(t, ":0")
 	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+s.SessionBus)
@@ -111,21 +97,4 @@ func TestElementsOnWaylandThroughDaemon(t *testing.T) {
 	}
 	click(btn)
 	eventually(t, 30*time.Second, "the form to print what was typed", func() bool { return app.Stdout() == "\nthrough-acu\n" })
-}
-
-// waylandFormUp reports whether the form's accessible window has the size
-// of sway's content (the application took the size sway gave it) and its
-// Submit button is there.
-func waylandFormUp(ctx context.Context, tree *atspi.Client, title string, content image.Rectangle) bool {
-	nodes, _ := tree.Tree(ctx)
-	frame, submit := false, false
-	for _, n := range nodes {
-		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == content.Size() {
-			frame = true
-		}
-		if n.Role == "push button" && strings.Contains(n.Name, "Submit") && !n.Bounds.Empty() {
-			submit = true
-		}
-	}
-	return frame && submit
 }

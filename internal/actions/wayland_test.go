@@ -3,7 +3,6 @@ package actions_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/png"
 	"strings"
@@ -41,38 +40,19 @@ func TestElementsOnWayland(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
 
-	want := image.Pt(301, 233)
-	var (
-		win sway.Node
-		ws  []sway.Node
-		err error
-	)
 	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	for moved := false; ; {
-		ws, err = sway.Windows(ctx, c.IPCSocket())
-		if err == nil && len(ws) == 1 && ws[0].Name == title && ws[0].Focused && (moved || formUp(ctx, tree, title, ws[0].Content)) {
-			win = ws[0]
-			// Floated, moved, and resized, with the form laid out at its
-			// new size.
-			if win.Rect.Min == want && formUp(ctx, tree, title, win.Content) {
-				break
-			}
-			if !moved {
-				if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
-					t.Fatal(err)
-				}
-				moved = true
-			}
+	// Floated, moved, and resized, with the form laid out at its new size.
+	laidOut := func(n sway.Node) bool {
+		if app.Exited() {
+			t.Fatalf("the form exited: %s", app.Stderr())
 		}
-		if ctx.Err() != nil || app.Exited() {
-			t.Fatalf("the form's window never showed at %v: %+v, %v; stderr: %s", want, ws, err, app.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
+		return atspitest.FormLaidOut(ctx, tree, title, n.Content.Size())
 	}
+	win := waylandtest.Float(ctx, t, c, title, image.Rect(301, 233, 901, 453), laidOut)
 
 	hub, err := capture.NewHub(capture.Options{})
 	if err != nil {
@@ -205,22 +185,4 @@ func TestElementsOnWayland(t *testing.T) {
 		t.Errorf("the typing went by %q, want the virtual keyboard", got)
 	}
 	wait("\nby-element\nby-id\n", btn)
-}
-
-// formUp reports whether the form's accessible window has the size of
-// sway's content (the application took the size sway gave it) and its
-// Submit button is there: moving the window before that can leave the
-// application laid out at a size sway no longer shows.
-func formUp(ctx context.Context, tree *atspi.Client, title string, content image.Rectangle) bool {
-	nodes, _ := tree.Tree(ctx)
-	frame, submit := false, false
-	for _, n := range nodes {
-		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == content.Size() {
-			frame = true
-		}
-		if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
-			submit = true
-		}
-	}
-	return frame && submit
 }
