@@ -104,7 +104,7 @@ var sameLayer = []depEdges{
 	{"internal/wayland/snapshot", []string{"internal/wayland/screencopy", "internal/wayland/toplevel"}, "a one-shot Wayland frame is a capture with window rectangles for targets and exclusions, as capture.Once on X11"},
 	{"internal/wayland/frames", []string{"internal/capture", "internal/wayland/screencopy", "internal/wayland/toplevel"}, "the Wayland capture hub takes capture's target types, so the wait engine drives either hub"},
 	{"internal/wayland/mutterframes", []string{"internal/capture"}, "the GNOME capture hub takes capture's target types, so the wait engine drives it as the others"},
-	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
+	{"internal/atspi/atspitest", []string{"internal/testx", "internal/wayland/waylandtest"}, "the AT-SPI fixture app runs on a testx display, or on a waylandtest sway"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
 

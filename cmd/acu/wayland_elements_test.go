@@ -9,13 +9,9 @@ import (
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
-	"github.com/acu-dev/acu/internal/testx"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // TestElementsOnWaylandThroughDaemon: `acu elements --display SOCKET`
@@ -24,28 +20,16 @@ import (
 // clicks at the entry's and the Submit button's centres (typing between)
 // make the form print the text.
 func TestElementsOnWaylandThroughDaemon(t *testing.T) {
-	waylandtest.Need(t, "/usr/bin/python3")
 	c := waylandtest.Start(t, 900, 600)
-	// at-spi2-registryd leaves the bus without an X display, so the
-	// session gets one; the form draws on Wayland.
-	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
-	const title = "acu-daemon-wl"
-	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, atspitest.GTK), title)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-
-	// Float the form to 257,141, once it is laid out at the size sway
-	// shows, and read its settled place.
-	laidOut := func(n sway.Node) bool { return atspitest.FormLaidOut(ctx, tree, title, n.Content.Size()) }
-	win := waylandtest.Float(ctx, t, c, title, image.Rect(257, 141, 857, 361), laidOut)
+	const title = "acu-daemon-wl"
+	// Floated to 257,141, laid out at the size sway shows.
+	app := atspitest.StartWaylandForm(ctx, t, c, atspitest.GTK, title, image.Rect(257, 141, 857, 361))
+	win := app.Window
 
 	env, dataDir, port := newEnv(t, ":0")
-	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+s.SessionBus)
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+app.Session.SessionBus)
 	startDaemon(t, env, dataDir, port)
 	var m api.ElementMap
 	var btn, entry api.Element

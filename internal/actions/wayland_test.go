@@ -11,16 +11,12 @@ import (
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/ocr"
-	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/wayland/frames"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // TestElementsOnWayland asks the action service (GET /v1/elements) for the
@@ -30,29 +26,13 @@ import (
 // was typed after clicks at the Submit button's and the entry's centres)
 // and the screenshot is the Wayland display's.
 func TestElementsOnWayland(t *testing.T) {
-	waylandtest.Need(t, "/usr/bin/python3")
 	c := waylandtest.Start(t, 960, 600)
-	// at-spi2-registryd leaves the bus without an X display, so the
-	// session gets one; the form draws on Wayland.
-	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
-	const title = "acu-elements-wl"
-	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, atspitest.GTK), title)
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-
-	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
+	const title = "acu-elements-wl"
 	// Floated, moved, and resized, with the form laid out at its new size.
-	laidOut := func(n sway.Node) bool {
-		if app.Exited() {
-			t.Fatalf("the form exited: %s", app.Stderr())
-		}
-		return atspitest.FormLaidOut(ctx, tree, title, n.Content.Size())
-	}
-	win := waylandtest.Float(ctx, t, c, title, image.Rect(301, 233, 901, 453), laidOut)
+	app := atspitest.StartWaylandForm(ctx, t, c, atspitest.GTK, title, image.Rect(301, 233, 901, 453))
+	win := app.Window
 
 	hub, err := capture.NewHub(capture.Options{})
 	if err != nil {
@@ -65,7 +45,7 @@ func TestElementsOnWayland(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := actions.New(actions.Options{Hub: hub, Screens: wl, SessionBus: s.SessionBus, OCR: eng})
+	svc, err := actions.New(actions.Options{Hub: hub, Screens: wl, SessionBus: app.Session.SessionBus, OCR: eng})
 	if err != nil {
 		t.Fatal(err)
 	}

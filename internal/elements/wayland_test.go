@@ -9,16 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/ocr"
-	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/wayland/frames"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // TestWaylandElementMapInScreenPixels builds the element map of a headless
@@ -44,32 +40,13 @@ func TestWaylandElementMapInScreenPixels(t *testing.T) {
 
 func testWaylandForm(t *testing.T, toolkit string) {
 	c := waylandtest.Start(t, 1024, 640)
-	// at-spi2-registryd leaves the bus when started without an X display,
-	// so the session gets one (a GNOME or KDE session has Xwayland for
-	// it); the form itself draws on Wayland.
-	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
 	title := "acu-wl-" + toolkit
-	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, toolkit), title)
-
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
-	if err != nil {
-		t.Fatalf("connect to the accessibility bus: %v", err)
-	}
-	defer tree.Close()
-	// Float the form away from the origin; sway places it, title bar
-	// included, with its top left corner at 313,187, once the application
-	// took the size sway gave it (moving it before that can leave it laid
-	// out at a size sway no longer shows), and shows it laid out anew.
-	laidOut := func(n sway.Node) bool {
-		if app.Exited() {
-			t.Fatalf("the form exited: %s", app.Stderr())
-		}
-		return atspitest.FormLaidOut(ctx, tree, title, n.Content.Size())
-	}
-	want := image.Rect(313, 187, 913, 407)
-	win := waylandtest.Float(ctx, t, c, title, want, laidOut)
+	// Floated away from the origin: sway places it, title bar included,
+	// with its top left corner at 313,187.
+	app := atspitest.StartWaylandForm(ctx, t, c, toolkit, title, image.Rect(313, 187, 913, 407))
+	tree, win := app.Tree, app.Window
 	t.Logf("sway: window %v, content %v", win.Rect, win.Content)
 
 	hub := frames.New(frames.Options{})
@@ -149,14 +126,14 @@ func testWaylandForm(t *testing.T, toolkit string) {
 		}
 	}
 	click(btn)
-	waitOutput(ctx, t, app, []string{""}, btn)
+	waitOutput(ctx, t, app.App, []string{""}, btn)
 	click(entry)
 	const typed = "wayland-placed"
 	if err := d.Type(ctx, typed); err != nil {
 		t.Fatal(err)
 	}
 	click(btn)
-	waitOutput(ctx, t, app, []string{"", typed}, entry)
+	waitOutput(ctx, t, app.App, []string{"", typed}, entry)
 }
 
 // needQtWayland skips the test when Qt 5's Wayland platform plugin
