@@ -4,22 +4,16 @@ import (
 	"context"
 	"image"
 	"math"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard/guardtest"
-	"github.com/acu-dev/acu/internal/live"
 	"github.com/acu-dev/acu/internal/runs"
-	"github.com/acu-dev/acu/internal/server"
-	"github.com/acu-dev/acu/internal/store"
 	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
@@ -60,20 +54,7 @@ func TestLiveTakeoverOnWayland(t *testing.T) {
 	sock := c.Socket()
 	hub := wlframes.New(wlframes.Options{})
 	t.Cleanup(func() { hub.Close() })
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	reg := runs.New(db, runs.Options{})
-	lv := live.New(live.Options{Capture: hub, DefaultDisplay: sock, Takeover: live.TakeoverOptions{Runs: reg}})
-	lctx, lcancel := context.WithCancel(context.Background())
-	ldone := make(chan struct{})
-	go func() { defer close(ldone); _ = lv.Run(lctx) }()
-	t.Cleanup(func() { lcancel(); <-ldone })
-	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: reg, Live: lv}))
-	t.Cleanup(srv.Close)
-	f := &liveFixture{dpy: sock, reg: reg, db: db, c: api.NewClient(srv.URL, liveToken), url: srv.URL}
+	f := serveLive(t, sock, hub, nil)
 
 	// The GTK window, full screen (sway tiles it), focused.
 	actx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
