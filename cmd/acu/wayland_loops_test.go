@@ -62,15 +62,30 @@ func (f *gtkForm) settle(t *testing.T, ctx context.Context, c *sway.Compositor) 
 	f.x, f.y = p.X, p.Y
 }
 
-// openGTKForm opens waylandForm on c and moves its window's client area
-// to 60,50 through the daemon d.
-func openGTKForm(t *testing.T, ctx context.Context, c *sway.Compositor, d *daemonProc) *gtkForm {
+// waylandFormRig is the daemon on a headless 800x600 sway that shows
+// waylandForm, its window's client area moved to 60,50 through the daemon.
+type waylandFormRig struct {
+	c       *sway.Compositor
+	env     []string // the daemon's environment, for the CLI
+	dataDir string
+	d       *daemonProc
+	form    *gtkForm
+}
+
+// startWaylandFormRig starts a waylandFormRig, with extra added to the
+// daemon's environment.
+func startWaylandFormRig(t *testing.T, ctx context.Context, extra ...string) *waylandFormRig {
 	t.Helper()
-	f := startGTKForm(t, c)
-	sock := c.Socket()
+	waylandtest.NeedGTK(t)
+	r := &waylandFormRig{c: waylandtest.Start(t, 800, 600)}
+	sock := r.c.Socket()
+	env, dataDir, port := newEnv(t, sock)
+	r.env, r.dataDir = append(env, extra...), dataDir
+	r.d = startDaemon(t, r.env, dataDir, port)
+	r.form = startGTKForm(t, r.c)
 	var win api.Window
 	eventually(t, 30*time.Second, "the form in GET /v1/windows", func() bool {
-		l, err := d.client.Windows(ctx, sock)
+		l, err := r.d.client.Windows(ctx, sock)
 		for _, w := range l.Windows {
 			if err == nil && w.Title == "acu-form" {
 				win = w
@@ -80,12 +95,12 @@ func openGTKForm(t *testing.T, ctx context.Context, c *sway.Compositor, d *daemo
 		return false
 	})
 	x, y := 60, 50
-	r, err := d.client.WindowOp(ctx, win.ID, api.WindowMove, api.WindowOp{Display: sock, X: &x, Y: &y})
-	if err != nil || r.Window == nil || r.Window.X != x || r.Window.Y != y {
-		t.Fatalf("move the form to %d,%d = %+v, %v", x, y, r.Window, err)
+	op, err := r.d.client.WindowOp(ctx, win.ID, api.WindowMove, api.WindowOp{Display: sock, X: &x, Y: &y})
+	if err != nil || op.Window == nil || op.Window.X != x || op.Window.Y != y {
+		t.Fatalf("move the form to %d,%d = %+v, %v", x, y, op.Window, err)
 	}
-	f.settle(t, ctx, c)
-	return f
+	r.form.settle(t, ctx, r.c)
+	return r
 }
 
 // centre is the screen pixel at the centre of the named widget.
@@ -101,14 +116,10 @@ func (f *gtkForm) centre(name string) [2]int {
 // the typing landed, and the model's requests prove it saw the Wayland
 // screen.
 func TestWaylandAgentLoopFillsGTKForm(t *testing.T) {
-	waylandtest.NeedGTK(t)
-	c := waylandtest.Start(t, 800, 600)
-	sock := c.Socket()
-	env, dataDir, port := newEnv(t, sock)
-	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	form := openGTKForm(t, ctx, c, d)
+	r := startWaylandFormRig(t, ctx)
+	env, form := r.env, r.form
 
 	norm := func(p [2]int) (int, int) {
 		return int(math.Round(float64(p[0]) * 1000 / 800)), int(math.Round(float64(p[1]) * 1000 / 600))
@@ -168,15 +179,10 @@ func TestWaylandAgentLoopFillsGTKForm(t *testing.T) {
 // computer_test.go) on a headless sway: a screenshot, clicks, a double
 // click and typing fill the form and submit it.
 func TestWaylandComputerOpenAIFillsGTKForm(t *testing.T) {
-	waylandtest.NeedGTK(t)
-	c := waylandtest.Start(t, 800, 600)
-	sock := c.Socket()
-	env, dataDir, port := newEnv(t, sock)
-	env = append(env, "ACU_COMPUTER_API_KEY="+llmtest.Key, "ACU_LOG_LEVEL=warn")
-	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	form := openGTKForm(t, ctx, c, d)
+	r := startWaylandFormRig(t, ctx, "ACU_COMPUTER_API_KEY="+llmtest.Key, "ACU_LOG_LEVEL=warn")
+	env, d, form, sock := r.env, r.d, r.form, r.c.Socket()
 
 	tool, err := d.client.ComputerTool(ctx, "openai", api.ComputerQuery{Limit: "1024x768"})
 	if err != nil {
@@ -212,18 +218,14 @@ func TestWaylandComputerOpenAIFillsGTKForm(t *testing.T) {
 // streamable HTTP endpoint on a headless sway: a screenshot, a click at
 // its pixels, typing, and a click on Submit.
 func TestWaylandMCPToolsFillGTKForm(t *testing.T) {
-	waylandtest.NeedGTK(t)
-	c := waylandtest.Start(t, 800, 600)
-	sock := c.Socket()
-	env, dataDir, port := newEnv(t, sock)
-	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	form := openGTKForm(t, ctx, c, d)
+	r := startWaylandFormRig(t, ctx)
+	d, form, sock := r.d, r.form, r.c.Socket()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "acu-test", Version: "1"}, nil)
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.client.BaseURL() + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tokenOf(t, dataDir), http.DefaultTransport}}}, nil)
+		HTTPClient: &http.Client{Transport: bearer{tokenOf(t, r.dataDir), http.DefaultTransport}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
