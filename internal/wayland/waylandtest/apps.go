@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,13 +25,19 @@ const python = "/usr/bin/python3"
 func NeedGTK(t testing.TB) {
 	t.Helper()
 	Need(t, python)
-	if err := exec.Command(python, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk").Run(); err != nil {
+	if err := gtkMissing(); err != nil {
 		if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
 			t.Fatalf("python3-gi with GTK 3 is not installed, and ACU_REQUIRE_WAYLAND=1 requires it (run scripts/install-deps.sh): %v", err)
 		}
 		t.Skipf("python3-gi with GTK 3 is not installed (scripts/install-deps.sh installs it): %v", err)
 	}
 }
+
+// gtkMissing says why python3-gi's GTK 3 cannot be imported, asking
+// Python once a test process.
+var gtkMissing = sync.OnceValue(func() error {
+	return exec.Command(python, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk").Run()
+})
 
 // GTK is a GTK 3 program in Python running natively on a compositor
 // (GDK_BACKEND=wayland), started by StartGTK; the test reads its stdout
