@@ -105,6 +105,21 @@ func serveLive(t *testing.T, dpy string, src live.Capturer, adjust func(*server.
 	return &liveFixture{dpy: dpy, reg: reg, db: db, c: api.NewClient(srv.URL, liveToken), url: srv.URL}
 }
 
+// handBack clicks the page's hand-back and waits until the take-over's
+// run has completed: the page shows the hand-back before its request is
+// answered, and the run ends once the hold is cleared.
+func (f *liveFixture) handBack(t *testing.T, ctx context.Context, runID string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
+	res, err := f.reg.Wait(t.Context(), runID, 10*time.Second)
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
+	}
+}
+
 // open starts Chromium on the page at path (such as "/ui/") through a
 // one-time link.
 func (f *liveFixture) open(t *testing.T, path string, w, h int) context.Context {
@@ -279,14 +294,7 @@ func TestLiveTakeoverClickAndKeys(t *testing.T) {
 	}
 
 	screenshot(t, ctx, "live-takeover.png")
-	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
-		t.Fatal(err)
-	}
-	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
-	res, err := f.reg.Wait(t.Context(), st.RunID, 10*time.Second)
-	if err != nil || res.Status != runs.StatusCompleted {
-		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
-	}
+	f.handBack(t, ctx, st.RunID)
 	list, err := f.reg.Events(t.Context(), 0, runs.Filter{RunID: st.RunID, Streams: []string{live.StreamIntervention}}, 10)
 	if err != nil {
 		t.Fatal(err)

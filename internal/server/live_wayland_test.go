@@ -14,7 +14,6 @@ import (
 
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard/guardtest"
-	"github.com/acu-dev/acu/internal/runs"
 	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
@@ -139,16 +138,7 @@ func TestLiveTakeoverOnWayland(t *testing.T) {
 		t.Errorf("the GTK window got keys %q, want %q", got, want)
 	}
 
-	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
-		t.Fatal(err)
-	}
-	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
-	// The page shows the hand-back before its request is answered; the
-	// run ends once the hold is cleared.
-	res, err := f.reg.Wait(t.Context(), st.RunID, 10*time.Second)
-	if err != nil || res.Status != runs.StatusCompleted {
-		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
-	}
+	f.handBack(t, ctx, st.RunID)
 	if held, _, err := hw.Held(t.Context()); err != nil || held {
 		t.Errorf("Held after the hand-back = %v, %v; want false", held, err)
 	}
