@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/chromedp"
-
 	"github.com/acu-dev/acu/bench/internal/rig"
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/capture"
@@ -70,51 +68,6 @@ func newRig(b *testing.B) *liveRig {
 	return &liveRig{dpy: dpy, hub: hub, reg: reg, url: url, sent: sent, c: api.NewClient(url, rig.Token), recDr: dir, rec: rec}
 }
 
-func browser(b *testing.B, w, h int) context.Context {
-	b.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		b.Fatal(err)
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.UserDataDir(b.TempDir()), chromedp.WindowSize(w, h))
-	ctx, cancel := chromedp.NewContext(actx)
-	if err := chromedp.Do(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cancel(); cancelA() })
-	return ctx
-}
-
-func eval[T any](b *testing.B, ctx context.Context, expr string) T {
-	b.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		b.Fatalf("evaluate %s: %v", expr, err)
-	}
-	return v
-}
-
-func (r *liveRig) openLive(b *testing.B, w, h int) context.Context {
-	b.Helper()
-	link, err := r.c.LoginLink(context.Background(), "/ui/")
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx := browser(b, w, h)
-	if err := chromedp.Do(ctx, chromedp.Navigate(link.URL)); err != nil {
-		b.Fatal(err)
-	}
-	for range 600 {
-		if eval[bool](b, ctx, `!!(window.acuLive && window.acuLive.frames > 0)`) {
-			return ctx
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	b.Fatal("the live page painted no frame")
-	return nil
-}
-
 // BenchmarkGlassToGlass: a window on the display changes colour; the time
 // until Chromium has painted the frame that shows it (the page's own
 // paint time, read afterwards, so polling adds nothing). The page shows
@@ -122,26 +75,10 @@ func (r *liveRig) openLive(b *testing.B, w, h int) context.Context {
 func BenchmarkGlassToGlass(b *testing.B) {
 	r := newRig(b)
 	win := testx.NewWindow(b, r.dpy, testx.Spec{X: 100, Y: 100, W: 400, H: 300, Fill: color.RGBA{R: 255, A: 255}})
-	ctx := r.openLive(b, 1000, 700)
-	var lat []time.Duration
-	b.ResetTimer()
-	for i := range b.N {
-		time.Sleep(150 * time.Millisecond) // quiet before each change
-		seq := eval[int](b, ctx, `window.acuLive.last.seq`)
-		t0 := time.Now()
+	ctx := rig.OpenLive(b, r.c, 1000, 700)
+	lat := rig.GlassToGlass(b, ctx, func(i int) {
 		win.Fill(color.RGBA{G: uint8(i * 37), B: uint8(255 - i*11), A: 255})
-		var wall float64
-		for {
-			v := eval[[]float64](b, ctx, `[window.acuLive.last.seq, window.acuLive.last.wall]`)
-			if int(v[0]) > seq {
-				wall = v[1]
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		lat = append(lat, time.UnixMilli(int64(wall)).Sub(t0))
-	}
-	b.StopTimer()
+	})
 	b.ReportMetric(rig.Quantile(lat, 0.5), "p50_ms")
 	b.ReportMetric(rig.Quantile(lat, 0.95), "p95_ms")
 	b.ReportMetric(rig.Quantile(lat, 0), "min_ms")
@@ -153,13 +90,13 @@ func BenchmarkGlassToGlass(b *testing.B) {
 func BenchmarkViewerCost(b *testing.B) {
 	r := newRig(b)
 	testx.NewWindow(b, r.dpy, testx.Spec{X: 100, Y: 100, W: 400, H: 300, Fill: color.RGBA{R: 255, A: 255}})
-	ctx := r.openLive(b, 1300, 800)
+	ctx := rig.OpenLive(b, r.c, 1300, 800)
 	time.Sleep(time.Second)
 	for range b.N {
 		measure := func(name string, d time.Duration) {
-			f0, n0, c0 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), rig.CPU()
+			f0, n0, c0 := rig.Eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), rig.CPU()
 			time.Sleep(d)
-			f1, n1, c1 := eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), rig.CPU()
+			f1, n1, c1 := rig.Eval[int](b, ctx, `window.acuLive.frames`), r.sent.Load(), rig.CPU()
 			b.ReportMetric(float64(n1-n0)/d.Seconds()/1024, name+"_KiB/s")
 			b.ReportMetric(float64(f1-f0)/d.Seconds(), name+"_frames/s")
 			b.ReportMetric(100*float64(c1-c0)/float64(d), name+"_cpu%")

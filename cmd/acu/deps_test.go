@@ -104,7 +104,7 @@ var sameLayer = []depEdges{
 	{"internal/wayland/snapshot", []string{"internal/wayland/screencopy", "internal/wayland/toplevel"}, "a one-shot Wayland frame is a capture with window rectangles for targets and exclusions, as capture.Once on X11"},
 	{"internal/wayland/frames", []string{"internal/capture", "internal/wayland/screencopy", "internal/wayland/toplevel"}, "the Wayland capture hub takes capture's target types, so the wait engine drives either hub"},
 	{"internal/wayland/mutterframes", []string{"internal/capture"}, "the GNOME capture hub takes capture's target types, so the wait engine drives it as the others"},
-	{"internal/atspi/atspitest", []string{"internal/testx"}, "the AT-SPI fixture app runs on a testx display"},
+	{"internal/atspi/atspitest", []string{"internal/testx", "internal/wayland/waylandtest"}, "the AT-SPI fixture app runs on a testx display, or on a waylandtest sway"},
 	{"internal/actions", []string{"internal/smartwait"}, "an action request settles through the smart-wait engine"},
 }
 
@@ -121,7 +121,7 @@ var testOnly = []depEdges{
 	{"internal/orchestrator", []string{"internal/smartwait"}, "pointer steps are checked by real smart waits"},
 	{"internal/computer", []string{"internal/actions", "internal/smartwait"},
 		"every vendor action is checked on the real action service on a real display"},
-	{"internal/wayland/virtual", []string{"internal/wayland/screencopy", "internal/atspi"}, "input tests find the app's cells on the real screen, and a GTK form's elements in its accessible tree, before clicking them"},
+	{"internal/wayland/virtual", []string{"internal/atspi"}, "input tests find a GTK form's elements in its accessible tree before clicking them"},
 	{"internal/wayland/toplevel", []string{"internal/wayland/screencopy"}, "window tests check each rectangle holds what its app drew on the real screen"},
 	{"internal/wayland/mutterframes", []string{"internal/wayland/portal"}, "the GNOME hub's tests start a headless mutter (portal.StartHeadless)"},
 	{"internal/wayland/idle", []string{"internal/wayland/virtual"}, "the user-first tests drive acu's own virtual devices and another client's, and count what the watch takes for the user's"},

@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -56,69 +51,15 @@ Gtk.main()
 // city pasted from a clipboard acu set, a click on Submit) and reads the
 // form's own output.
 func TestWaylandActionsFillGTKForm(t *testing.T) {
-	waylandtest.Need(t, "sway")
+	waylandtest.NeedGTK(t)
 	waylandtest.Need(t, "foot")
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk").Run(); err != nil {
-		if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
-			t.Fatalf("python3-gi with GTK 3 is not installed: %v", err)
-		}
-		t.Skipf("python3-gi with GTK 3 is not installed: %v", err)
-	}
 	c := waylandtest.Start(t, 800, 600)
 	sock := c.Socket()
 	env, dataDir, port := newEnv(t, sock)
 	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
 	defer cancel()
-
-	script := filepath.Join(t.TempDir(), "form.py")
-	if err := os.WriteFile(script, []byte(waylandForm), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	form := exec.CommandContext(ctx, py, script)
-	form.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1"}, c.Env()...)
-	stdout, err := form.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	form.Stderr = &stderr
-	if err := form.Start(); err != nil {
-		t.Fatalf("start the form: %v", err)
-	}
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	exited := make(chan struct{})
-	go func() { _ = form.Wait(); close(exited) }()
-	t.Cleanup(func() { cancel(); <-exited })
-	next := func(what string) string {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("the form exited before %s; stderr:\n%s", what, stderr.String())
-			}
-			return l
-		case <-ctx.Done():
-			t.Fatalf("the form printed no %s; stderr:\n%s", what, stderr.String())
-		}
-		return ""
-	}
-	at := map[string][4]int{}
-	for range 3 {
-		var name string
-		var r [4]int
-		if _, err := fmt.Sscanf(next("widget rectangle"), "at %s %d %d %d %d", &name, &r[0], &r[1], &r[2], &r[3]); err != nil {
-			t.Fatalf("the form's report: %v", err)
-		}
-		at[name] = r
-	}
+	form := startGTKForm(t, c)
 
 	// A terminal opens over it and takes the focus.
 	waylandtest.Client(t, c, "foot", "--title=term")
@@ -150,6 +91,7 @@ func TestWaylandActionsFillGTKForm(t *testing.T) {
 	if err != nil || r.Window == nil || r.Window.X != x || r.Window.Y != y || !r.Window.Focused {
 		t.Fatalf("move the form to %d,%d = %+v, %v", x, y, r.Window, err)
 	}
+	form.settle(t, ctx, c)
 	if _, err := d.client.SetClipboard(ctx, api.Clipboard{Display: sock, Text: "Zürich ✓"}); err != nil {
 		t.Fatalf("PUT /v1/clipboard: %v", err)
 	}
@@ -157,10 +99,11 @@ func TestWaylandActionsFillGTKForm(t *testing.T) {
 		t.Fatalf("GET /v1/clipboard = %+v, %v", got, err)
 	}
 
-	// Screen pixels of the widgets' centres, in the moved window.
+	// Screen pixels of the widgets' centres, in the moved window as sway
+	// shows it once settled.
 	centre := func(name string) *api.Point {
-		w := at[name]
-		return api.Pt(x+w[0]+w[2]/2, y+w[1]+w[3]/2)
+		p := form.centre(name)
+		return api.Pt(p[0], p[1])
 	}
 	// GTK pastes asynchronously (it asks acu's clipboard owner for the
 	// text and inserts it when the answer comes), so the request waits for
@@ -180,7 +123,7 @@ func TestWaylandActionsFillGTKForm(t *testing.T) {
 		t.Fatalf("POST /v1/actions (submit) = %+v, %v", submit, err)
 	}
 	resp.Results = append(resp.Results, submit.Results...)
-	if res := resp.Results[0]; res.At == nil || res.At[0] != x+at["name"][0]+at["name"][2]/2 || res.Window != "acu-form" {
+	if res := resp.Results[0]; res.At == nil || res.At[0] != *centre("name").X || res.Window != "acu-form" {
 		t.Errorf("the first click = %+v, want it at the name entry in acu-form", res)
 	}
 	for _, res := range resp.Results { // Wayland's virtual devices carried them, not XTest
@@ -188,7 +131,7 @@ func TestWaylandActionsFillGTKForm(t *testing.T) {
 			t.Errorf("action %d %s: via %q, want virtual", res.Index, res.Kind, res.Via)
 		}
 	}
-	got := next("submission")
+	got := form.Next(t, "submission")
 	if want := "submitted name=Ada Lovelace city=Zürich ✓"; got != want {
 		t.Errorf("the form printed %q, want %q", got, want)
 	}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/wayland"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
@@ -108,17 +107,7 @@ func TestScreenshotWayland(t *testing.T) {
 	waylandtest.Client(t, c, "foot", "--title=SHOTME", "--override=colors.background=ff0000", "sh", "-c", "exec sleep 600")
 	env, dir, _ := newEnv(t, ":0")
 	env = append(env, c.Env()...)
-	var rect image.Rectangle
-	deadline := time.Now().Add(30 * time.Second)
-	for rect.Empty() {
-		if nodes, err := sway.Windows(t.Context(), c.IPCSocket()); err == nil && len(nodes) == 1 {
-			rect = nodes[0].Rect
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("foot's window never showed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	rect := waylandtest.Window(t.Context(), t, c, "SHOTME", nil).Rect
 	out := filepath.Join(dir, "win.png")
 	if _, errOut, code := acu(t, env, "screenshot", "--display", c.Socket(), "--target", "window:shotme", "-o", out); code != 0 {
 		t.Fatalf("acu screenshot window:shotme: exit %d: %s", code, errOut)

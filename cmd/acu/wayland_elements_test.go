@@ -5,18 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
-	"github.com/acu-dev/acu/internal/testx"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // TestElementsOnWaylandThroughDaemon: `acu elements --display SOCKET`
@@ -25,41 +20,16 @@ import (
 // clicks at the entry's and the Submit button's centres (typing between)
 // make the form print the text.
 func TestElementsOnWaylandThroughDaemon(t *testing.T) {
-	waylandtest.Need(t, "/usr/bin/python3")
 	c := waylandtest.Start(t, 900, 600)
-	// at-spi2-registryd leaves the bus without an X display, so the
-	// session gets one; the form draws on Wayland.
-	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
-	const title = "acu-daemon-wl"
-	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, atspitest.GTK), title)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-
-	// Float the form to (want), once it is laid out at the size sway shows.
-	want := image.Pt(257, 141)
-	var win sway.Node
-	eventually(t, 60*time.Second, "the form's window floated to "+want.String(), func() bool {
-		ws, err := sway.Windows(ctx, c.IPCSocket())
-		if err != nil || len(ws) != 1 || ws[0].Name != title || !ws[0].Focused || !waylandFormUp(ctx, tree, title, ws[0].Content) {
-			return false
-		}
-		win = ws[0]
-		if win.Rect.Min != want {
-			if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
-				t.Fatal(err)
-			}
-			return false
-		}
-		return true
-	})
+	const title = "acu-daemon-wl"
+	// Floated to 257,141, laid out at the size sway shows.
+	app := atspitest.StartWaylandForm(ctx, t, c, atspitest.GTK, title, image.Rect(257, 141, 857, 361))
+	win := app.Window
 
 	env, dataDir, port := newEnv(t, ":0")
-	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+s.SessionBus)
+	env = append(env, "DBUS_SESSION_BUS_ADDRESS="+app.Session.SessionBus)
 	startDaemon(t, env, dataDir, port)
 	var m api.ElementMap
 	var btn, entry api.Element
@@ -111,21 +81,4 @@ func TestElementsOnWaylandThroughDaemon(t *testing.T) {
 	}
 	click(btn)
 	eventually(t, 30*time.Second, "the form to print what was typed", func() bool { return app.Stdout() == "\nthrough-acu\n" })
-}
-
-// waylandFormUp reports whether the form's accessible window has the size
-// of sway's content (the application took the size sway gave it) and its
-// Submit button is there.
-func waylandFormUp(ctx context.Context, tree *atspi.Client, title string, content image.Rectangle) bool {
-	nodes, _ := tree.Tree(ctx)
-	frame, submit := false, false
-	for _, n := range nodes {
-		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == content.Size() {
-			frame = true
-		}
-		if n.Role == "push button" && strings.Contains(n.Name, "Submit") && !n.Bounds.Empty() {
-			submit = true
-		}
-	}
-	return frame && submit
 }

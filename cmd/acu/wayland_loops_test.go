@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,71 +31,61 @@ import (
 // real headless sway, driven by a fake of the model's API, and the form's
 // own output proves what they did.
 
-// gtkForm is waylandForm running on a Wayland display, its window moved
-// to a known place.
+// gtkForm is waylandForm running on a Wayland display.
 type gtkForm struct {
-	at     map[string][4]int // each widget's rectangle in the window
-	x, y   int               // the window's client area on the screen
-	lines  chan string
-	stderr *syncBuffer
-	ctx    context.Context
+	*waylandtest.GTK
+	at   map[string][4]int // each widget's rectangle in the window
+	x, y int               // the window's client area on the screen, settled
 }
 
-// needWaylandGTK skips (or, with ACU_REQUIRE_WAYLAND=1, fails) a test
-// without sway or python3-gi's GTK 3.
-func needWaylandGTK(t *testing.T) {
+// startGTKForm opens waylandForm on c and reads where its widgets are in
+// its window.
+func startGTKForm(t *testing.T, c *sway.Compositor) *gtkForm {
 	t.Helper()
-	waylandtest.Need(t, "sway")
-	if err := exec.Command("/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk").Run(); err != nil {
-		if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
-			t.Fatalf("python3-gi with GTK 3 is not installed: %v", err)
-		}
-		t.Skipf("python3-gi with GTK 3 is not installed: %v", err)
-	}
-}
-
-// startGTKForm opens waylandForm on c and moves its window's client area
-// to 60,50 through the daemon d.
-func startGTKForm(t *testing.T, ctx context.Context, c *sway.Compositor, d *daemonProc) *gtkForm {
-	t.Helper()
-	script := filepath.Join(t.TempDir(), "form.py")
-	if err := os.WriteFile(script, []byte(waylandForm), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, "/usr/bin/python3", script)
-	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1"}, c.Env()...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &gtkForm{at: map[string][4]int{}, lines: make(chan string, 16), stderr: &syncBuffer{}, ctx: ctx}
-	cmd.Stderr = f.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the form: %v", err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			f.lines <- sc.Text()
-		}
-		close(f.lines)
-	}()
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cancel(); <-exited })
+	f := &gtkForm{GTK: waylandtest.StartGTK(t, c, waylandForm), at: map[string][4]int{}}
 	for range 3 {
 		var name string
 		var r [4]int
-		if _, err := fmt.Sscanf(f.next(t, "widget rectangle"), "at %s %d %d %d %d", &name, &r[0], &r[1], &r[2], &r[3]); err != nil {
+		if _, err := fmt.Sscanf(f.Next(t, "widget rectangle"), "at %s %d %d %d %d", &name, &r[0], &r[1], &r[2], &r[3]); err != nil {
 			t.Fatalf("the form's report: %v", err)
 		}
 		f.at[name] = r
 	}
-	sock := c.Socket()
+	return f
+}
+
+// settle reads where sway shows the form's client area once its place has
+// settled (sway may add its title bar after the window is mapped).
+func (f *gtkForm) settle(t *testing.T, ctx context.Context, c *sway.Compositor) {
+	t.Helper()
+	p := waylandtest.Window(ctx, t, c, "acu-form", nil).Content.Min
+	f.x, f.y = p.X, p.Y
+}
+
+// waylandFormRig is the daemon on a headless 800x600 sway that shows
+// waylandForm, its window's client area moved to 60,50 through the daemon.
+type waylandFormRig struct {
+	c       *sway.Compositor
+	env     []string // the daemon's environment, for the CLI
+	dataDir string
+	d       *daemonProc
+	form    *gtkForm
+}
+
+// startWaylandFormRig starts a waylandFormRig, with extra added to the
+// daemon's environment.
+func startWaylandFormRig(t *testing.T, ctx context.Context, extra ...string) *waylandFormRig {
+	t.Helper()
+	waylandtest.NeedGTK(t)
+	r := &waylandFormRig{c: waylandtest.Start(t, 800, 600)}
+	sock := r.c.Socket()
+	env, dataDir, port := newEnv(t, sock)
+	r.env, r.dataDir = append(env, extra...), dataDir
+	r.d = startDaemon(t, r.env, dataDir, port)
+	r.form = startGTKForm(t, r.c)
 	var win api.Window
 	eventually(t, 30*time.Second, "the form in GET /v1/windows", func() bool {
-		l, err := d.client.Windows(ctx, sock)
+		l, err := r.d.client.Windows(ctx, sock)
 		for _, w := range l.Windows {
 			if err == nil && w.Title == "acu-form" {
 				win = w
@@ -107,27 +94,13 @@ func startGTKForm(t *testing.T, ctx context.Context, c *sway.Compositor, d *daem
 		}
 		return false
 	})
-	f.x, f.y = 60, 50
-	r, err := d.client.WindowOp(ctx, win.ID, api.WindowMove, api.WindowOp{Display: sock, X: &f.x, Y: &f.y})
-	if err != nil || r.Window == nil || r.Window.X != f.x || r.Window.Y != f.y {
-		t.Fatalf("move the form to %d,%d = %+v, %v", f.x, f.y, r.Window, err)
+	x, y := 60, 50
+	op, err := r.d.client.WindowOp(ctx, win.ID, api.WindowMove, api.WindowOp{Display: sock, X: &x, Y: &y})
+	if err != nil || op.Window == nil || op.Window.X != x || op.Window.Y != y {
+		t.Fatalf("move the form to %d,%d = %+v, %v", x, y, op.Window, err)
 	}
-	return f
-}
-
-// next is the form's next line of output.
-func (f *gtkForm) next(t *testing.T, what string) string {
-	t.Helper()
-	select {
-	case l, ok := <-f.lines:
-		if !ok {
-			t.Fatalf("the form exited before %s; stderr:\n%s", what, f.stderr.String())
-		}
-		return l
-	case <-f.ctx.Done():
-		t.Fatalf("the form printed no %s; stderr:\n%s", what, f.stderr.String())
-	}
-	return ""
+	r.form.settle(t, ctx, r.c)
+	return r
 }
 
 // centre is the screen pixel at the centre of the named widget.
@@ -143,14 +116,10 @@ func (f *gtkForm) centre(name string) [2]int {
 // the typing landed, and the model's requests prove it saw the Wayland
 // screen.
 func TestWaylandAgentLoopFillsGTKForm(t *testing.T) {
-	needWaylandGTK(t)
-	c := waylandtest.Start(t, 800, 600)
-	sock := c.Socket()
-	env, dataDir, port := newEnv(t, sock)
-	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	form := startGTKForm(t, ctx, c, d)
+	r := startWaylandFormRig(t, ctx)
+	env, form := r.env, r.form
 
 	norm := func(p [2]int) (int, int) {
 		return int(math.Round(float64(p[0]) * 1000 / 800)), int(math.Round(float64(p[1]) * 1000 / 600))
@@ -191,7 +160,7 @@ func TestWaylandAgentLoopFillsGTKForm(t *testing.T) {
 			t.Logf("acu agent's log:\n%s", errb.String())
 		}
 	}()
-	got := form.next(t, "submission")
+	got := form.Next(t, "submission")
 	if want := "submitted name=Ada Lovelace city="; got != want {
 		t.Errorf("the form printed %q, want %q", got, want)
 	}
@@ -210,15 +179,10 @@ func TestWaylandAgentLoopFillsGTKForm(t *testing.T) {
 // computer_test.go) on a headless sway: a screenshot, clicks, a double
 // click and typing fill the form and submit it.
 func TestWaylandComputerOpenAIFillsGTKForm(t *testing.T) {
-	needWaylandGTK(t)
-	c := waylandtest.Start(t, 800, 600)
-	sock := c.Socket()
-	env, dataDir, port := newEnv(t, sock)
-	env = append(env, "ACU_COMPUTER_API_KEY="+llmtest.Key, "ACU_LOG_LEVEL=warn")
-	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	form := startGTKForm(t, ctx, c, d)
+	r := startWaylandFormRig(t, ctx, "ACU_COMPUTER_API_KEY="+llmtest.Key, "ACU_LOG_LEVEL=warn")
+	env, d, form, sock := r.env, r.d, r.form, r.c.Socket()
 
 	tool, err := d.client.ComputerTool(ctx, "openai", api.ComputerQuery{Limit: "1024x768"})
 	if err != nil {
@@ -241,7 +205,7 @@ func TestWaylandComputerOpenAIFillsGTKForm(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("acu computer exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	got := form.next(t, "submission")
+	got := form.Next(t, "submission")
 	if want := "submitted name=Ada Lovelace city=London"; got != want {
 		t.Errorf("the form printed %q, want %q\nstdout:\n%s", got, want, stdout)
 	}
@@ -254,18 +218,14 @@ func TestWaylandComputerOpenAIFillsGTKForm(t *testing.T) {
 // streamable HTTP endpoint on a headless sway: a screenshot, a click at
 // its pixels, typing, and a click on Submit.
 func TestWaylandMCPToolsFillGTKForm(t *testing.T) {
-	needWaylandGTK(t)
-	c := waylandtest.Start(t, 800, 600)
-	sock := c.Socket()
-	env, dataDir, port := newEnv(t, sock)
-	d := startDaemon(t, env, dataDir, port)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	form := startGTKForm(t, ctx, c, d)
+	r := startWaylandFormRig(t, ctx)
+	d, form, sock := r.d, r.form, r.c.Socket()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "acu-test", Version: "1"}, nil)
 	s, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: d.client.BaseURL() + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{tokenOf(t, dataDir), http.DefaultTransport}}}, nil)
+		HTTPClient: &http.Client{Transport: bearer{tokenOf(t, r.dataDir), http.DefaultTransport}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +246,7 @@ func TestWaylandMCPToolsFillGTKForm(t *testing.T) {
 	if res, _ := callTool(t, s, "click", map[string]any{"x": submit[0], "y": submit[1], "shot": shot}); res.IsError {
 		t.Fatalf("click Submit: %s", resultText(res))
 	}
-	got := form.next(t, "submission")
+	got := form.Next(t, "submission")
 	if want := "submitted name=Ada Lovelace city="; got != want {
 		b, _ := json.Marshal(out)
 		t.Errorf("the form printed %q, want %q (first click: %s)", got, want, b)

@@ -3,7 +3,6 @@ package actions_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/png"
 	"strings"
@@ -12,16 +11,12 @@ import (
 
 	"github.com/acu-dev/acu/internal/actions"
 	"github.com/acu-dev/acu/internal/api"
-	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/ocr"
-	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/wayland/frames"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // TestElementsOnWayland asks the action service (GET /v1/elements) for the
@@ -31,48 +26,13 @@ import (
 // was typed after clicks at the Submit button's and the entry's centres)
 // and the screenshot is the Wayland display's.
 func TestElementsOnWayland(t *testing.T) {
-	waylandtest.Need(t, "/usr/bin/python3")
 	c := waylandtest.Start(t, 960, 600)
-	// at-spi2-registryd leaves the bus without an X display, so the
-	// session gets one; the form draws on Wayland.
-	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
-	const title = "acu-elements-wl"
-	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, atspitest.GTK), title)
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-
-	want := image.Pt(301, 233)
-	var (
-		win sway.Node
-		ws  []sway.Node
-		err error
-	)
-	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-	for moved := false; ; {
-		ws, err = sway.Windows(ctx, c.IPCSocket())
-		if err == nil && len(ws) == 1 && ws[0].Name == title && ws[0].Focused && (moved || formUp(ctx, tree, title, ws[0].Content)) {
-			win = ws[0]
-			// Floated, moved, and resized, with the form laid out at its
-			// new size.
-			if win.Rect.Min == want && formUp(ctx, tree, title, win.Content) {
-				break
-			}
-			if !moved {
-				if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
-					t.Fatal(err)
-				}
-				moved = true
-			}
-		}
-		if ctx.Err() != nil || app.Exited() {
-			t.Fatalf("the form's window never showed at %v: %+v, %v; stderr: %s", want, ws, err, app.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	const title = "acu-elements-wl"
+	// Floated, moved, and resized, with the form laid out at its new size.
+	app := atspitest.StartWaylandForm(ctx, t, c, atspitest.GTK, title, image.Rect(301, 233, 901, 453))
+	win := app.Window
 
 	hub, err := capture.NewHub(capture.Options{})
 	if err != nil {
@@ -85,7 +45,7 @@ func TestElementsOnWayland(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := actions.New(actions.Options{Hub: hub, Screens: wl, SessionBus: s.SessionBus, OCR: eng})
+	svc, err := actions.New(actions.Options{Hub: hub, Screens: wl, SessionBus: app.Session.SessionBus, OCR: eng})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,22 +165,4 @@ func TestElementsOnWayland(t *testing.T) {
 		t.Errorf("the typing went by %q, want the virtual keyboard", got)
 	}
 	wait("\nby-element\nby-id\n", btn)
-}
-
-// formUp reports whether the form's accessible window has the size of
-// sway's content (the application took the size sway gave it) and its
-// Submit button is there: moving the window before that can leave the
-// application laid out at a size sway no longer shows.
-func formUp(ctx context.Context, tree *atspi.Client, title string, content image.Rectangle) bool {
-	nodes, _ := tree.Tree(ctx)
-	frame, submit := false, false
-	for _, n := range nodes {
-		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == content.Size() {
-			frame = true
-		}
-		if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
-			submit = true
-		}
-	}
-	return frame && submit
 }

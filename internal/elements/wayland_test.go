@@ -2,7 +2,6 @@ package elements_test
 
 import (
 	"context"
-	"fmt"
 	"image"
 	"os"
 	"path/filepath"
@@ -10,16 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/elements"
 	"github.com/acu-dev/acu/internal/ocr"
-	"github.com/acu-dev/acu/internal/testx"
 	"github.com/acu-dev/acu/internal/wayland/frames"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
-	"github.com/acu-dev/acu/internal/xvfb"
 )
 
 // TestWaylandElementMapInScreenPixels builds the element map of a headless
@@ -45,28 +40,13 @@ func TestWaylandElementMapInScreenPixels(t *testing.T) {
 
 func testWaylandForm(t *testing.T, toolkit string) {
 	c := waylandtest.Start(t, 1024, 640)
-	// at-spi2-registryd leaves the bus when started without an X display,
-	// so the session gets one (a GNOME or KDE session has Xwayland for
-	// it); the form itself draws on Wayland.
-	s := atspitest.Start(t, testx.StartXvfb(t, xvfb.Options{Width: 320, Height: 200}))
 	title := "acu-wl-" + toolkit
-	app := s.StartAppEnv(t, s.WaylandEnv(c.Socket()), "/usr/bin/python3", atspitest.FormScript(t, toolkit), title)
-
 	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
 	defer cancel()
-	// Float the form away from the origin; sway places it, title bar
-	// included, with its top left corner at (want).
-	want := image.Pt(313, 187)
-	tree, err := atspi.Connect(ctx, atspi.Options{SessionBus: s.SessionBus})
-	if err != nil {
-		t.Fatalf("connect to the accessibility bus: %v", err)
-	}
-	defer tree.Close()
-	win := waitSettled(ctx, t, c, tree, title, app)
-	if err := sway.Command(ctx, c.IPCSocket(), fmt.Sprintf("[con_id=%d] floating enable, resize set width 600 px height 220 px, move position %d %d", win.ID, want.X, want.Y)); err != nil {
-		t.Fatal(err)
-	}
-	win = waitWindow(ctx, t, c, title, app, func(n sway.Node) bool { return n.Rect.Min == want })
+	// Floated away from the origin: sway places it, title bar included,
+	// with its top left corner at 313,187.
+	app := atspitest.StartWaylandForm(ctx, t, c, toolkit, title, image.Rect(313, 187, 913, 407))
+	tree, win := app.Tree, app.Window
 	t.Logf("sway: window %v, content %v", win.Rect, win.Content)
 
 	hub := frames.New(frames.Options{})
@@ -100,9 +80,7 @@ func testWaylandForm(t *testing.T, toolkit string) {
 		}
 		b, okB := findEl(m, elements.TypeButton, "Submit")
 		e, okE := findElType(m, elements.TypeInput, "Value")
-		if ws, err := sway.Windows(mctx, c.IPCSocket()); err == nil && len(ws) == 1 {
-			win = ws[0]
-		}
+		win = waylandtest.Window(ctx, t, c, title, nil)
 		if okB && okE {
 			btn, entry = b, e
 			if btn.Box.In(win.Content) && entry.Box.In(win.Content) {
@@ -148,14 +126,14 @@ func testWaylandForm(t *testing.T, toolkit string) {
 		}
 	}
 	click(btn)
-	waitOutput(ctx, t, app, []string{""}, btn)
+	waitOutput(ctx, t, app.App, []string{""}, btn)
 	click(entry)
 	const typed = "wayland-placed"
 	if err := d.Type(ctx, typed); err != nil {
 		t.Fatal(err)
 	}
 	click(btn)
-	waitOutput(ctx, t, app, []string{"", typed}, entry)
+	waitOutput(ctx, t, app.App, []string{"", typed}, entry)
 }
 
 // needQtWayland skips the test when Qt 5's Wayland platform plugin
@@ -171,57 +149,6 @@ func needQtWayland(t *testing.T) {
 		t.Fatal(why + ", and ACU_REQUIRE_WAYLAND=1 requires it")
 	}
 	t.Skip(why)
-}
-
-// waitWindow waits until sway shows the window titled title, focused,
-// and ok says it is as wanted.
-func waitWindow(ctx context.Context, t *testing.T, c *sway.Compositor, title string, app *atspitest.App, ok func(sway.Node) bool) sway.Node {
-	t.Helper()
-	var last []sway.Node
-	for {
-		ws, err := sway.Windows(ctx, c.IPCSocket())
-		if err == nil {
-			last = ws
-			for _, w := range ws {
-				if w.Name == title && w.Focused && ok(w) {
-					return w
-				}
-			}
-		}
-		if ctx.Err() != nil || app.Exited() {
-			t.Fatalf("sway never showed the window %q as wanted: %+v, %v; app stderr: %s", title, last, err, app.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// waitSettled waits until the form titled title is up: sway shows its
-// window focused and the form's accessible window has the size of sway's
-// content (the application took the size sway gave it), with its Submit
-// button. Moving a window before that can leave the application laid out
-// at a size sway no longer shows.
-func waitSettled(ctx context.Context, t *testing.T, c *sway.Compositor, tree *atspi.Client, title string, app *atspitest.App) sway.Node {
-	t.Helper()
-	for {
-		win := waitWindow(ctx, t, c, title, app, func(sway.Node) bool { return true })
-		nodes, err := tree.Tree(ctx)
-		frame, submit := false, false
-		for _, n := range nodes {
-			if n.Depth == 1 && n.Name == title && n.Bounds.Size() == win.Content.Size() {
-				frame = true
-			}
-			if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
-				submit = true
-			}
-		}
-		if frame && submit {
-			return win
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the form never took sway's size %v with its Submit button: %v; stderr: %s", win.Content, err, app.Stderr())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 // waitOutput waits until the form printed want, line by line.

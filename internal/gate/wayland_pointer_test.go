@@ -2,56 +2,15 @@ package gate_test
 
 import (
 	"context"
-	"fmt"
 	"image"
 	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/gate"
-	"github.com/acu-dev/acu/internal/wayland/screencopy"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
-
-// footMouse starts foot on c in raw mode with xterm's SGR button-event
-// mouse tracking on, showing a red block of 10 cells at the top left, and
-// copies what its terminal receives to a file. It returns the file and
-// the block once it shows (the cell grid).
-func footMouse(t *testing.T, c *sway.Compositor) (string, image.Rectangle) {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "received")
-	script := fmt.Sprintf(`stty raw -echo; printf '\033[?1002h\033[?1006h\033[41m%%10s\033[0m' ''; exec cat > %s`, out)
-	waylandtest.Client(t, c, "foot", "--override=colors.regular1=ff0000", "--override=colors.background=000000",
-		"--override=scrollback.multiplier=1", "sh", "-c", script)
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	cp, err := screencopy.Open(ctx, c.Socket(), "", "")
-	if err != nil {
-		t.Fatalf("screencopy: %v", err)
-	}
-	defer cp.Close()
-	for {
-		f, err := cp.Grab(ctx)
-		if err != nil {
-			t.Fatalf("waiting for foot's red block: %v", err)
-		}
-		r := image.Rectangle{}
-		for y := 0; y < f.H; y++ {
-			for x := 0; x < f.W; x++ {
-				if p := f.Pix[y*f.Stride+x*4:]; p[2] == 0xff && p[1] == 0 && p[0] == 0 {
-					r = r.Union(image.Rect(x, y, x+1, y+1))
-				}
-			}
-		}
-		if _, err := os.Stat(out); err == nil && r.Dx() >= 10 && r.Dx()%10 == 0 {
-			return out, r
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // TestWaylandPointerEffects presses, releases, scrolls and drags through
 // the gate's hands on foot, and clicks by Do's 0..1000 coordinates
@@ -61,7 +20,9 @@ func TestWaylandPointerEffects(t *testing.T) {
 	waylandtest.Need(t, "sway")
 	waylandtest.Need(t, "foot")
 	c := waylandtest.Start(t, 640, 400)
-	out, block := footMouse(t, c)
+	// foot with xterm's SGR button-event mouse tracking on.
+	foot := waylandtest.StartFoot(t, c, `\033[?1002h\033[?1006h`)
+	out := foot.Out
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	g := gate.New(gate.Options{DefaultDisplay: c.Socket()})
@@ -70,9 +31,9 @@ func TestWaylandPointerEffects(t *testing.T) {
 	if err != nil {
 		t.Fatalf("HandsFor: %v", err)
 	}
-	cw, ch := block.Dx()/10, block.Dy()
 	cell := func(col, row int) *image.Point {
-		return &image.Point{X: block.Min.X + (col-1)*cw + cw/2, Y: block.Min.Y + (row-1)*ch + ch/2}
+		p := foot.Cell(col, row)
+		return &p
 	}
 	read := func(want string) {
 		t.Helper()

@@ -76,13 +76,22 @@ func newLiveFixture(t *testing.T, w, h int, adjust func(*server.Options)) *liveF
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hub.Close() })
+	f := serveLive(t, dpy, hub, adjust)
+	f.hub = hub
+	return f
+}
+
+// serveLive serves the live view of dpy, captured by src, with take-overs
+// recorded as runs in a store of the test.
+func serveLive(t *testing.T, dpy string, src live.Capturer, adjust func(*server.Options)) *liveFixture {
+	t.Helper()
 	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
 	reg := runs.New(db, runs.Options{})
-	lv := live.New(live.Options{Capture: hub, DefaultDisplay: dpy, Takeover: live.TakeoverOptions{Runs: reg}})
+	lv := live.New(live.Options{Capture: src, DefaultDisplay: dpy, Takeover: live.TakeoverOptions{Runs: reg}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = lv.Run(ctx) }()
@@ -93,7 +102,22 @@ func newLiveFixture(t *testing.T, w, h int, adjust func(*server.Options)) *liveF
 	}
 	srv := httptest.NewServer(server.New(o))
 	t.Cleanup(srv.Close)
-	return &liveFixture{dpy: dpy, hub: hub, reg: reg, db: db, c: api.NewClient(srv.URL, liveToken), url: srv.URL}
+	return &liveFixture{dpy: dpy, reg: reg, db: db, c: api.NewClient(srv.URL, liveToken), url: srv.URL}
+}
+
+// handBack clicks the page's hand-back and waits until the take-over's
+// run has completed: the page shows the hand-back before its request is
+// answered, and the run ends once the hold is cleared.
+func (f *liveFixture) handBack(t *testing.T, ctx context.Context, runID string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
+		t.Fatal(err)
+	}
+	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
+	res, err := f.reg.Wait(t.Context(), runID, 10*time.Second)
+	if err != nil || res.Status != runs.StatusCompleted {
+		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
+	}
 }
 
 // open starts Chromium on the page at path (such as "/ui/") through a
@@ -270,14 +294,7 @@ func TestLiveTakeoverClickAndKeys(t *testing.T) {
 	}
 
 	screenshot(t, ctx, "live-takeover.png")
-	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
-		t.Fatal(err)
-	}
-	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
-	res, err := f.reg.Wait(t.Context(), st.RunID, 10*time.Second)
-	if err != nil || res.Status != runs.StatusCompleted {
-		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
-	}
+	f.handBack(t, ctx, st.RunID)
 	list, err := f.reg.Events(t.Context(), 0, runs.Filter{RunID: st.RunID, Streams: []string{live.StreamIntervention}}, 10)
 	if err != nil {
 		t.Fatal(err)

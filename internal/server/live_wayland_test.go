@@ -1,44 +1,41 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
 	"image"
 	"math"
-	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/gate"
 	"github.com/acu-dev/acu/internal/guard/guardtest"
-	"github.com/acu-dev/acu/internal/live"
-	"github.com/acu-dev/acu/internal/runs"
-	"github.com/acu-dev/acu/internal/server"
-	"github.com/acu-dev/acu/internal/store"
 	wlframes "github.com/acu-dev/acu/internal/wayland/frames"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
 // gtkInputLog is an undecorated GTK 3 window (python3-gi) that prints
-// "ready" once mapped, then each button press and
-// release with its position in the window, and each key press's keysym
-// name.
+// "ready" once mapped, "enter" the first time the pointer enters it, then
+// each button press and release with its position in the window, and each
+// key press's keysym name.
 const gtkInputLog = `
 import gi
 gi.require_version("Gtk", "3.0")
 from gi.repository import Gtk, Gdk
 win = Gtk.Window(title="acu-input")
 win.set_decorated(False)
-win.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK)
+win.add_events(Gdk.EventMask.BUTTON_PRESS_MASK | Gdk.EventMask.BUTTON_RELEASE_MASK | Gdk.EventMask.ENTER_NOTIFY_MASK)
+entered = []
+def enter(_, ev):
+    if not entered:
+        entered.append(True)
+        print("enter", flush=True)
+    return False
+win.connect("enter-notify-event", enter)
 def button(kind):
     def f(_, ev):
         print("%s %d %d %d" % (kind, int(ev.x), int(ev.y), ev.button), flush=True)
@@ -59,103 +56,23 @@ Gtk.main()
 // the pixel under the page's pointer, keys typed in the page reach it in
 // order, and the hand-back lifts the hold and ends the run.
 func TestLiveTakeoverOnWayland(t *testing.T) {
-	waylandtest.Need(t, "sway")
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import gi; gi.require_version('Gtk', '3.0'); from gi.repository import Gtk").Run(); err != nil {
-		if os.Getenv("ACU_REQUIRE_WAYLAND") == "1" {
-			t.Fatalf("python3-gi with GTK 3 is not installed: %v", err)
-		}
-		t.Skipf("python3-gi with GTK 3 is not installed: %v", err)
-	}
+	waylandtest.NeedGTK(t)
 	c := waylandtest.Start(t, 480, 300)
 	sock := c.Socket()
 	hub := wlframes.New(wlframes.Options{})
 	t.Cleanup(func() { hub.Close() })
-	db, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "acu.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	reg := runs.New(db, runs.Options{})
-	lv := live.New(live.Options{Capture: hub, DefaultDisplay: sock, Takeover: live.TakeoverOptions{Runs: reg}})
-	lctx, lcancel := context.WithCancel(context.Background())
-	ldone := make(chan struct{})
-	go func() { defer close(ldone); _ = lv.Run(lctx) }()
-	t.Cleanup(func() { lcancel(); <-ldone })
-	srv := httptest.NewServer(server.New(server.Options{Token: liveToken, Runs: reg, Live: lv}))
-	t.Cleanup(srv.Close)
-	f := &liveFixture{dpy: sock, reg: reg, db: db, c: api.NewClient(srv.URL, liveToken), url: srv.URL}
+	f := serveLive(t, sock, hub, nil)
 
 	// The GTK window, full screen (sway tiles it), focused.
 	actx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	script := filepath.Join(t.TempDir(), "input.py")
-	if err := os.WriteFile(script, []byte(gtkInputLog), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	app := exec.CommandContext(actx, py, script)
-	app.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "LANG=C.UTF-8", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1"}, c.Env()...)
-	stdout, err := app.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var appErr strings.Builder
-	app.Stderr = &appErr
-	if err := app.Start(); err != nil {
-		t.Fatalf("start the GTK app: %v", err)
-	}
-	lines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	exited := make(chan struct{})
-	go func() { _ = app.Wait(); close(exited) }()
-	t.Cleanup(func() { cancel(); <-exited })
-	next := func(what string) string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				<-exited
-				t.Fatalf("the GTK app exited before %s: %s", what, appErr.String())
-			}
-			return l
-		case <-actx.Done():
-			t.Fatalf("the GTK app printed no %s", what)
-		}
-		return ""
-	}
-	for next("its mapping") != "ready" {
+	app := waylandtest.StartGTK(t, c, gtkInputLog)
+	for app.Next(t, "its mapping") != "ready" {
 	}
 	// Where sway put it: its client area's origin (sway gives it the
-	// keyboard focus once a keyboard exists, here the take-over's). Read
-	// again just before the click: sway may add its title bar once GTK
-	// asks for server-side decorations, after the window is mapped, which
-	// moves the client area down by the bar's height.
-	origin := func() image.Point {
-		t.Helper()
-		last, same := image.Pt(-1, -1), 0
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			ns, err := sway.Windows(actx, c.IPCSocket())
-			if err == nil && len(ns) == 1 && ns[0].Name == "acu-input" && ns[0].Visible && ns[0].Focused && !ns[0].Content.Empty() {
-				// Three equal reads 100 ms apart: the layout has settled.
-				if p := ns[0].Content.Min; p == last {
-					if same++; same == 2 {
-						return p
-					}
-				} else {
-					last, same = p, 0
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("sway's windows = %+v, %v; want the GTK app's, focused, in one place", ns, err)
-			}
-		}
-	}
+	// keyboard focus once a keyboard exists, here the take-over's), read
+	// again just before the click.
+	origin := func() image.Point { return waylandtest.Window(actx, t, c, "acu-input", nil).Content.Min }
 	origin()
 
 	// Another gate, as an agent loop in another process has: it sees no
@@ -193,10 +110,20 @@ func TestLiveTakeoverOnWayland(t *testing.T) {
 	o := origin()
 	x, y := pagePoint(t, ctx, o.X+123, o.Y+45)
 	x, y = math.Floor(x), math.Floor(y)
+	// The pointer enters the window first, as a person's does: the
+	// take-over's first event makes its virtual pointer, the seat's first
+	// (a headless sway has no mouse), and a press sent before GTK has
+	// bound the seat's new pointer is lost to it.
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y)); err != nil {
+		t.Fatal(err)
+	}
+	if l := app.Next(t, "the pointer's entry"); l != "enter" {
+		t.Fatalf("the GTK window printed %q, want the pointer's entry", l)
+	}
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(x, y)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := next("the press")+", "+next("the release"), "press 123 45 1, release 123 45 1"; got != want {
+	if got, want := app.Next(t, "the press")+", "+app.Next(t, "the release"), "press 123 45 1, release 123 45 1"; got != want {
 		t.Errorf("the GTK window got %q, want %q", got, want)
 	}
 	// Keys typed in the page, in order.
@@ -205,22 +132,15 @@ func TestLiveTakeoverOnWayland(t *testing.T) {
 	}
 	var keys []string
 	for range 9 {
-		keys = append(keys, strings.TrimPrefix(next("a key"), "key "))
+		keys = append(keys, strings.TrimPrefix(app.Next(t, "a key"), "key "))
 	}
 	if got, want := strings.Join(keys, " "), "h i space t h e r e Return"; got != want {
 		t.Errorf("the GTK window got keys %q, want %q", got, want)
 	}
 
-	if err := chromedp.Do(ctx, chromedp.Click("#handback")); err != nil {
-		t.Fatal(err)
-	}
-	guardtest.Poll(t, ctx, "the hand-back", `document.body.dataset.takeover === "off"`)
+	f.handBack(t, ctx, st.RunID)
 	if held, _, err := hw.Held(t.Context()); err != nil || held {
 		t.Errorf("Held after the hand-back = %v, %v; want false", held, err)
-	}
-	res, err := f.reg.Wait(t.Context(), st.RunID, 10*time.Second)
-	if err != nil || res.Status != runs.StatusCompleted {
-		t.Fatalf("take-over run = %+v, %v; want completed", res, err)
 	}
 	run, _ := f.reg.Get(t.Context(), st.RunID)
 	if strings.Contains(string(run.Result), `"inputs":0`) || !strings.Contains(string(run.Result), `"inputs":`) {

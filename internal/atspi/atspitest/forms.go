@@ -3,9 +3,12 @@ package atspitest
 import (
 	"context"
 	"embed"
+	"image"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acu-dev/acu/internal/atspi"
 )
 
 //go:embed forms
@@ -101,4 +104,23 @@ func MovingScript(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return writeScript(t, "moving.py", src)
+}
+
+// FormLaidOut reports whether the form titled title (FormScript's) is
+// laid out at size, the size the compositor shows it at: its accessible
+// window has that size and its Submit button is there. Moving a window,
+// or placing its elements, before that can find the application laid out
+// at a size the compositor no longer shows.
+func FormLaidOut(ctx context.Context, tree *atspi.Client, title string, size image.Point) bool {
+	nodes, _ := tree.Tree(ctx)
+	frame, submit := false, false
+	for _, n := range nodes {
+		if n.Depth == 1 && n.Name == title && n.Bounds.Size() == size {
+			frame = true
+		}
+		if n.Role == "push button" && n.Name == "Submit" && !n.Bounds.Empty() {
+			submit = true
+		}
+	}
+	return frame && submit
 }

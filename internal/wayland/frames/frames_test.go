@@ -5,12 +5,14 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/acu-dev/acu/internal/capture"
 	"github.com/acu-dev/acu/internal/frame"
 	"github.com/acu-dev/acu/internal/wayland/frames"
+	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
 
@@ -36,19 +38,81 @@ func target(t testing.TB, s string) capture.Target {
 	return tg
 }
 
-// TestHubOnSway resolves, captures and watches a foot window on a real
-// sway through the hub the wait engine uses.
-func TestHubOnSway(t *testing.T) {
-	c := waylandtest.Start(t, 640, 400)
-	flag := filepath.Join(t.TempDir(), "draw")
-	waylandtest.Client(t, c, "foot", "--title=ALPHA", "--override=colors.regular1=ff0000", "--override=colors.background=000000",
-		"sh", "-c", `printf '\033[41m%10s\033[0m\n' ''; while [ ! -e `+flag+` ]; do sleep 0.05; done; printf '\033[41m%40s\033[0m\n' ''; exec sleep 600`)
-	h := frames.New(frames.Options{})
-	defer h.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
+// TestHubOnWlroots runs the hub the wait engine uses on each wlroots
+// compositor: the screen is captured and watched (a change is notified
+// when foot draws), and window targets do what the compositor allows.
+func TestHubOnWlroots(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		start func(t *testing.T) waylandtest.Compositor
+		// windows checks window targets once foot's first block shows.
+		windows func(t *testing.T, ctx context.Context, h *frames.Hub, c waylandtest.Compositor)
+		// after runs once the watch has seen foot draw.
+		after func(t *testing.T, ctx context.Context, h *frames.Hub, c waylandtest.Compositor, screen <-chan struct{})
+	}{
+		{"sway", func(t *testing.T) waylandtest.Compositor { return waylandtest.Start(t, 640, 400) }, swayWindows, swayGone},
+		// phoc (1024x768: it centres foot, which must fit whole) has no
+		// sway IPC.
+		{"phoc", func(t *testing.T) waylandtest.Compositor { return waylandtest.StartPhoc(t, 1024, 768) }, phocWindows, phocExcluded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.start(t)
+			flag := filepath.Join(t.TempDir(), "draw")
+			waylandtest.Client(t, c, "foot", "--title=ALPHA", "--override=colors.regular1=ff0000", "--override=colors.background=000000",
+				"sh", "-c", `printf '\033[41m%10s\033[0m\n' ''; while [ ! -e `+flag+` ]; do sleep 0.05; done; printf '\033[41m%40s\033[0m\n' ''; exec sleep 600`)
+			h := frames.New(frames.Options{})
+			defer h.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
 
-	// The window shows with its first block.
+			// The screen shows foot's first block.
+			before, err := h.Capture(ctx, c.Socket(), target(t, "screen"))
+			for err == nil && redIn(before) == 0 && ctx.Err() == nil {
+				time.Sleep(50 * time.Millisecond)
+				before, err = h.Capture(ctx, c.Socket(), target(t, "screen"))
+			}
+			if err != nil || redIn(before) == 0 {
+				t.Fatalf("foot's first block never showed: %v", err)
+			}
+			tc.windows(t, ctx, h, c)
+
+			// foot draws a second block: the screen's watch says so.
+			before, err = h.Capture(ctx, c.Socket(), target(t, "screen"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			screen, err := h.Watch(ctx, c.Socket(), target(t, "screen"))
+			if err != nil {
+				t.Fatalf("Watch: %v", err)
+			}
+			if err := os.WriteFile(flag, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				select {
+				case _, ok := <-screen:
+					if !ok {
+						t.Fatalf("the watch closed")
+					}
+				case <-ctx.Done():
+					t.Fatalf("no change notified after foot drew")
+				}
+				f, err := h.Capture(ctx, c.Socket(), target(t, "screen"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if redIn(f) > redIn(before) {
+					break
+				}
+			}
+			tc.after(t, ctx, h, c, screen)
+		})
+	}
+}
+
+// swayWindows: a window target resolves and captures foot's window, and
+// an unknown one is an error listing it.
+func swayWindows(t *testing.T, ctx context.Context, h *frames.Hub, c waylandtest.Compositor) {
 	var win capture.Resolved
 	for {
 		r, err := h.Resolve(ctx, c.Socket(), target(t, "window:alpha"))
@@ -77,48 +141,42 @@ func TestHubOnSway(t *testing.T) {
 	if _, err := h.Resolve(ctx, c.Socket(), target(t, "window:nothing")); !errors.As(err, &te) || te.Ambiguous || len(te.Candidates) != 1 || te.Candidates[0].Title != "ALPHA" {
 		t.Errorf("Resolve of an unknown window = %v, want a TargetError listing ALPHA", err)
 	}
+}
 
-	before, err := h.Capture(ctx, c.Socket(), target(t, "screen"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	screenCh, err := h.Watch(ctx, c.Socket(), target(t, "screen"))
-	if err != nil {
-		t.Fatalf("Watch: %v", err)
-	}
-	if err := os.WriteFile(flag, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		select {
-		case _, ok := <-screenCh:
-			if !ok {
-				t.Fatalf("the watch closed")
-			}
-		case <-ctx.Done():
-			t.Fatalf("no change notified after foot drew")
-		}
-		f, err := h.Capture(ctx, c.Socket(), target(t, "screen"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if redIn(f) > redIn(before) {
-			break
-		}
-	}
-
-	// The compositor goes away: the watch closes, captures fail.
-	c.Stop()
+// swayGone: when the compositor goes away, the watch closes and captures
+// fail.
+func swayGone(t *testing.T, ctx context.Context, h *frames.Hub, c waylandtest.Compositor, screen <-chan struct{}) {
+	c.(*sway.Compositor).Stop()
 	select {
-	case _, ok := <-screenCh:
+	case _, ok := <-screen:
 		for ok {
-			_, ok = <-screenCh
+			_, ok = <-screen
 		}
 	case <-ctx.Done():
 		t.Fatalf("the watch stayed open after the compositor exited")
 	}
 	if _, err := h.Capture(ctx, c.Socket(), target(t, "screen")); err == nil {
 		t.Errorf("Capture after the compositor exited: no error")
+	}
+}
+
+// phocWindows: a window target is an error saying the compositor gives no
+// window geometry.
+func phocWindows(t *testing.T, ctx context.Context, h *frames.Hub, c waylandtest.Compositor) {
+	if _, err := h.Resolve(ctx, c.Socket(), target(t, "window:alpha")); err == nil || !strings.Contains(err.Error(), "no window geometry") {
+		t.Errorf("Resolve window:alpha on phoc = %v, want an error saying the compositor gives no window geometry", err)
+	}
+}
+
+// phocExcluded: with the window excluded, a frame is an error rather than
+// a frame showing it, since it cannot be blacked out.
+func phocExcluded(t *testing.T, ctx context.Context, _ *frames.Hub, c waylandtest.Compositor, _ <-chan struct{}) {
+	ex := frames.New(frames.Options{Exclude: []string{"alpha"}})
+	defer ex.Close()
+	if f, err := ex.Capture(ctx, c.Socket(), target(t, "screen")); err == nil {
+		t.Errorf("a frame with the excluded ALPHA on phoc was published (%d red pixels), want an error: it cannot be blacked out", redIn(f))
+	} else if !strings.Contains(err.Error(), "excluded") {
+		t.Errorf("Capture with ALPHA excluded: %v, want an error naming the exclusion", err)
 	}
 }
 

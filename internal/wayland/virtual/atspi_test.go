@@ -13,7 +13,6 @@ import (
 	"github.com/acu-dev/acu/internal/atspi"
 	"github.com/acu-dev/acu/internal/atspi/atspitest"
 	"github.com/acu-dev/acu/internal/testx"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 	"github.com/acu-dev/acu/internal/xvfb"
 )
@@ -76,19 +75,8 @@ func TestFillGTKFormByAccessibleElements(t *testing.T) {
 	if entry.Empty() || ok.Empty() {
 		t.Fatalf("no entry or OK button in the tree: %+v", nodes)
 	}
-	var origin image.Point
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ws, err := sway.Windows(ctx, c.IPCSocket())
-		if err == nil && len(ws) == 1 && ws[0].Name == "acu-a11y" && ws[0].Focused {
-			origin = ws[0].Content.Min
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("zenity's window never showed focused: %+v, %v", ws, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// The window's client area on screen, where sway settled it.
+	origin := waylandtest.Window(ctx, t, c, "acu-a11y", nil).Content.Min
 	at := func(r image.Rectangle) (int, int) {
 		p := r.Add(origin).Min.Add(r.Size().Div(2))
 		return p.X, p.Y

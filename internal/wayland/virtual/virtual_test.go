@@ -7,56 +7,13 @@ import (
 	"image"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/acu-dev/acu/internal/wayland/screencopy"
-	"github.com/acu-dev/acu/internal/wayland/sway"
 	"github.com/acu-dev/acu/internal/wayland/virtual"
 	"github.com/acu-dev/acu/internal/wayland/waylandtest"
 )
-
-// footReading starts foot on c with its terminal in raw mode, prints a red
-// block of 10 cells at the top left (after setup, terminal escapes), and
-// copies every byte the terminal receives to a file. It returns the
-// file and the block's rectangle once the block shows: the window is
-// mapped (and focused) then, and the block gives the cell grid.
-func footReading(t *testing.T, c waylandtest.Compositor, setup string) (out string, block image.Rectangle) {
-	t.Helper()
-	out = filepath.Join(t.TempDir(), "received")
-	script := fmt.Sprintf(`stty raw -echo; printf '%s\033[41m%%10s\033[0m' ''; exec cat > %s`, setup, out)
-	// One wheel step is one line (foot's default is 3), so one report.
-	waylandtest.Client(t, c, "foot", "--override=colors.regular1=ff0000", "--override=colors.background=000000",
-		"--override=scrollback.multiplier=1", "sh", "-c", script)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	cap, err := screencopy.Open(ctx, c.Socket(), "", "")
-	if err != nil {
-		t.Fatalf("screencopy: %v", err)
-	}
-	defer cap.Close()
-	for {
-		f, err := cap.Grab(ctx)
-		if err != nil {
-			t.Fatalf("waiting for foot's red block: %v", err)
-		}
-		r := image.Rectangle{}
-		for y := 0; y < f.H; y++ {
-			for x := 0; x < f.W; x++ {
-				p := f.Pix[y*f.Stride+x*4:]
-				if p[2] == 0xff && p[1] == 0 && p[0] == 0 {
-					r = r.Union(image.Rect(x, y, x+1, y+1))
-				}
-			}
-		}
-		if _, err := os.Stat(out); err == nil && r.Dx() >= 10 && r.Dx()%10 == 0 {
-			return out, r
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 func open(t testing.TB, c waylandtest.Compositor) *virtual.Device {
 	t.Helper()
@@ -94,7 +51,7 @@ func TestTypeAnyCharacter(t *testing.T) {
 
 func typeAnyCharacter(t *testing.T, c waylandtest.Compositor) {
 	d := open(t, c)
-	out, _ := footReading(t, c, "")
+	out := waylandtest.StartFoot(t, c, "").Out
 	text := "héllo Wörld ✓ 日本語 € ß\t{x}"
 	if err := d.Type(t.Context(), text); err != nil {
 		t.Fatalf("Type: %v", err)
@@ -110,7 +67,7 @@ func typeAnyCharacter(t *testing.T, c waylandtest.Compositor) {
 func TestTypeMoreCharactersThanAKeymapHolds(t *testing.T) {
 	c := waylandtest.Start(t, 640, 400)
 	d := open(t, c)
-	out, _ := footReading(t, c, "")
+	out := waylandtest.StartFoot(t, c, "").Out
 	var text []rune
 	for r := rune(0x4e00); len(text) < 300; r++ {
 		text = append(text, r)
@@ -130,11 +87,8 @@ func TestButtonsAndWheelAtCells(t *testing.T) {
 
 func buttonsAndWheelAtCells(t *testing.T, c waylandtest.Compositor) {
 	d := open(t, c)
-	out, block := footReading(t, c, `\033[?1000h\033[?1006h`)
-	cw, ch := block.Dx()/10, block.Dy()
-	at := func(col, row int) (int, int) { // the centre of a 1-based cell
-		return block.Min.X + (col-1)*cw + cw/2, block.Min.Y + (row-1)*ch + ch/2
-	}
+	foot := waylandtest.StartFoot(t, c, `\033[?1000h\033[?1006h`)
+	out := foot.Out
 	var want []byte
 	steps := []struct {
 		button, col, row int
@@ -146,7 +100,8 @@ func buttonsAndWheelAtCells(t *testing.T, c waylandtest.Compositor) {
 		{8, 3, 8, 128, true}, {9, 4, 8, 129, true},
 	}
 	for _, s := range steps {
-		x, y := at(s.col, s.row)
+		p := foot.Cell(s.col, s.row)
+		x, y := p.X, p.Y
 		if err := d.Click(t.Context(), x, y, s.button, 1); err != nil {
 			t.Fatalf("Click(%d,%d button %d): %v", x, y, s.button, err)
 		}
@@ -167,11 +122,8 @@ func buttonsAndWheelAtCells(t *testing.T, c waylandtest.Compositor) {
 func TestDragReportsMotionWithButtonHeld(t *testing.T) {
 	c := waylandtest.Start(t, 640, 400)
 	d := open(t, c)
-	out, block := footReading(t, c, `\033[?1002h\033[?1006h`)
-	cw, ch := block.Dx()/10, block.Dy()
-	at := func(col, row int) image.Point {
-		return image.Pt(block.Min.X+(col-1)*cw+cw/2, block.Min.Y+(row-1)*ch+ch/2)
-	}
+	foot := waylandtest.StartFoot(t, c, `\033[?1002h\033[?1006h`)
+	out, at := foot.Out, foot.Cell
 	if err := d.Drag(t.Context(), 1, []image.Point{at(3, 3), at(8, 4), at(15, 6)}, 0); err != nil {
 		t.Fatalf("Drag: %v", err)
 	}
@@ -203,17 +155,7 @@ func TestTypeIntoGTKEntry(t *testing.T) {
 	t.Cleanup(func() { cancel(); <-exited })
 
 	// The dialog is up (and its entry focused) once sway lists it focused.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		nodes, err := sway.Windows(ctx, c.IPCSocket())
-		if err == nil && len(nodes) == 1 && nodes[0].Name == "acu-gtk" && nodes[0].Focused {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("zenity's dialog never showed focused: %+v, %v", nodes, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waylandtest.Window(ctx, t, c, "acu-gtk", nil)
 	const text = "Grüße ✓ 日本!"
 	if err := d.Type(ctx, text); err != nil {
 		t.Fatalf("Type: %v", err)
