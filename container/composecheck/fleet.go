@@ -220,8 +220,8 @@ func checkSecrets(p *types.Project, name string, s types.ServiceConfig, env func
 }
 
 // mountedSecret checks that file is where the service mounts a secret
-// whose value comes from a file or a variable of the host, not from the
-// compose file.
+// whose value comes from a file or a variable of the host (the schema
+// admits no value in the compose file itself).
 func mountedSecret(p *types.Project, s types.ServiceConfig, file string) error {
 	for _, ref := range s.Secrets {
 		target := ref.Target
@@ -238,10 +238,11 @@ func mountedSecret(p *types.Project, s types.ServiceConfig, file string) error {
 		switch {
 		case !ok:
 			return fmt.Errorf("secret %q is not defined", ref.Source)
-		case def.Content != "":
-			return fmt.Errorf("secret %q holds its value in the compose file: use file: or environment:", ref.Source)
-		case def.File == "" && def.Environment == "" && !bool(def.External):
-			return fmt.Errorf("secret %q has no file or environment source", ref.Source)
+		case def.File == "" && def.Environment == "":
+			// docker compose refuses an external secret outside Swarm
+			// ("unsupported external secret", pkg/compose/create.go), when
+			// it creates the container, after loading.
+			return fmt.Errorf("secret %q has no file or environment source: outside Swarm docker compose mounts only those", ref.Source)
 		}
 		return nil
 	}
