@@ -27,6 +27,8 @@ echo "== go vet"
 go vet ./...
 echo "== the Kubernetes example decodes strictly into Kubernetes' own types (container/k8scheck)"
 (cd container/k8scheck && go mod tidy -diff && go vet . && go test -count=1 . && go run . ../kubernetes.yaml)
+echo "== compose.yaml loads as docker compose v2 loads it, and keeps the fleet's promises (container/composecheck)"
+(cd container/composecheck && go mod tidy -diff && go vet . && go test -count=1 . && go run . ../../compose.yaml)
 echo "== without cgo: go build, and the pure-Go JPEG, resize and hash of frame and capture"
 CGO_ENABLED=0 go build ./...
 CGO_ENABLED=0 go test -count=1 ./internal/frame/ ./internal/capture/
