@@ -122,32 +122,7 @@ func (o *gnomeOrderer) close() {
 
 // waitFor waits under o.mu until cond holds, ctx ends or deadline passes.
 func (o *gnomeOrderer) waitFor(ctx context.Context, deadline time.Time, cond func() bool) bool {
-	wake := func() { o.mu.Lock(); o.cond.Broadcast(); o.mu.Unlock() }
-	t := time.AfterFunc(time.Until(deadline), wake)
-	defer t.Stop()
-	tick := time.NewTicker(orderTick)
-	defer tick.Stop()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				wake()
-			}
-		}
-	}()
-	stop := context.AfterFunc(ctx, wake)
-	defer stop()
-	for !cond() {
-		if o.dead != nil || ctx.Err() != nil || !time.Now().Before(deadline) {
-			return false
-		}
-		o.cond.Wait()
-	}
-	return true
+	return waitCond(ctx, &o.mu, o.cond, deadline, cond, func() bool { return o.dead != nil })
 }
 
 // gnomeOrder is Order on GNOME: mutter's idle monitor shows it has

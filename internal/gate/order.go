@@ -217,6 +217,24 @@ func (o *orderer) pingWait(ctx context.Context, w *display.Window, by time.Time)
 // reports whether it held. cond is evaluated on every event and every
 // orderTick (it may hold by time passing: stillness).
 func (o *orderer) wait(ctx context.Context, deadline time.Time, cond func() bool) bool {
+	return waitCond(ctx, &o.mu, o.cond, deadline, cond, func() bool { return o.dead != nil })
+}
+
+// waitCond waits, with mu held (c's lock), until cond holds; it gives up
+// when failed says the orderer died, ctx ends or deadline passes, and
+// reports whether cond held. c is also woken every orderTick, so cond may
+// read state no one broadcasts for (the clock). The three orderers (X11,
+// wlroots, GNOME) wait through it.
+func waitCond(ctx context.Context, mu *sync.Mutex, c *sync.Cond, deadline time.Time, cond, failed func() bool) bool {
+	wake := func() {
+		mu.Lock()
+		c.Broadcast()
+		mu.Unlock()
+	}
+	t := time.AfterFunc(time.Until(deadline), wake)
+	defer t.Stop()
+	stop := context.AfterFunc(ctx, wake)
+	defer stop()
 	tick := time.NewTicker(orderTick)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -228,30 +246,22 @@ func (o *orderer) wait(ctx context.Context, deadline time.Time, cond func() bool
 			case <-done:
 				return
 			case <-tick.C:
-				o.mu.Lock()
-				o.cond.Broadcast()
-				o.mu.Unlock()
+				wake()
 			}
 		}
 	}()
 	defer func() {
 		tick.Stop()
 		close(done)
-		o.mu.Unlock() // the ticker may need the lock to see done
+		mu.Unlock() // the ticker may need the lock to see done
 		wg.Wait()
-		o.mu.Lock()
+		mu.Lock()
 	}()
-	stop := context.AfterFunc(ctx, func() {
-		o.mu.Lock()
-		o.cond.Broadcast()
-		o.mu.Unlock()
-	})
-	defer stop()
 	for !cond() {
-		if o.dead != nil || ctx.Err() != nil || !time.Now().Before(deadline) {
+		if failed() || ctx.Err() != nil || !time.Now().Before(deadline) {
 			return false
 		}
-		o.cond.Wait()
+		c.Wait()
 	}
 	return true
 }

@@ -165,41 +165,7 @@ func (o *wlOrderer) lastDamage(r image.Rectangle, since time.Time) time.Time {
 
 // wait waits under o.mu until cond holds or deadline passes.
 func (o *wlOrderer) wait(ctx context.Context, deadline time.Time, cond func() bool) bool {
-	t := time.AfterFunc(time.Until(deadline), func() {
-		o.mu.Lock()
-		o.cond.Broadcast()
-		o.mu.Unlock()
-	})
-	defer t.Stop()
-	tick := time.NewTicker(orderTick)
-	defer tick.Stop()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				o.mu.Lock()
-				o.cond.Broadcast()
-				o.mu.Unlock()
-			}
-		}
-	}()
-	stop := context.AfterFunc(ctx, func() {
-		o.mu.Lock()
-		o.cond.Broadcast()
-		o.mu.Unlock()
-	})
-	defer stop()
-	for !cond() {
-		if o.dead != nil || ctx.Err() != nil || !time.Now().Before(deadline) {
-			return false
-		}
-		o.cond.Wait()
-	}
-	return true
+	return waitCond(ctx, &o.mu, o.cond, deadline, cond, func() bool { return o.dead != nil })
 }
 
 // wlOrder is Order on Wayland, where no client can ping another's
