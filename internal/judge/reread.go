@@ -32,16 +32,10 @@ func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, re
 			firstConf = append(firstConf, w.conf)
 		}
 	}
-	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
-	if err != nil {
-		j.o.Logger.Debug("ocr judge reread", "run_id", q.RunID, "err", err)
+	x, ok := j.reread(ctx, q, region)
+	if !ok {
 		return false
 	}
-	var again []textWord
-	for _, w := range rr.Words {
-		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
-	}
-	x := indexWords(again)
 	if _, ok := x.find(phrase, 0); ok {
 		return false
 	}
@@ -58,7 +52,7 @@ func (j *OCRJudge) readTwice(ctx context.Context, q Question, res ocr.Result, re
 	for start := range x.toks {
 		k := 0
 		for k < len(first) && start+k < len(x.toks) && x.toks[start+k].line == x.toks[start].line &&
-			sameFolded(x.toks[start+k].runes, []rune(first[k])) && sure(k, again[x.toks[start+k].word].conf) {
+			sameFolded(x.toks[start+k].runes, []rune(first[k])) && sure(k, x.words[x.toks[start+k].word].conf) {
 			k++
 		}
 		if k == len(first) {
@@ -116,16 +110,10 @@ func (j *OCRJudge) anotherWord(ctx context.Context, q Question, res ocr.Result, 
 			}
 		}
 	}
-	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
-	if err != nil {
-		j.o.Logger.Debug("ocr judge reread", "run_id", q.RunID, "err", err)
+	x, ok := j.reread(ctx, q, region)
+	if !ok {
 		return false
 	}
-	var again []textWord
-	for _, w := range rr.Words {
-		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
-	}
-	x := indexWords(again)
 	if _, ok := x.find(phrase, 1); ok {
 		return false
 	}
@@ -133,7 +121,7 @@ func (j *OCRJudge) anotherWord(ctx context.Context, q Question, res ocr.Result, 
 	for start := range x.toks {
 		k := 0
 		for k < len(first) && start+k < len(x.toks) && x.toks[start+k].line == x.toks[start].line &&
-			sameFolded(x.toks[start+k].runes, []rune(first[k])) && (k < nFirst || again[x.toks[start+k].word].conf >= minConfRead) {
+			sameFolded(x.toks[start+k].runes, []rune(first[k])) && (k < nFirst || x.words[x.toks[start+k].word].conf >= minConfRead) {
 			k++
 		}
 		if k == len(first) {
@@ -183,4 +171,19 @@ func sameFolded(a, b []rune) bool {
 // reading of its lines on their own shows another digit (digitsDiffer).
 func (j *OCRJudge) confirmed(ctx context.Context, q Question, res ocr.Result, read []textWord, m match, phrase string) bool {
 	return j.readTwice(ctx, q, res, read, m, phrase) || j.digitsDiffer(ctx, q, res, read, m, phrase)
+}
+
+// reread reads region of q's frame again on its own (ocr.Engine.Reread)
+// and indexes its words; false when it could not be read (logged).
+func (j *OCRJudge) reread(ctx context.Context, q Question, region image.Rectangle) (phraseIndex, bool) {
+	rr, err := j.o.Engine.Reread(ctx, q.Frame, region)
+	if err != nil {
+		j.o.Logger.Debug("ocr judge reread", "run_id", q.RunID, "err", err)
+		return phraseIndex{}, false
+	}
+	again := make([]textWord, 0, len(rr.Words))
+	for _, w := range rr.Words {
+		again = append(again, textWord{text: w.Text, box: w.Box, line: w.Line, conf: w.Conf})
+	}
+	return indexWords(again), true
 }
