@@ -115,7 +115,9 @@ func prepare(ctx context.Context, d Desktop, q api.ComputerQuery) (Tools, api.Co
 // an unknown vendor, a display that cannot be reached): the model's
 // mistakes and refusals (a malformed item, the user at the controls, a
 // denied window) come back as the vendor's error result with Status
-// error.
+// error. A refusal that carries its wire detail (the action service's
+// *actions.Error) keeps its code and retry time in the result's Error, so
+// a caller in process sees user_active as the daemon's route does.
 func Execute(ctx context.Context, d Desktop, vendor string, q api.ComputerQuery, item []byte) (api.ComputerResult, error) {
 	run, ok := executors[vendor]
 	if !ok {
@@ -126,7 +128,7 @@ func Execute(ctx context.Context, d Desktop, vendor string, q api.ComputerQuery,
 		return res, err
 	}
 	res.Status = api.ComputerActed
-	x := execution{ctx: ctx, d: d, q: q, tools: tools, res: res}
+	x := execution{ctx: ctx, d: typed{d}, q: q, tools: tools, res: res}
 	run(&x, item)
 	return x.res, nil
 }

@@ -1,9 +1,7 @@
 package computer_test
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -76,7 +74,7 @@ func TestLoopPausesForTheUser(t *testing.T) {
 	}
 	var turns []computer.TurnEvent
 	res := computer.Run(t.Context(), computer.LoopOptions{Vendor: api.VendorAnthropic, Task: "click the middle", Model: "m",
-		Query: api.ComputerQuery{Display: dpy}, UserWait: time.Minute, Runs: reg, Exec: localExec{apiDesktop{d}}, LLM: mc,
+		Query: api.ComputerQuery{Display: dpy}, UserWait: time.Minute, Runs: reg, Exec: localExec{d}, LLM: mc,
 		OnEvent: func(stream string, data any) {
 			if ev, ok := data.(computer.TurnEvent); ok {
 				turns = append(turns, ev)
@@ -117,17 +115,4 @@ func TestLoopPausesForTheUser(t *testing.T) {
 		phases[1].Phase != "resumed" || phases[1].PausedMs <= 0 {
 		t.Errorf("interventions = %+v, want paused (naming the user) and resumed after a pause, at turn 1", phases)
 	}
-}
-
-// apiDesktop is desktop with the action service's errors as the daemon's
-// API answers them (the user-first refusal a 409 user_active), as the
-// daemon's POST /v1/computer/{vendor} hands them to the dialects.
-type apiDesktop struct{ desktop }
-
-func (d apiDesktop) Act(ctx context.Context, req api.ActRequest) (api.ActResponse, error) {
-	resp, err := d.desktop.Act(ctx, req)
-	if ae, ok := errors.AsType[*actions.Error](err); ok && ae.Code == api.CodeUserActive {
-		return resp, &api.StatusError{Status: http.StatusConflict, ErrorDetail: ae.Detail()}
-	}
-	return resp, err
 }

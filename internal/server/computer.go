@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -15,46 +14,34 @@ import (
 	"github.com/acu-dev/acu/internal/computer"
 )
 
-// computerDesktop runs the computer-use dialects' plans on the action service for
-// one caller, with the service's errors as the API's.
+// computerDesktop runs the computer-use dialects' plans on the action
+// service for one caller. computer.Execute hands the service's refusals to
+// the dialects typed (user_active with its retry time); a bad screen size
+// reaches the error map as it is.
 type computerDesktop struct {
 	svc Actions
 	who actions.Caller
 }
 
-// apiErr hands the dialects an action service's error as the API answers
-// it, status included.
-func apiErr(err error) error {
-	if ae, ok := errors.AsType[*actions.Error](err); ok {
-		he, _ := response(err)
-		return &api.StatusError{Status: he.status, ErrorDetail: ae.Detail()}
-	}
-	return err
-}
-
 func (d computerDesktop) Act(ctx context.Context, req api.ActRequest) (api.ActResponse, error) {
-	resp, err := d.svc.Act(ctx, d.who, req)
-	return resp, apiErr(err)
+	return d.svc.Act(ctx, d.who, req)
 }
 
 func (d computerDesktop) Shot(ctx context.Context, dpy string, o api.ShotOptions) (*api.ActShot, error) {
-	s, err := d.svc.Shot(ctx, dpy, o)
-	return s, apiErr(err)
+	return d.svc.Shot(ctx, dpy, o)
 }
 
 func (d computerDesktop) Pointer(ctx context.Context, dpy string) (int, int, error) {
 	p, err := d.svc.Pointer(ctx, dpy)
-	return p.X, p.Y, apiErr(err)
+	return p.X, p.Y, err
 }
 
 func (d computerDesktop) ScreenSize(ctx context.Context, dpy string) (int, int, error) {
-	w, h, err := d.svc.ScreenSize(ctx, dpy)
-	return w, h, apiErr(err)
+	return d.svc.ScreenSize(ctx, dpy)
 }
 
 func (d computerDesktop) Settle(ctx context.Context, dpy string, quiet, timeout time.Duration) (api.SettleResult, error) {
-	r, err := d.svc.Settle(ctx, dpy, quiet, timeout)
-	return r, apiErr(err)
+	return d.svc.Settle(ctx, dpy, quiet, timeout)
 }
 
 // maxComputerItem bounds an action item's size.

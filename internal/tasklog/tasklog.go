@@ -25,7 +25,7 @@ import (
 
 // Store keeps the tasks and their progress logs (*store.DB).
 type Store interface {
-	CreateTask(ctx context.Context, t store.Task) error
+	RegisterTask(ctx context.Context, t store.Task, status string, lines []string) error
 	GetTask(ctx context.Context, id string) (store.Task, error)
 	AppendTaskProgress(ctx context.Context, taskID, runID, message string) error
 	TaskProgress(ctx context.Context, taskID string) ([]store.TaskEntry, error)
@@ -99,16 +99,14 @@ func (s *Service) Register(ctx context.Context, req api.CreateTaskLog) (api.Task
 	} else if !idPattern().MatchString(req.ID) {
 		return api.TaskLog{}, invalid("task_id", "task_id %q: use 1 to 64 letters, digits, _ . : or -", req.ID)
 	}
-	if err := s.db.CreateTask(ctx, store.Task{ID: req.ID, Title: req.Name}); err != nil {
-		return api.TaskLog{}, err
-	}
-	if err := s.db.SetTaskStatus(ctx, req.ID, "active"); err != nil {
-		return api.TaskLog{}, err
-	}
+	lines := make([]string, len(req.Plan))
 	for i, p := range req.Plan {
-		if err := s.db.AppendTaskProgress(ctx, req.ID, "", "plan "+strconv.Itoa(i+1)+": "+p); err != nil {
-			return api.TaskLog{}, err
-		}
+		lines[i] = "plan " + strconv.Itoa(i+1) + ": " + p
+	}
+	// One transaction: a task is never left without its status or part
+	// of its plan.
+	if err := s.db.RegisterTask(ctx, store.Task{ID: req.ID, Title: req.Name}, "active", lines); err != nil {
+		return api.TaskLog{}, err
 	}
 	return s.Get(ctx, req.ID)
 }
