@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image"
 	"strings"
+	"time"
 
 	"github.com/acu-dev/acu/internal/api"
 	"github.com/acu-dev/acu/internal/gate"
@@ -77,14 +78,73 @@ func (a *WindowArranger) place(ctx context.Context, id string, r image.Rectangle
 	// Move first: sway's tree has a floating window's new position at
 	// once but its new size only once the app has drawn it, and each
 	// operation places the window from the tree's rectangle, so a move
-	// after a resize could put the old size back.
+	// after a resize could put the old size back. An app still setting
+	// itself up when it is placed (just launched) may commit its own
+	// first size after ours, which sway then keeps: the place is read
+	// back, and asked for again when it does not hold.
 	x, y, w, h := r.Min.X, r.Min.Y, r.Dx(), r.Dy()
-	if _, err := a.g.WindowOp(ctx, id, api.WindowMove, api.WindowOp{Display: a.dpy, X: &x, Y: &y}); err != nil {
-		return err
-	}
-	if _, err := a.g.WindowOp(ctx, id, api.WindowResize, api.WindowOp{Display: a.dpy, W: &w, H: &h}); err != nil {
-		return err
+	for try := 1; ; try++ {
+		if _, err := a.g.WindowOp(ctx, id, api.WindowMove, api.WindowOp{Display: a.dpy, X: &x, Y: &y}); err != nil {
+			return err
+		}
+		if _, err := a.g.WindowOp(ctx, id, api.WindowResize, api.WindowOp{Display: a.dpy, W: &w, H: &h}); err != nil {
+			return err
+		}
+		held, got, err := a.holds(ctx, id, r, placeWait)
+		if err != nil {
+			return err
+		}
+		if held {
+			break
+		}
+		if try == placeTries {
+			return fmt.Errorf("the compositor keeps the window at %v, not %v (asked %d times)", got, r, placeTries)
+		}
 	}
 	_, err := a.g.WindowOp(ctx, id, api.WindowFocus, api.WindowOp{Display: a.dpy})
 	return err
 }
+
+// placeWait is how long a Wayland window's new place is read back before
+// it is asked for again, placeTries times at most.
+const (
+	placeWait  = 3 * time.Second
+	placeTries = 3
+)
+
+// holds reads window id's place until it is r (its client area: the
+// halves exact, the height r's less at most a title bar, which sway keeps
+// on the output for a floating window), for at most wait. A list without
+// geometry (a compositor without sway's IPC) holds at once.
+func (a *WindowArranger) holds(ctx context.Context, id string, r image.Rectangle, wait time.Duration) (bool, image.Rectangle, error) {
+	var got image.Rectangle
+	for deadline := time.Now().Add(wait); ; {
+		l, err := a.g.Windows(ctx, a.dpy)
+		if err != nil {
+			return false, got, fmt.Errorf("list windows on %s: %w", a.dpy, err)
+		}
+		for _, w := range l.Windows {
+			if w.ID != id {
+				continue
+			}
+			if w.W == 0 && w.H == 0 {
+				return true, got, nil
+			}
+			got = image.Rect(w.X, w.Y, w.X+w.W, w.Y+w.H)
+			if got.Min.X == r.Min.X && got.Max.X == r.Max.X && got.In(r) && got.Dy() >= r.Dy()-titleBarMax {
+				return true, got, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return false, got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, got, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// titleBarMax bounds the height a compositor's title bar takes.
+const titleBarMax = 40
