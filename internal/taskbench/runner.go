@@ -146,7 +146,7 @@ func runOne(ctx context.Context, t Task, o Options) (r TaskResult) {
 	r.WallSeconds = time.Since(start).Seconds()
 	r.Engine = out
 	r.Steps, r.ModelSeconds, r.CostUSD, r.CostUnknown = out.Steps, out.ModelMs/1000, out.CostUSD, out.CostUnknown
-	if err := d.check(ctx, t.Check); err != nil {
+	if err := d.checkSettled(ctx, t.Check); err != nil {
 		r.Check = err.Error()
 	} else {
 		r.Success = true
