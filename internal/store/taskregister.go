@@ -35,3 +35,33 @@ func (db *DB) RegisterTask(ctx context.Context, t Task, status string, lines []s
 		return nil
 	})
 }
+
+// AppendTaskLog adds message (if any) to task id's progress log and sets
+// its status (if any, with a "status: …" line after the message), in one
+// transaction: a failure leaves neither. The task must exist (the caller
+// checks); status "" and message "" change nothing.
+func (db *DB) AppendTaskLog(ctx context.Context, id, message, status string) error {
+	if id == "" {
+		return errors.New("append to task log: id is required")
+	}
+	now := db.now().UnixMilli()
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		var lines []string
+		if message != "" {
+			lines = append(lines, message)
+		}
+		if status != "" {
+			if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ? WHERE id = ?`, status, id); err != nil {
+				return fmt.Errorf("set status of task %q: %w", id, err)
+			}
+			lines = append(lines, "status: "+status)
+		}
+		for _, l := range lines {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO task_progress (task_id, at, message, run_id) VALUES (?, ?, ?, '')`,
+				id, now, l); err != nil {
+				return fmt.Errorf("append to task log %q: %w", id, err)
+			}
+		}
+		return nil
+	})
+}

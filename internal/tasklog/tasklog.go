@@ -27,9 +27,8 @@ import (
 type Store interface {
 	RegisterTask(ctx context.Context, t store.Task, status string, lines []string) error
 	GetTask(ctx context.Context, id string) (store.Task, error)
-	AppendTaskProgress(ctx context.Context, taskID, runID, message string) error
+	AppendTaskLog(ctx context.Context, id, message, status string) error
 	TaskProgress(ctx context.Context, taskID string) ([]store.TaskEntry, error)
-	SetTaskStatus(ctx context.Context, taskID, status string) error
 	TaskStatus(ctx context.Context, taskID string) (string, error)
 	Tasks(ctx context.Context, status string, limit int) ([]store.TaskInfo, error)
 }
@@ -128,18 +127,8 @@ func (s *Service) Append(ctx context.Context, id string, req api.AppendTaskLog) 
 	} else if err != nil {
 		return api.TaskLog{}, err
 	}
-	if req.Message != "" {
-		if err := s.db.AppendTaskProgress(ctx, id, "", req.Message); err != nil {
-			return api.TaskLog{}, err
-		}
-	}
-	if req.Status != "" {
-		if err := s.db.SetTaskStatus(ctx, id, req.Status); err != nil {
-			return api.TaskLog{}, err
-		}
-		if err := s.db.AppendTaskProgress(ctx, id, "", "status: "+req.Status); err != nil {
-			return api.TaskLog{}, err
-		}
+	if err := s.db.AppendTaskLog(ctx, id, req.Message, req.Status); err != nil {
+		return api.TaskLog{}, err
 	}
 	return s.Get(ctx, id)
 }

@@ -265,3 +265,36 @@ func TestRegisterIsAtomic(t *testing.T) {
 		t.Errorf("after a failed Register, Get = %+v, want no such task", got)
 	}
 }
+
+// TestAppendIsAtomic: when the status line cannot be stored (a trigger on
+// the real database refuses it), Append fails and leaves neither the
+// message nor the new status behind.
+func TestAppendIsAtomic(t *testing.T) {
+	s, _, path := openAt(t)
+	if _, err := s.Register(t.Context(), api.CreateTaskLog{ID: "whole", Name: "n", Plan: []string{"step one"}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Get(t.Context(), "whole")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(t.Context(), `CREATE TRIGGER refuse_status BEFORE INSERT ON task_progress
+		WHEN NEW.message LIKE 'status:%' BEGIN SELECT RAISE(ABORT, 'status line refused'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(t.Context(), "whole", api.AppendTaskLog{Message: "half done", Status: api.TaskLogStatuses[len(api.TaskLogStatuses)-1]}); err == nil || !strings.Contains(err.Error(), "status line refused") {
+		t.Fatalf("Append with a refused status line = %v, want the store's error", err)
+	}
+	after, err := s.Get(t.Context(), "whole")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Status != before.Status || after.Count != before.Count {
+		t.Errorf("after a failed Append: status %q, %d lines; want %q and %d lines as before", after.Status, after.Count, before.Status, before.Count)
+	}
+}
