@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -211,7 +212,10 @@ func (l *loop) split(ctx context.Context, i int, p *Plan) {
 		ev["error"] = err.Error()
 	}
 	l.emit(ctx, StreamSplit, ev)
-	if err == nil && len(p.Split.Tasks) == 2 {
+	// A window the compositor kept at another size is still there to
+	// work in: its agent goes on (the event says where it is).
+	var pe *PlaceError
+	if (err == nil || errors.As(err, &pe)) && len(p.Split.Tasks) == 2 {
 		l.windowAgents(ctx, i, w, [2]string{p.Split.Tasks[0], p.Split.Tasks[1]})
 	}
 }

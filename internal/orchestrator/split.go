@@ -2,6 +2,7 @@ package orchestrator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"strings"
@@ -59,12 +60,18 @@ func (a *WindowArranger) Arrange(ctx context.Context, windows [2]string) error {
 		return err
 	}
 	half := sw / 2
+	var kept error // a window the compositor kept elsewhere: the other is placed all the same
 	for i, id := range ids {
-		if err := a.place(ctx, id, image.Rect(i*half, 0, i*half+half, sh)); err != nil {
+		err := a.place(ctx, id, image.Rect(i*half, 0, i*half+half, sh))
+		var pe *PlaceError
+		switch {
+		case errors.As(err, &pe):
+			kept = errors.Join(kept, fmt.Errorf("split: window %q on %s: %w", windows[i], a.dpy, err))
+		case err != nil:
 			return fmt.Errorf("split: move window %q on %s: %w", windows[i], a.dpy, err)
 		}
 	}
-	return nil
+	return kept
 }
 
 func (a *WindowArranger) place(ctx context.Context, id string, r image.Rectangle) error {
@@ -98,11 +105,22 @@ func (a *WindowArranger) place(ctx context.Context, id string, r image.Rectangle
 			break
 		}
 		if try == placeTries {
-			return fmt.Errorf("the compositor keeps the window at %v, not %v (asked %d times)", got, r, placeTries)
+			return &PlaceError{Got: got, Want: r, Tries: placeTries}
 		}
 	}
 	_, err := a.g.WindowOp(ctx, id, api.WindowFocus, api.WindowOp{Display: a.dpy})
 	return err
+}
+
+// PlaceError says the compositor kept a window at another place than the
+// split asked for: the window is there to work in, at another size.
+type PlaceError struct {
+	Got, Want image.Rectangle
+	Tries     int
+}
+
+func (e *PlaceError) Error() string {
+	return fmt.Sprintf("the compositor keeps the window at %v, not %v (asked %d times)", e.Got, e.Want, e.Tries)
 }
 
 // placeWait is how long a Wayland window's new place is read back before
