@@ -21,50 +21,7 @@ func (s *Session) held() *held { return &s.mods }
 // held down for hold before it is released (mutter's own key repeat
 // applies while it is down). The key is released even when ctx ends.
 func (s *Session) KeyHold(ctx context.Context, keys string, hold time.Duration) error {
-	if hold <= 0 {
-		return s.Key(ctx, keys)
-	}
-	var combos [][]uint32
-	for _, f := range strings.Fields(keys) {
-		c, err := parseCombo(f)
-		if err != nil {
-			return err
-		}
-		combos = append(combos, c)
-	}
-	if len(combos) == 0 {
-		return fmt.Errorf("keys %q: name at least one key, e.g. Return or ctrl+a", keys)
-	}
-	for _, c := range combos {
-		mods, k := c[:len(c)-1], c[len(c)-1]
-		for _, m := range mods {
-			if err := s.key(ctx, m, true); err != nil {
-				return err
-			}
-		}
-		err := s.key(ctx, k, true)
-		if err == nil {
-			t := time.NewTimer(hold)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-			err = s.key(context.WithoutCancel(ctx), k, false)
-		}
-		for i := len(mods) - 1; i >= 0; i-- {
-			if e := s.key(context.WithoutCancel(ctx), mods[i], false); err == nil {
-				err = e
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pressKeys(ctx, s.key, keys, hold)
 }
 
 // ModsDown presses modifier keys ("shift", "ctrl+alt") and leaves them

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -101,8 +102,10 @@ func typeText(ctx context.Context, key keyFunc, text string) error {
 }
 
 // pressKeys presses space-separated combos: the modifiers go down in
-// order, the key is tapped, the modifiers come up in reverse order.
-func pressKeys(ctx context.Context, key keyFunc, keys string) error {
+// order, the key is tapped (or held down for hold, mutter's own key
+// repeat applying), the modifiers come up in reverse order. Keys are
+// released even when ctx ends.
+func pressKeys(ctx context.Context, key keyFunc, keys string, hold time.Duration) error {
 	var combos [][]uint32
 	for _, f := range strings.Fields(keys) {
 		c, err := parseCombo(f)
@@ -114,6 +117,7 @@ func pressKeys(ctx context.Context, key keyFunc, keys string) error {
 	if len(combos) == 0 {
 		return fmt.Errorf("keys %q: name at least one key, e.g. Return or ctrl+a", keys)
 	}
+	up := context.WithoutCancel(ctx)
 	for _, c := range combos {
 		mods, k := c[:len(c)-1], c[len(c)-1]
 		for _, m := range mods {
@@ -123,14 +127,25 @@ func pressKeys(ctx context.Context, key keyFunc, keys string) error {
 		}
 		err := key(ctx, k, true)
 		if err == nil {
-			err = key(ctx, k, false)
+			if hold > 0 {
+				t := time.NewTimer(hold)
+				select {
+				case <-ctx.Done():
+				case <-t.C:
+				}
+				t.Stop()
+			}
+			err = key(up, k, false)
 		}
 		for i := len(mods) - 1; i >= 0; i-- {
-			if e := key(ctx, mods[i], false); err == nil {
+			if e := key(up, mods[i], false); err == nil {
 				err = e
 			}
 		}
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}

@@ -340,7 +340,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // Key presses and releases space-separated key combos ("ctrl+a",
 // "Return", "shift+Tab"): the modifiers go down in order, the key is
 // tapped, the modifiers come up in reverse order.
-func (s *Session) Key(ctx context.Context, keys string) error { return pressKeys(ctx, s.key, keys) }
+func (s *Session) Key(ctx context.Context, keys string) error { return pressKeys(ctx, s.key, keys, 0) }
 
 // settleRounds and settleGap: how long Open lets mutter settle a new
 // session's devices, sending events it may drop.

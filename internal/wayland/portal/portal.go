@@ -269,7 +269,7 @@ func (p *PortalSession) Type(ctx context.Context, text string) error {
 
 // Key presses key combos, as Session.Key.
 func (p *PortalSession) Key(ctx context.Context, keys string) error {
-	return pressKeys(ctx, p.key, keys)
+	return pressKeys(ctx, p.key, keys, 0)
 }
 
 func boolState(down bool) uint32 {
