@@ -154,13 +154,7 @@ func (h *Hands) gnomeOrder(ctx context.Context, began time.Time, timeout time.Du
 	})
 	dead := o.dead
 	o.mu.Unlock()
-	switch {
-	case ok:
-		return res(true, "mutter handled the input (its idle monitor), then the screen repainted (GNOME tells no client its windows)")
-	case ctx.Err() != nil:
-		return res(false, ctx.Err().Error())
-	case dead != nil:
-		return res(false, dead.Error())
-	}
-	return res(false, fmt.Sprintf("the screen did not repaint within %s of the input (mutter handled it): nothing proves the app did", timeout))
+	return res(verdict(ctx, ok, dead,
+		"mutter handled the input (its idle monitor), then the screen repainted (GNOME tells no client its windows)",
+		fmt.Sprintf("the screen did not repaint within %s of the input (mutter handled it): nothing proves the app did", timeout)))
 }

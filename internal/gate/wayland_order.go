@@ -225,13 +225,22 @@ func (h *Hands) wlOrder(ctx context.Context, at *image.Point, began time.Time, t
 	})
 	dead := o.dead
 	o.mu.Unlock()
+	return res(verdict(ctx, ok, dead,
+		"compositor round trip, then a repaint of the window (Wayland has no ping to another client)",
+		fmt.Sprintf("window %q did not repaint within %s of the input (the compositor took it; Wayland has no ping to another client): nothing proves the app handled it", w.Title, timeout)))
+}
+
+// verdict is a repaint proof's answer once its wait has ended: proved
+// (with what proved it), or why not: the context ended, the orderer died,
+// or missed (no repaint in time).
+func verdict(ctx context.Context, ok bool, dead error, proved, missed string) (bool, string) {
 	switch {
 	case ok:
-		return res(true, "compositor round trip, then a repaint of the window (Wayland has no ping to another client)")
+		return true, proved
 	case ctx.Err() != nil:
-		return res(false, ctx.Err().Error())
+		return false, ctx.Err().Error()
 	case dead != nil:
-		return res(false, dead.Error())
+		return false, dead.Error()
 	}
-	return res(false, fmt.Sprintf("window %q did not repaint within %s of the input (the compositor took it; Wayland has no ping to another client): nothing proves the app handled it", w.Title, timeout))
+	return false, missed
 }
